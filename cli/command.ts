@@ -1,0 +1,51 @@
+// The shape of a command, and the parsing every command shares.
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { usage } from "../core/errors.ts";
+
+export type Options = NonNullable<ParseArgsConfig["options"]>;
+
+export interface Parsed {
+  values: Record<string, string | boolean | string[] | boolean[] | undefined>;
+  positionals: string[];
+}
+
+export interface Command {
+  name: string;
+  aliases?: readonly string[];
+  /** One line for `git undo --help`. */
+  summary: string;
+  /** The usage block `-h` prints (first line without "usage: "). */
+  usage: string;
+  options: Options;
+  run(args: Parsed): Promise<number>;
+}
+
+/** Parse argv for a command; `-h`/`--help` and bad arguments surface as usage errors. */
+export function parse(command: Command, argv: string[]): Parsed | "help" {
+  if (argv.includes("-h") || argv.includes("--help")) return "help";
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: command.options,
+      allowPositionals: true,
+      strict: true,
+    });
+    return { values: values as Parsed["values"], positionals };
+  } catch (e) {
+    throw usage(`${(e as Error).message.split("\n")[0]}\n\n${helpText(command)}`);
+  }
+}
+
+export function helpText(command: Command): string {
+  const [first, ...rest] = command.usage.split("\n");
+  return [`usage: ${first}`, ...rest].join("\n").trimEnd();
+}
+
+export const str = (v: Parsed["values"][string]): string | undefined => (typeof v === "string" ? v : undefined);
+
+/** A whole number option such as `-n 5`. */
+export function count(name: string, v: string | undefined, min = 1): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < min) throw usage(`${name} takes a whole number of at least ${min}, not '${v}'`);
+  return Number(v);
+}

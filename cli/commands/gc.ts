@@ -1,0 +1,36 @@
+// git undo gc: forget snapshots older than undo.expire, never the newest.
+import { usage } from "../../core/errors.ts";
+import { listSnapshots } from "../../core/history.ts";
+import { openRepo, parseAge } from "../../core/repo.ts";
+import { expireSnapshots } from "../../core/gc.ts";
+import { str, type Command } from "../command.ts";
+import { out } from "../ui.ts";
+
+export const gc: Command = {
+  name: "gc",
+  summary: "delete snapshots older than undo.expire",
+  usage: [
+    "git undo gc [--expire <age>] [--dry-run]",
+    "",
+    "    --expire <age>   forget snapshots older than <age> (90d, 2.weeks, never, now);",
+    "                     default: undo.expire, or 90 days",
+    "    -n, --dry-run    say what would be deleted, delete nothing",
+  ].join("\n"),
+  options: { expire: { type: "string" }, "dry-run": { type: "boolean", short: "n" } },
+  async run({ values, positionals }) {
+    if (positionals.length) throw usage(`git undo gc takes no arguments (got '${positionals[0]}')`);
+    const repo = await openRepo();
+    const given = str(values.expire);
+    const age = given !== undefined ? parseAge("--expire", given) : repo.config.expireSeconds;
+    const dryRun = Boolean(values["dry-run"]);
+    const doomed = await expireSnapshots(repo, await listSnapshots(repo), age, { dryRun });
+    if (doomed.length === 0) {
+      out(age === null ? "nothing to delete: snapshots never expire" : "nothing to delete");
+      return 0;
+    }
+    const numbers = doomed.map((s) => `#${s.number}`).join(", ");
+    const n = `${doomed.length} snapshot${doomed.length === 1 ? "" : "s"}`;
+    out(dryRun ? `would delete ${n}: ${numbers}` : `deleted ${n}: ${numbers}`);
+    return 0;
+  },
+};

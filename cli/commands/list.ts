@@ -1,0 +1,106 @@
+// git undo list (alias log): the snapshots, newest first, with the position marked.
+import { isReadable, type SnapshotEntry } from "../../core/format.ts";
+import { decodeSnapshots, position } from "../../core/history.ts";
+import { openRepo, snapshotPrefixFor, type Repo } from "../../core/repo.ts";
+import { scanUndoRefs } from "../../core/state.ts";
+import { count, str, type Command } from "../command.ts";
+import { color, isoDate, json, out, relativeAge } from "../ui.ts";
+
+interface Sequence {
+  worktree: string | null;
+  snapshots: SnapshotEntry[];
+}
+
+/** The main worktree's sequence and every linked worktree's, as found under refs/undo/. */
+async function allSequences(repo: Repo): Promise<Sequence[]> {
+  const refs = await scanUndoRefs(repo);
+  const names = new Set<string>();
+  for (const r of refs) {
+    const m = /^refs\/undo\/worktrees\/(.+)\/snapshots\/\d+$/.exec(r.ref);
+    if (m) names.add(m[1]!);
+  }
+  const seqs: Sequence[] = [{ worktree: null, snapshots: decodeSnapshots(refs, snapshotPrefixFor(null)) }];
+  for (const w of [...names].sort()) seqs.push({ worktree: w, snapshots: decodeSnapshots(refs, snapshotPrefixFor(w)) });
+  return seqs;
+}
+
+export function snapshotJson(s: SnapshotEntry, current: number | null, worktree?: string | null) {
+  const base = {
+    number: s.number,
+    date: isoDate(s.date),
+    commit: s.commit,
+    tree: s.tree,
+    current: s.number === current,
+    ...(worktree !== undefined ? { worktree } : {}),
+  };
+  if (!isReadable(s)) {
+    return { ...base, kind: null, head: null, summary: null, restored: null, from: null, format: null, unreadable: s.reason };
+  }
+  return {
+    ...base,
+    kind: s.trailers.kind,
+    head: s.trailers.head,
+    summary: s.summary,
+    restored: s.trailers.restored ?? null,
+    from: s.trailers.from ?? null,
+    format: s.trailers.format,
+  };
+}
+
+function line(s: SnapshotEntry, current: number | null): string {
+  const mark = s.number === current ? color.green("*") : " ";
+  const num = color.yellow(`#${s.number}`.padEnd(6));
+  const age = relativeAge(s.date).padEnd(16);
+  if (!isReadable(s)) return `${mark} ${num} ${color.red("unreadable".padEnd(8))} ${age} ${color.dim(s.reason)}`;
+  const kind = (s.trailers.kind === "restore" ? color.magenta : color.dim)(s.trailers.kind.padEnd(8));
+  const head = color.cyan(s.trailers.head.padEnd(12));
+  return `${mark} ${num} ${kind} ${color.dim(age)} ${head} ${s.summary}`;
+}
+
+export const list: Command = {
+  name: "list",
+  aliases: ["log"],
+  summary: "list snapshots, newest first",
+  usage: [
+    "git undo list [-n <count>] [--all-worktrees] [--json]",
+    "",
+    "    -n, --max-count <count>   show at most <count> snapshots",
+    "    --all-worktrees           every worktree's sequence, not just this one's",
+    "    --json                    machine-readable output",
+  ].join("\n"),
+  options: {
+    "max-count": { type: "string", short: "n" },
+    "all-worktrees": { type: "boolean" },
+    json: { type: "boolean" },
+  },
+  async run({ values }) {
+    const repo = await openRepo();
+    const limit = count("-n", str(values["max-count"]));
+    const seqs: Sequence[] = values["all-worktrees"]
+      ? await allSequences(repo)
+      : [{ worktree: repo.worktreeName, snapshots: decodeSnapshots(await scanUndoRefs(repo, repo.snapshotPrefix), repo.snapshotPrefix) }];
+    const newestFirst = (snaps: SnapshotEntry[]) => [...snaps].reverse().slice(0, limit ?? snaps.length);
+    if (values.json) {
+      const rows = seqs.flatMap((q) => {
+        const p = position(q.snapshots);
+        return newestFirst(q.snapshots).map((s) => snapshotJson(s, p, values["all-worktrees"] ? q.worktree : undefined));
+      });
+      json(rows);
+      return 0;
+    }
+    for (const [i, q] of seqs.entries()) {
+      if (values["all-worktrees"]) {
+        if (i > 0) out();
+        out(color.bold(q.worktree === null ? "main worktree" : `worktree ${q.worktree}`));
+      }
+      if (q.snapshots.length === 0) {
+        out(values["all-worktrees"] ? "  no snapshots" : "no snapshots yet (git undo snapshot records one)");
+        continue;
+      }
+      const p = position(q.snapshots);
+      for (const s of newestFirst(q.snapshots)) out(line(s, p));
+    }
+    return 0;
+  },
+};
+

@@ -1,0 +1,83 @@
+// git undo show <n>: the trailers and what a snapshot holds.
+import { encodeMessage } from "../../core/format.ts";
+import { usage } from "../../core/errors.ts";
+import { listSnapshots, parseSnapshotNumber, readableSnapshot, position } from "../../core/history.ts";
+import { inspectSnapshot, headCommit } from "../../core/inspect.ts";
+import { refLabel } from "../../core/describe.ts";
+import { openRepo } from "../../core/repo.ts";
+import { type Command } from "../command.ts";
+import { snapshotJson } from "./list.ts";
+import { color, json, out, relativeAge, short } from "../ui.ts";
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+export const show: Command = {
+  name: "show",
+  summary: "show what a snapshot holds",
+  usage: "git undo show <n> [--json]\n\n    --json   machine-readable output",
+  options: { json: { type: "boolean" } },
+  async run({ values, positionals }) {
+    if (positionals.length !== 1) throw usage("git undo show takes one snapshot number, such as 'git undo show 12'");
+    const n = parseSnapshotNumber(positionals[0]!);
+    if (n === null) throw usage(`'${positionals[0]}' is not a snapshot number`);
+    const repo = await openRepo();
+    const snaps = await listSnapshots(repo);
+    const snap = readableSnapshot(snaps, n);
+    const d = await inspectSnapshot(repo, snap);
+    const { state } = d;
+    if (values.json) {
+      json({
+        ...snapshotJson(snap, position(snaps)),
+        trailers: snap.trailers,
+        HEAD: state.head.kind === "symbolic" ? { symbolic: state.head.target, commit: headCommit(state) } : { detached: state.head.commit },
+        refs: state.refs.map((r) => ({
+          name: r.name,
+          object: r.object || null,
+          type: r.type || null,
+          symref: r.symrefTarget || null,
+          peeled: r.peeledObject || null,
+          peeledType: r.peeledType || null,
+        })),
+        stash: state.stash,
+        staged: d.staged,
+        unstaged: d.unstaged,
+        untracked: d.untracked,
+        conflicts: d.conflicts,
+        inProgress: state.state,
+        worktreeRecorded: state.worktree !== undefined,
+      });
+      return 0;
+    }
+    out(`${color.yellow(`snapshot #${snap.number}`)}  ${snap.trailers.kind}  ${relativeAge(snap.date)}  ${color.dim(snap.commit)}`);
+    out(encodeMessage(snap).trimEnd());
+    out();
+    const head = headCommit(state);
+    const headText =
+      state.head.kind === "detached"
+        ? `detached at ${short(state.head.commit)}`
+        : `${state.head.target.replace(/^refs\/heads\//, "")}${head ? ` (${short(head)})` : " (unborn)"}`;
+    out(`HEAD       ${headText}`);
+    for (const r of state.refs) {
+      if (r.name === "refs/stash") continue;
+      const where = r.symrefTarget ? `-> ${r.symrefTarget}` : `${short(r.object)} ${r.type}`;
+      const peel = r.peeledObject ? ` (peels to ${r.peeledType} ${short(r.peeledObject)})` : "";
+      out(`           ${refLabel(r.name)}  ${where}${peel}`);
+    }
+    if (state.index !== undefined) {
+      out(`staged     ${plural(d.staged.length, "path")}`);
+      if (state.worktree !== undefined) {
+        out(`unstaged   ${plural(d.unstaged.length, "path")}`);
+        out(`untracked  ${plural(d.untracked.length, "path")}`);
+      } else {
+        out(`worktree   not recorded (undo.worktree=false)`);
+      }
+    }
+    if (d.conflicts.length) out(`conflicts  ${d.conflicts.join(", ")}`);
+    if (state.stash.length) {
+      out(`stash      ${plural(state.stash.length, "entry", "entries")}`);
+      state.stash.forEach((s, i) => out(`           stash@{${i}} ${short(s.commit)} ${s.message}`));
+    }
+    if (state.state.length) out(`in progress ${state.state.join(", ")}`);
+    return 0;
+  },
+};

@@ -1,0 +1,14 @@
+# Sourced by the launcher, the test runner and install.sh: sets $bun to a Bun
+# that can run the toolkit, or leaves it empty. The toolkit's own copy (from
+# the npm registry, under .tools/) wins over one on PATH so versions match.
+# shellcheck shell=sh
+bun=""
+if [ -n "${GIT_UNDO_BUN:-}" ] && [ -x "$GIT_UNDO_BUN" ]; then
+  bun=$GIT_UNDO_BUN
+elif [ -x "$root/.tools/node_modules/.bin/bun" ]; then
+  bun=$root/.tools/node_modules/.bin/bun
+elif command -v bun >/dev/null 2>&1; then
+  bun=$(command -v bun)
+elif [ -x "$HOME/.bun/bin/bun" ]; then
+  bun=$HOME/.bun/bin/bun
+fi

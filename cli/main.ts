@@ -1,0 +1,65 @@
+// git-undo's CLI: pick the command, run it, turn every failure into one line
+// and Git's exit codes (0 done, 1 refused or nothing to do, 128 fatal, 129 usage).
+import { UndoError } from "../core/errors.ts";
+import { GitError } from "../core/git.ts";
+import { helpText, parse } from "./command.ts";
+import { COMMANDS, findCommand } from "./commands/index.ts";
+
+function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+  return [
+    "usage: git undo <command> [<args>]",
+    "",
+    "Every Git command is recorded as a snapshot under refs/undo/; these commands",
+    "inspect and manage the snapshots.",
+    "",
+    ...COMMANDS.map((c) => `    ${c.name.padEnd(width)}${c.summary}`),
+    "",
+    "'git undo <command> -h' describes one command.",
+  ].join("\n");
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === "-h" || first === "--help" || first === "help") {
+    process.stdout.write(`${mainHelp()}\n`);
+    return first === undefined ? 129 : 0;
+  }
+  const command = findCommand(first);
+  if (!command) {
+    process.stderr.write(`git undo: '${first}' is not a git undo command. See 'git undo --help'.\n`);
+    return 129;
+  }
+  const parsed = parse(command, rest);
+  if (parsed === "help") {
+    process.stdout.write(`${helpText(command)}\n`);
+    return 0;
+  }
+  return command.run(parsed);
+}
+
+function report(e: unknown): number {
+  if (e instanceof UndoError) {
+    const prefix = e.kind === "usage" ? "error" : e.kind === "refused" ? "error" : "fatal";
+    process.stderr.write(`${prefix}: ${e.message}\n`);
+    return e.exitCode;
+  }
+  if (e instanceof GitError) {
+    process.stderr.write(`fatal: ${e.message}\n`);
+    return 128;
+  }
+  const err = e as Error;
+  process.stderr.write(`fatal: ${err?.message ?? String(e)}\n`);
+  if (process.env.GIT_UNDO_DEBUG) process.stderr.write(`${err?.stack ?? ""}\n`);
+  return 128;
+}
+
+if (import.meta.main) {
+  let code: number;
+  try {
+    code = await main(process.argv.slice(2));
+  } catch (e) {
+    code = report(e);
+  }
+  process.exit(code);
+}

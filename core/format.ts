@@ -1,0 +1,289 @@
+// Snapshot format v1 in code: the commit message and its trailers, the blobs of
+// the state tree, and the grouping of kept commits. Pure functions: no Git here.
+import { fatal } from "./errors.ts";
+
+export const FORMAT_VERSION = 1;
+export const PLACEHOLDER_NAME = "git-undo";
+export const PLACEHOLDER_EMAIL = "git-undo@localhost";
+/** Keep commits carry a fixed date so identical groups hash identically. */
+export const KEEP_DATE = "1000000000 +0000";
+export const KEEP_MESSAGE = "git-undo keep\n";
+/** No commit written by git-undo has more parents than this. */
+export const MAX_PARENTS = 64;
+
+export type ObjectId = string;
+export type SnapshotKind = "change" | "manual" | "restore";
+export const SNAPSHOT_KINDS: readonly SnapshotKind[] = ["change", "manual", "restore"];
+
+/** In-progress markers in the order the `state` blob lists them. */
+export const OPERATION_MARKERS = [
+  "rebase-merge",
+  "rebase-apply",
+  "MERGE_HEAD",
+  "CHERRY_PICK_HEAD",
+  "REVERT_HEAD",
+  "BISECT_LOG",
+  "sequencer",
+] as const;
+export type OperationMarker = (typeof OPERATION_MARKERS)[number];
+
+/** One line of the `refs` blob. Empty strings stand for fields that do not apply. */
+export interface RefLine {
+  name: string;
+  object: ObjectId | "";
+  type: string;
+  symrefTarget: string;
+  peeledObject: ObjectId | "";
+  peeledType: string;
+}
+
+export type HeadState = { kind: "symbolic"; target: string } | { kind: "detached"; commit: ObjectId };
+
+export interface StashEntry {
+  commit: ObjectId;
+  message: string;
+}
+
+/** The decoded content of a snapshot's tree. */
+export interface StateTree {
+  head: HeadState;
+  refs: RefLine[];
+  stash: StashEntry[];
+  state: OperationMarker[];
+  /** Tree of the index without unmerged paths; absent in bare repositories. */
+  index?: ObjectId;
+  /** Raw `git ls-files -z --unmerged` output; absent when there are no conflicts. */
+  indexUnmerged?: Uint8Array;
+  indexBlobs?: ObjectId;
+  /** Tree of the working tree; absent in bare repositories and with undo.worktree=false. */
+  worktree?: ObjectId;
+}
+
+export interface Trailers {
+  format: number;
+  kind: SnapshotKind;
+  head: string;
+  restored?: number;
+  from?: number;
+  reflog?: string;
+}
+
+export interface SnapshotMessage {
+  summary: string;
+  trailers: Trailers;
+}
+
+/** A snapshot as listed: its ref, commit, tree and message. */
+export interface Snapshot extends SnapshotMessage {
+  number: number;
+  ref: string;
+  commit: ObjectId;
+  tree: ObjectId;
+  /** Committer date, seconds since the epoch. */
+  date: number;
+}
+
+/** A snapshot ref whose commit this version cannot read (a newer format, or damage). */
+export interface UnreadableSnapshot {
+  number: number;
+  ref: string;
+  commit: ObjectId;
+  tree: ObjectId;
+  date: number;
+  reason: string;
+}
+
+export type SnapshotEntry = Snapshot | UnreadableSnapshot;
+export const isReadable = (s: SnapshotEntry): s is Snapshot => !("reason" in s);
+
+// ---------------------------------------------------------------- ref names
+
+const SEQ_WIDTH = 10;
+export const snapshotRef = (prefix: string, n: number): string => prefix + String(n).padStart(SEQ_WIDTH, "0");
+
+/** The number of a snapshot ref under `prefix`, or null when the name is not one. */
+export function snapshotNumber(prefix: string, ref: string): number | null {
+  if (!ref.startsWith(prefix)) return null;
+  const seq = ref.slice(prefix.length);
+  return /^\d+$/.test(seq) ? Number(seq) : null;
+}
+
+// ---------------------------------------------------------------- message
+
+/** Fold a summary into one line: newlines and tabs become spaces, ends trimmed. */
+export const foldSummary = (s: string): string => s.replace(/[\r\n\t]+/g, " ").trim();
+
+export function encodeMessage(m: SnapshotMessage): string {
+  const t = m.trailers;
+  const lines = [`Undo-Format: ${t.format}`, `Undo-Kind: ${t.kind}`, `Undo-Head: ${t.head}`];
+  if (t.restored !== undefined) lines.push(`Undo-Restored: ${t.restored}`);
+  if (t.from !== undefined) lines.push(`Undo-From: ${t.from}`);
+  if (t.reflog !== undefined) lines.push(`Undo-Reflog: ${t.reflog}`);
+  return `${foldSummary(m.summary)}\n\n${lines.join("\n")}\n`;
+}
+
+/** Parse `Key: value` trailer lines into a map (the last paragraph of a message). */
+export function parseTrailerLines(block: string): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const line of block.split("\n")) {
+    const m = /^([A-Za-z0-9-]+):\s?(.*)$/.exec(line);
+    if (m) map.set(m[1]!, m[2]!);
+  }
+  return map;
+}
+
+/**
+ * Decode trailers. Throws when the snapshot is of a format this version does not
+ * know, or lacks the trailers every snapshot has; `label` names it in the error.
+ */
+export function decodeTrailers(map: Map<string, string>, label: string): Trailers {
+  const formatText = map.get("Undo-Format");
+  if (formatText === undefined || !/^\d+$/.test(formatText)) throw fatal(`${label} is not a git-undo snapshot (no Undo-Format)`);
+  const format = Number(formatText);
+  if (format > FORMAT_VERSION) {
+    throw fatal(`${label} uses snapshot format ${format}; this git-undo reads format ${FORMAT_VERSION} (upgrade git-undo)`);
+  }
+  const kind = map.get("Undo-Kind") as SnapshotKind | undefined;
+  if (!kind || !SNAPSHOT_KINDS.includes(kind)) throw fatal(`${label} has an unknown Undo-Kind '${kind ?? ""}'`);
+  const t: Trailers = { format, kind, head: map.get("Undo-Head") ?? "detached" };
+  const num = (key: string): number | undefined => {
+    const v = map.get(key);
+    if (v === undefined) return undefined;
+    if (!/^\d+$/.test(v)) throw fatal(`${label} has a bad ${key} '${v}'`);
+    return Number(v);
+  };
+  const restored = num("Undo-Restored");
+  const from = num("Undo-From");
+  if (restored !== undefined) t.restored = restored;
+  if (from !== undefined) t.from = from;
+  if (kind === "restore" && restored === undefined) throw fatal(`${label} is a restore snapshot without Undo-Restored`);
+  const reflog = map.get("Undo-Reflog");
+  if (reflog !== undefined) t.reflog = reflog;
+  return t;
+}
+
+export function decodeMessage(message: string, label: string): SnapshotMessage {
+  const summary = message.split("\n", 1)[0] ?? "";
+  const paragraphs = message.trimEnd().split(/\n\n+/);
+  const trailers = decodeTrailers(parseTrailerLines(paragraphs[paragraphs.length - 1] ?? ""), label);
+  return { summary, trailers };
+}
+
+/** `Undo-Head`: the branch HEAD is on (without refs/heads/), or `detached`. */
+export function headTrailer(head: HeadState): string {
+  if (head.kind === "detached") return "detached";
+  return head.target.startsWith("refs/heads/") ? head.target.slice("refs/heads/".length) : head.target;
+}
+
+// ---------------------------------------------------------------- blobs
+
+export function encodeHead(head: HeadState): string {
+  return head.kind === "symbolic" ? `ref: ${head.target}\n` : `${head.commit}\n`;
+}
+
+export function decodeHead(blob: string): HeadState {
+  const line = blob.replace(/\n$/, "");
+  if (line.startsWith("ref: ")) return { kind: "symbolic", target: line.slice(5) };
+  return { kind: "detached", commit: line };
+}
+
+/** Byte order, as Git sorts ref names. */
+export function compareBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+export function encodeRefs(refs: readonly RefLine[]): string {
+  return [...refs]
+    .sort((a, b) => compareBytes(a.name, b.name))
+    .map((r) => `${r.name}\t${r.object}\t${r.type}\t${r.symrefTarget}\t${r.peeledObject}\t${r.peeledType}\n`)
+    .join("");
+}
+
+export function decodeRefs(blob: string): RefLine[] {
+  const out: RefLine[] = [];
+  for (const line of blob.split("\n")) {
+    if (!line) continue;
+    const [name = "", object = "", type = "", symrefTarget = "", peeledObject = "", peeledType = ""] = line.split("\t");
+    out.push({ name, object, type, symrefTarget, peeledObject, peeledType });
+  }
+  return out;
+}
+
+export function encodeStash(stash: readonly StashEntry[]): string {
+  return stash.map((s) => `${s.commit}\t${s.message}\n`).join("");
+}
+
+export function decodeStash(blob: string): StashEntry[] {
+  return blob
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => {
+      const tab = line.indexOf("\t");
+      return tab < 0 ? { commit: line, message: "" } : { commit: line.slice(0, tab), message: line.slice(tab + 1) };
+    });
+}
+
+export function encodeState(markers: readonly OperationMarker[]): string {
+  return OPERATION_MARKERS.filter((m) => markers.includes(m))
+    .map((m) => `${m}\n`)
+    .join("");
+}
+
+export function decodeState(blob: string): OperationMarker[] {
+  const lines = blob.split("\n").filter(Boolean);
+  return OPERATION_MARKERS.filter((m) => lines.includes(m));
+}
+
+/** One entry of `git ls-files -z --unmerged`: `<mode> <object> <stage>\t<path>`. */
+export interface UnmergedEntry {
+  mode: string;
+  object: ObjectId;
+  stage: number;
+  /** The path's bytes, exactly as Git printed them. */
+  path: Uint8Array;
+}
+
+export function decodeUnmerged(blob: Uint8Array): UnmergedEntry[] {
+  const out: UnmergedEntry[] = [];
+  let start = 0;
+  for (let i = 0; i < blob.length; i++) {
+    if (blob[i] !== 0) continue;
+    const rec = blob.subarray(start, i);
+    start = i + 1;
+    const tab = rec.indexOf(9);
+    if (tab < 0) continue;
+    const [mode = "", object = "", stage = "0"] = new TextDecoder().decode(rec.subarray(0, tab)).split(" ");
+    out.push({ mode, object, stage: Number(stage), path: rec.slice(tab + 1) });
+  }
+  return out;
+}
+
+/** The blobs `index-blobs` keeps alive: unique blob ids of the unmerged entries (gitlinks are not blobs). */
+export function unmergedBlobIds(entries: readonly UnmergedEntry[]): ObjectId[] {
+  return [...new Set(entries.filter((e) => e.mode !== "160000").map((e) => e.object))].sort();
+}
+
+// ---------------------------------------------------------------- keep commits
+
+/**
+ * The commits a snapshot keeps alive: unique commit ids among each ref's object
+ * (or peeled object) when it is a commit, every stash entry, and a detached HEAD.
+ * Sorted by hex id.
+ */
+export function commitsToKeep(state: Pick<StateTree, "refs" | "stash" | "head">): ObjectId[] {
+  const keep = new Set<ObjectId>();
+  for (const r of state.refs) {
+    if (r.type === "commit" && r.object) keep.add(r.object);
+    else if (r.peeledType === "commit" && r.peeledObject) keep.add(r.peeledObject);
+  }
+  for (const s of state.stash) keep.add(s.commit);
+  if (state.head.kind === "detached" && state.head.commit) keep.add(state.head.commit);
+  return [...keep].sort();
+}
+
+/** Cut a sorted id list into runs of at most MAX_PARENTS. */
+export function groupsOf(ids: readonly ObjectId[]): ObjectId[][] {
+  const groups: ObjectId[][] = [];
+  for (let i = 0; i < ids.length; i += MAX_PARENTS) groups.push(ids.slice(i, i + MAX_PARENTS));
+  return groups;
+}

@@ -1,0 +1,153 @@
+// The only place that spawns Git. Every call runs with GIT_UNDO_INTERNAL=1 and
+// core.hooksPath pointing at an empty directory, so no hook (ours or the user's)
+// observes git-undo's own work, and failures carry the command and Git's stderr.
+import { appendFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export class GitError extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly exitCode: number,
+    readonly stderr: string,
+  ) {
+    const detail = stderr.trim().split("\n").filter(Boolean).pop() ?? "";
+    super(`git ${args.join(" ")} exited with ${exitCode}${detail ? `: ${detail}` : ""}`);
+    this.name = "GitError";
+  }
+}
+
+export interface GitRunOptions {
+  /** Bytes or text written to Git's stdin. */
+  input?: string | Uint8Array;
+  /** Extra environment; a value of undefined removes the variable. */
+  env?: Record<string, string | undefined>;
+  /** Exit codes other than 0 that are a normal answer rather than an error. */
+  okExit?: readonly number[];
+  cwd?: string;
+}
+
+export interface GitResult {
+  exitCode: number;
+  stdout: Uint8Array;
+  stderr: string;
+}
+
+const decoder = new TextDecoder();
+export const text = (bytes: Uint8Array): string => decoder.decode(bytes);
+
+let emptyHooksDir: string | undefined;
+function emptyHooks(): string {
+  if (emptyHooksDir === undefined) {
+    const uid = typeof process.getuid === "function" ? process.getuid() : 0;
+    emptyHooksDir = join(tmpdir(), `git-undo-no-hooks-${uid}`);
+    mkdirSync(emptyHooksDir, { recursive: true, mode: 0o700 });
+  }
+  return emptyHooksDir;
+}
+
+/** Variables that would point Git somewhere other than the repository we bound to. */
+const LOCATION_VARS = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_COMMON_DIR",
+  "GIT_PREFIX",
+  "GIT_NAMESPACE",
+];
+
+let spawned = 0;
+/** How many Git processes this process has started (the bench reports it). */
+export const spawnCount = (): number => spawned;
+
+/**
+ * A way of running Git in one place: a working directory and a base environment.
+ * `Git.here(cwd)` runs like the user's shell would (for discovery); `bind` pins the
+ * repository so that later calls never depend on the caller's environment.
+ */
+export class Git {
+  private constructor(
+    readonly cwd: string,
+    private readonly baseEnv: Record<string, string>,
+  ) {}
+
+  static here(cwd: string = process.cwd()): Git {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    return new Git(cwd, Git.internalEnv(env));
+  }
+
+  private static internalEnv(env: Record<string, string>): Record<string, string> {
+    env.GIT_UNDO_INTERNAL = "1";
+    env.GIT_TERMINAL_PROMPT = "0";
+    // Git's messages are parsed in a few places (unmerged paths, existing refs).
+    env.LC_ALL = "C";
+    delete env.LANGUAGE;
+    return env;
+  }
+
+  /** A Git bound to one repository: GIT_DIR (and GIT_WORK_TREE) set, stray location variables removed. */
+  bind(gitDir: string, workTree: string | null): Git {
+    const env = { ...this.baseEnv };
+    for (const k of LOCATION_VARS) delete env[k];
+    env.GIT_DIR = gitDir;
+    if (workTree !== null) env.GIT_WORK_TREE = workTree;
+    return new Git(workTree ?? gitDir, env);
+  }
+
+  async run(args: readonly string[], opts: GitRunOptions = {}): Promise<GitResult> {
+    const env = { ...this.baseEnv };
+    if (opts.env) {
+      for (const [k, v] of Object.entries(opts.env)) {
+        if (v === undefined) delete env[k];
+        else env[k] = v;
+      }
+    }
+    const cmd = ["git", "-c", `core.hooksPath=${emptyHooks()}`, ...args];
+    spawned++;
+    const trace = process.env.GIT_UNDO_TRACE_SPAWNS;
+    if (trace) appendFileSync(trace, `${args.join(" ")}\n`);
+    const input = typeof opts.input === "string" ? new TextEncoder().encode(opts.input) : opts.input;
+    const proc = Bun.spawn({
+      cmd,
+      cwd: opts.cwd ?? this.cwd,
+      env,
+      stdin: input ?? "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, exitCode] = await Promise.all([
+      new Response(proc.stdout).bytes(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    if (exitCode !== 0 && !(opts.okExit ?? []).includes(exitCode)) {
+      throw new GitError(args, exitCode, stderr);
+    }
+    return { exitCode, stdout, stderr };
+  }
+
+  /** stdout as text; throws GitError on failure. */
+  async text(args: readonly string[], opts: GitRunOptions = {}): Promise<string> {
+    return text((await this.run(args, opts)).stdout);
+  }
+
+  /** stdout as text with the trailing newline removed. */
+  async line(args: readonly string[], opts: GitRunOptions = {}): Promise<string> {
+    return (await this.text(args, opts)).replace(/\n$/, "");
+  }
+
+  /** NUL-separated records of stdout (the empty tail dropped). */
+  async records(args: readonly string[], opts: GitRunOptions = {}): Promise<string[]> {
+    const out = await this.text(args, opts);
+    const parts = out.split("\0");
+    if (parts[parts.length - 1] === "") parts.pop();
+    return parts;
+  }
+
+  /** Whether Git exits 0, for questions Git answers with its exit code. */
+  async succeeds(args: readonly string[], opts: GitRunOptions = {}): Promise<boolean> {
+    const r = await this.run(args, { ...opts, okExit: [1, 128, 129] });
+    return r.exitCode === 0;
+  }
+}

@@ -1,0 +1,94 @@
+// Reading a recorded state back: the decoded state tree of a snapshot and the
+// counts `git undo show` prints.
+import { fatal } from "./errors.ts";
+import { decodeHead, decodeRefs, decodeStash, decodeState, decodeUnmerged, type ObjectId, type RefLine, type Snapshot, type StateTree } from "./format.ts";
+import { parseNameStatus } from "./describe.ts";
+import { readObjects } from "./objects.ts";
+import type { Repo } from "./repo.ts";
+
+const BLOB_ENTRIES = ["HEAD", "refs", "stash", "state", "index-unmerged"] as const;
+const TREE_ENTRIES = ["index", "index-blobs", "worktree"] as const;
+
+/** Decode a snapshot's state tree with one cat-file. */
+export async function loadState(repo: Repo, tree: ObjectId): Promise<StateTree> {
+  const names = [...BLOB_ENTRIES, ...TREE_ENTRIES];
+  const objects = await readObjects(repo, names.map((n) => `${tree}:${n}`));
+  const get = (name: (typeof names)[number]) => objects[names.indexOf(name)] ?? null;
+  const head = get("HEAD");
+  const refs = get("refs");
+  if (!head || !refs) throw fatal(`tree ${tree} is not a git-undo state (no HEAD or refs entry)`);
+  const dec = new TextDecoder();
+  const state: StateTree = {
+    head: decodeHead(dec.decode(head.content)),
+    refs: decodeRefs(dec.decode(refs.content)),
+    stash: decodeStash(dec.decode(get("stash")?.content ?? new Uint8Array())),
+    state: decodeState(dec.decode(get("state")?.content ?? new Uint8Array())),
+  };
+  const unmerged = get("index-unmerged");
+  if (unmerged) state.indexUnmerged = unmerged.content;
+  for (const name of TREE_ENTRIES) {
+    const o = get(name);
+    if (!o) continue;
+    if (name === "index") state.index = o.oid;
+    else if (name === "index-blobs") state.indexBlobs = o.oid;
+    else state.worktree = o.oid;
+  }
+  return state;
+}
+
+/** The commit HEAD resolves to in a recorded state, or null when unborn. */
+export function headCommit(state: StateTree): ObjectId | null {
+  if (state.head.kind === "detached") return state.head.commit || null;
+  const target = resolveRef(state.refs, state.head.target);
+  return target && target.type === "commit" ? target.object : null;
+}
+
+export function resolveRef(refs: readonly RefLine[], name: string): RefLine | undefined {
+  return refs.find((r) => r.name === name && r.object !== "");
+}
+
+export interface SnapshotDetails {
+  snapshot: Snapshot;
+  state: StateTree;
+  /** Paths whose index entry differs from HEAD's commit. */
+  staged: string[];
+  /** Tracked paths whose working file differs from the index. */
+  unstaged: string[];
+  /** Files in the working tree that the index does not have. */
+  untracked: string[];
+  conflicts: string[];
+}
+
+/** What `git undo show` reports about a snapshot. */
+export async function inspectSnapshot(repo: Repo, snapshot: Snapshot): Promise<SnapshotDetails> {
+  const state = await loadState(repo, snapshot.tree);
+  const conflicts = state.indexUnmerged
+    ? [...new Set(decodeUnmerged(state.indexUnmerged).map((e) => Buffer.from(e.path).toString("utf8")))]
+    : [];
+  const details: SnapshotDetails = { snapshot, state, staged: [], unstaged: [], untracked: [], conflicts };
+  if (state.index === undefined) return details;
+  const head = headCommit(state);
+  const diffs: Promise<string>[] = [
+    head
+      ? repo.git.text(["diff-tree", "-r", "-z", "--no-renames", "--name-status", `${head}^{tree}`, state.index], { okExit: [128] })
+      : repo.git.text(["ls-tree", "-r", "-z", "--name-only", state.index]).then((o) =>
+          o
+            .split("\0")
+            .filter(Boolean)
+            .map((p) => `A\0${p}\0`)
+            .join(""),
+        ),
+  ];
+  if (state.worktree !== undefined) {
+    diffs.push(repo.git.text(["diff-tree", "-r", "-z", "--no-renames", "--name-status", state.index, state.worktree]));
+  }
+  const [staged, worktree] = await Promise.all(diffs);
+  details.staged = parseNameStatus(staged ?? "").map(([, p]) => p);
+  const conflictSet = new Set(conflicts);
+  for (const [status, path] of parseNameStatus(worktree ?? "")) {
+    if (conflictSet.has(path)) continue;
+    if (status === "A") details.untracked.push(path);
+    else details.unstaged.push(path);
+  }
+  return details;
+}

@@ -1,0 +1,114 @@
+// capture.lock: one recorder or restorer per worktree at a time. The file is
+// created exclusively and holds "<pid> <host>\n"; a lock whose owner on this
+// host is dead is stale and is taken over.
+import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { refuse } from "./errors.ts";
+
+export interface Lock {
+  path: string;
+  release(): void;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: the process exists but belongs to someone else.
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Whether the lock at `path` belongs to a dead process on this host. */
+function isStale(content: string): boolean {
+  const [pidText, host] = content.trim().split(" ");
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return content.trim() === ""; // half-written by a crashed owner
+  if (host !== undefined && host !== hostname()) return false;
+  return !pidAlive(pid);
+}
+
+function tryCreate(path: string): boolean {
+  try {
+    const fd = openSync(path, "wx", 0o644);
+    writeSync(fd, `${process.pid} ${hostname()}\n`);
+    closeSync(fd);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw e;
+  }
+}
+
+/** Try once to take the lock; takes over a stale one. Returns null when a live owner holds it. */
+export function tryLock(undoDir: string): Lock | null {
+  mkdirSync(undoDir, { recursive: true });
+  const path = join(undoDir, "capture.lock");
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (tryCreate(path)) return { path, release: () => releaseIfOurs(path) };
+    let content: string;
+    try {
+      content = readFileSync(path, "utf8");
+    } catch {
+      continue; // released between our attempt and the read
+    }
+    if (!isStale(content)) return null;
+    // Remove only the stale content we read, so a fresh owner's lock is not removed.
+    try {
+      if (readFileSync(path, "utf8") === content) unlinkSync(path);
+    } catch {
+      /* gone already */
+    }
+  }
+  return null;
+}
+
+function releaseIfOurs(path: string): void {
+  try {
+    const [pid] = readFileSync(path, "utf8").split(" ");
+    if (Number(pid) === process.pid) unlinkSync(path);
+  } catch {
+    /* already gone */
+  }
+}
+
+/** Who holds the lock, for messages. */
+export function lockOwner(undoDir: string): string | null {
+  try {
+    return readFileSync(join(undoDir, "capture.lock"), "utf8").trim();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Take the lock, waiting up to `waitMs` for a live owner to finish; then refuse.
+ * Every recorder and restorer holds it for as short a time as it can.
+ */
+export async function acquireLock(undoDir: string, waitMs = 10_000): Promise<Lock> {
+  const deadline = Date.now() + waitMs;
+  let delay = 10;
+  for (;;) {
+    const lock = tryLock(undoDir);
+    if (lock) return lock;
+    if (Date.now() >= deadline) {
+      const owner = lockOwner(undoDir);
+      throw refuse(
+        `another git-undo is recording or restoring in this worktree (${join(undoDir, "capture.lock")}${owner ? ` held by pid ${owner.split(" ")[0]}` : ""}); try again`,
+      );
+    }
+    await Bun.sleep(delay);
+    delay = Math.min(delay * 2, 200);
+  }
+}
+
+export async function withLock<T>(undoDir: string, fn: () => Promise<T>, waitMs?: number): Promise<T> {
+  const lock = await acquireLock(undoDir, waitMs);
+  try {
+    return await fn();
+  } finally {
+    lock.release();
+  }
+}

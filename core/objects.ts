@@ -1,0 +1,77 @@
+// Reading and writing objects in batches: one cat-file, hash-object or mktree per batch.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ObjectId } from "./format.ts";
+import type { Repo } from "./repo.ts";
+
+/** Read blobs by name (`<tree>:<path>`) in one cat-file; a missing one reads as null. */
+export async function readBlobs(repo: Repo, names: readonly string[]): Promise<(string | null)[]> {
+  const raw = await readObjects(repo, names);
+  return raw.map((o) => (o ? new TextDecoder().decode(o.content) : null));
+}
+
+export interface RawObject {
+  oid: ObjectId;
+  type: string;
+  content: Uint8Array;
+}
+
+/** `git cat-file --batch` for several objects at once; null for a missing name. */
+export async function readObjects(repo: Repo, names: readonly string[]): Promise<(RawObject | null)[]> {
+  if (names.length === 0) return [];
+  const r = await repo.git.run(["cat-file", "--batch"], { input: names.map((n) => `${n}\n`).join("") });
+  const buf = r.stdout;
+  const out: (RawObject | null)[] = [];
+  let pos = 0;
+  for (let i = 0; i < names.length; i++) {
+    const nl = buf.indexOf(10, pos);
+    if (nl < 0) break;
+    const header = new TextDecoder().decode(buf.subarray(pos, nl));
+    pos = nl + 1;
+    const m = /^(\S+) (\S+) (\d+)$/.exec(header);
+    if (!m) {
+      out.push(null); // "<name> missing" or "ambiguous"
+      continue;
+    }
+    const size = Number(m[3]);
+    out.push({ oid: m[1]!, type: m[2]!, content: buf.slice(pos, pos + size) });
+    pos += size + 1;
+  }
+  return out;
+}
+
+/** Write blobs with one hash-object, through files in `scratchDir`; returns their ids in order. */
+export async function writeBlobs(repo: Repo, scratchDir: string, contents: readonly (string | Uint8Array)[]): Promise<ObjectId[]> {
+  if (contents.length === 0) return [];
+  const paths = contents.map((c, i) => {
+    const p = join(scratchDir, `blob-${i}`);
+    writeFileSync(p, c);
+    return p;
+  });
+  const out = await repo.git.text(["hash-object", "-w", "--no-filters", "--stdin-paths"], { input: paths.join("\n") + "\n" });
+  return out.split("\n").slice(0, contents.length);
+}
+
+export interface TreeEntry {
+  mode: "100644" | "040000";
+  type: "blob" | "tree";
+  oid: ObjectId;
+  name: string;
+}
+
+/** Write a tree with mktree (which sorts the entries itself). */
+export async function writeTree(repo: Repo, entries: readonly TreeEntry[]): Promise<ObjectId> {
+  const input = entries.map((e) => `${e.mode} ${e.type} ${e.oid}\t${e.name}\n`).join("");
+  return repo.git.line(["mktree"], { input });
+}
+
+/** A scratch directory under <gitdir>/undo/, removed when `fn` ends. */
+export async function withScratch<T>(repo: Repo, fn: (dir: string) => Promise<T>): Promise<T> {
+  mkdirSync(repo.undoDir, { recursive: true });
+  const dir = mkdtempSync(join(repo.undoDir, "tmp-"));
+  try {
+    return await fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

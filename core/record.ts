@@ -1,0 +1,251 @@
+// Recording: read the state, write it as a tree, skip it when nothing changed,
+// commit it with parents that keep its commits alive, create the next ref, and
+// keep the sequence within undo.limit.
+import { describeChange } from "./describe.ts";
+import { UndoError } from "./errors.ts";
+import {
+  commitsToKeep,
+  encodeHead,
+  encodeMessage,
+  encodeRefs,
+  encodeStash,
+  encodeState,
+  FORMAT_VERSION,
+  groupsOf,
+  headTrailer,
+  isReadable,
+  KEEP_DATE,
+  KEEP_MESSAGE,
+  MAX_PARENTS,
+  PLACEHOLDER_EMAIL,
+  PLACEHOLDER_NAME,
+  decodeUnmerged,
+  snapshotRef,
+  unmergedBlobIds,
+  type ObjectId,
+  type Snapshot,
+  type SnapshotEntry,
+  type SnapshotKind,
+  type StateTree,
+  type Trailers,
+} from "./format.ts";
+import { GitError } from "./git.ts";
+import { decodeSnapshots } from "./history.ts";
+import { withLock } from "./lock.ts";
+import { withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
+import type { Repo } from "./repo.ts";
+import { captureIndex, readHead, readHeadReflog, readMarkers, readStash, scanRefs } from "./state.ts";
+
+/** The live state, written as a tree but not yet committed. */
+export interface LiveCapture {
+  state: StateTree;
+  tree: ObjectId;
+  /** HEAD's newest reflog entry, `<commit> <message>`. */
+  reflog?: string;
+  /** This worktree's snapshots before this capture, oldest first. */
+  snapshots: SnapshotEntry[];
+}
+
+export const latestOf = (snaps: readonly SnapshotEntry[]): SnapshotEntry | undefined => snaps[snaps.length - 1];
+
+/** Steps 2 to 4 of the spec's Recording: read everything and write the state tree. */
+export async function captureLive(repo: Repo): Promise<LiveCapture> {
+  return withScratch(repo, async (scratch) => {
+    const withIndex = !repo.bare;
+    // The refs and the index are independent: read them at the same time.
+    const [scan, index] = await Promise.all([
+      scanRefs(repo),
+      withIndex ? captureIndex(repo, scratch, repo.config.worktree) : Promise.resolve(undefined),
+    ]);
+    const head = readHead(repo);
+    const state: StateTree = {
+      head,
+      refs: scan.refs,
+      stash: readStash(repo, scan.refs),
+      state: readMarkers(repo),
+    };
+    if (index) {
+      state.index = index.index;
+      if (index.unmerged) state.indexUnmerged = index.unmerged;
+      if (index.worktree) state.worktree = index.worktree;
+    }
+    const blobs: (string | Uint8Array)[] = [encodeHead(head), encodeRefs(state.refs)];
+    if (state.stash.length) blobs.push(encodeStash(state.stash));
+    if (state.state.length) blobs.push(encodeState(state.state));
+    if (state.indexUnmerged) blobs.push(state.indexUnmerged);
+    const ids = await writeBlobs(repo, scratch, blobs);
+    const entries: TreeEntry[] = [];
+    const blob = (name: string) => entries.push({ mode: "100644", type: "blob", oid: ids.shift()!, name });
+    const subtree = (name: string, oid: ObjectId) => entries.push({ mode: "040000", type: "tree", oid, name });
+    blob("HEAD");
+    blob("refs");
+    if (state.stash.length) blob("stash");
+    if (state.state.length) blob("state");
+    if (state.index !== undefined) subtree("index", state.index);
+    if (state.indexUnmerged) {
+      blob("index-unmerged");
+      const keep = unmergedBlobIds(decodeUnmerged(state.indexUnmerged));
+      state.indexBlobs = await writeTree(
+        repo,
+        keep.map((oid) => ({ mode: "100644", type: "blob", oid, name: oid })),
+      );
+      subtree("index-blobs", state.indexBlobs);
+    }
+    if (state.worktree !== undefined) subtree("worktree", state.worktree);
+    const tree = await writeTree(repo, entries);
+    const reflog = readHeadReflog(repo, head, scan.refs);
+    const capture: LiveCapture = { state, tree, snapshots: decodeSnapshots(scan.undoRefs, repo.snapshotPrefix) };
+    if (reflog !== undefined) capture.reflog = reflog;
+    return capture;
+  });
+}
+
+export interface RecordOptions {
+  kind: SnapshotKind;
+  /** The summary line; when absent it is derived from the reflog or the difference. */
+  message?: string;
+  restored?: number;
+  from?: number;
+}
+
+export type RecordOutcome =
+  | { created: true; snapshot: Snapshot; capture: LiveCapture }
+  | { created: false; latest: SnapshotEntry; capture: LiveCapture };
+
+/** Whether the capture is the same state as the latest snapshot. */
+export function unchanged(capture: LiveCapture): SnapshotEntry | undefined {
+  const latest = latestOf(capture.snapshots);
+  return latest && latest.tree === capture.tree ? latest : undefined;
+}
+
+/** Record a snapshot, taking capture.lock. Restore snapshots are always created. */
+export async function record(repo: Repo, opts: RecordOptions): Promise<RecordOutcome> {
+  return withLock(repo.undoDir, () => recordLocked(repo, opts));
+}
+
+/** Record with capture.lock already held by the caller. */
+export async function recordLocked(repo: Repo, opts: RecordOptions): Promise<RecordOutcome> {
+  const capture = await captureLive(repo);
+  return commitCapture(repo, capture, opts);
+}
+
+/** Steps 5 to 7: dedupe, commit, create the ref, enforce the limit. */
+export async function commitCapture(repo: Repo, capture: LiveCapture, opts: RecordOptions): Promise<RecordOutcome> {
+  const same = unchanged(capture);
+  if (same && opts.kind !== "restore") return { created: false, latest: same, capture };
+  const summary = opts.message ?? (await summarize(repo, capture));
+  const trailers: Trailers = { format: FORMAT_VERSION, kind: opts.kind, head: headTrailer(capture.state.head) };
+  if (opts.restored !== undefined) trailers.restored = opts.restored;
+  if (opts.from !== undefined) trailers.from = opts.from;
+  if (capture.reflog !== undefined) trailers.reflog = capture.reflog;
+  const message = encodeMessage({ summary, trailers });
+
+  const [parents, committer] = await Promise.all([keepParents(repo, commitsToKeep(capture.state)), committerEnv(repo)]);
+  const commit = await commitTree(repo, capture.tree, parents, message, { ...committer, ...AUTHOR_ENV(committer) });
+  const snapshot = await createRef(repo, capture.snapshots, commit);
+  const created: Snapshot = {
+    number: snapshot.number,
+    ref: snapshot.ref,
+    commit,
+    tree: capture.tree,
+    date: Number(committer.GIT_COMMITTER_DATE.split(" ")[0]),
+    summary: message.split("\n", 1)[0]!,
+    trailers,
+  };
+  return { created: true, snapshot: created, capture };
+}
+
+/** The summary of a change: HEAD's reflog message when it is new, otherwise what differs. */
+async function summarize(repo: Repo, capture: LiveCapture): Promise<string> {
+  const latest = latestOf(capture.snapshots);
+  const previousReflog = latest && isReadable(latest) ? latest.trailers.reflog : undefined;
+  if (capture.reflog !== undefined && capture.reflog !== previousReflog) {
+    const message = capture.reflog.slice(capture.reflog.indexOf(" ") + 1);
+    if (message) return message;
+  }
+  if (!latest) return "first snapshot";
+  return describeChange(repo, latest.tree, capture.state, capture.tree);
+}
+
+type IdentEnv = { GIT_COMMITTER_NAME: string; GIT_COMMITTER_EMAIL: string; GIT_COMMITTER_DATE: string };
+
+const AUTHOR_ENV = (c: IdentEnv) => ({
+  GIT_AUTHOR_NAME: PLACEHOLDER_NAME,
+  GIT_AUTHOR_EMAIL: PLACEHOLDER_EMAIL,
+  GIT_AUTHOR_DATE: c.GIT_COMMITTER_DATE,
+});
+
+function localOffset(): string {
+  const minutes = -new Date().getTimezoneOffset();
+  const sign = minutes < 0 ? "-" : "+";
+  const abs = Math.abs(minutes);
+  return `${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}${String(abs % 60).padStart(2, "0")}`;
+}
+
+/** The committer: the configured identity (never Git's host-name guess), else the placeholder. */
+async function committerEnv(repo: Repo): Promise<IdentEnv> {
+  const r = await repo.git.run(["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"], { okExit: [128] });
+  const m = r.exitCode === 0 ? /^(.*) <(.*)> (\d+ [+-]\d{4})$/.exec(new TextDecoder().decode(r.stdout).trim()) : null;
+  if (m) return { GIT_COMMITTER_NAME: m[1]!, GIT_COMMITTER_EMAIL: m[2]!, GIT_COMMITTER_DATE: m[3]! };
+  return {
+    GIT_COMMITTER_NAME: PLACEHOLDER_NAME,
+    GIT_COMMITTER_EMAIL: PLACEHOLDER_EMAIL,
+    GIT_COMMITTER_DATE: `${Math.floor(Date.now() / 1000)} ${localOffset()}`,
+  };
+}
+
+const KEEP_ENV = {
+  GIT_AUTHOR_NAME: PLACEHOLDER_NAME,
+  GIT_AUTHOR_EMAIL: PLACEHOLDER_EMAIL,
+  GIT_AUTHOR_DATE: KEEP_DATE,
+  GIT_COMMITTER_NAME: PLACEHOLDER_NAME,
+  GIT_COMMITTER_EMAIL: PLACEHOLDER_EMAIL,
+  GIT_COMMITTER_DATE: KEEP_DATE,
+};
+
+async function commitTree(
+  repo: Repo,
+  tree: ObjectId,
+  parents: readonly ObjectId[],
+  message: string,
+  env: Record<string, string>,
+): Promise<ObjectId> {
+  const args = ["commit-tree", tree];
+  for (const p of parents) args.push("-p", p);
+  return repo.git.line(args, { input: message, env });
+}
+
+/** The snapshot's parents: the kept commits themselves, or keep commits grouping them 64 at a time. */
+export async function keepParents(repo: Repo, ids: readonly ObjectId[]): Promise<ObjectId[]> {
+  let level = [...ids];
+  if (level.length <= MAX_PARENTS) return level;
+  const emptyTree = await writeTree(repo, []);
+  while (level.length > MAX_PARENTS) {
+    const made = await Promise.all(groupsOf(level).map((g) => commitTree(repo, emptyTree, g, KEEP_MESSAGE, KEEP_ENV)));
+    level = made.sort();
+  }
+  return level;
+}
+
+/**
+ * Create the next snapshot ref (highest number plus one), deleting the oldest
+ * beyond undo.limit in the same transaction; retries with the next number if
+ * the ref appeared meanwhile.
+ */
+async function createRef(repo: Repo, snaps: readonly SnapshotEntry[], commit: ObjectId): Promise<{ number: number; ref: string }> {
+  const highest = snaps.length ? snaps[snaps.length - 1]!.number : 0;
+  const excess = Math.max(0, snaps.length + 1 - repo.config.limit);
+  const drop = snaps.slice(0, excess);
+  for (let number = highest + 1, attempt = 0; attempt < 10; number++, attempt++) {
+    const ref = snapshotRef(repo.snapshotPrefix, number);
+    const lines = [`create ${ref} ${commit}`, ...drop.map((s) => `delete ${s.ref} ${s.commit}`)];
+    try {
+      await repo.git.run(["update-ref", "--stdin"], { input: lines.join("\n") + "\n" });
+      return { number, ref };
+    } catch (e) {
+      if (e instanceof GitError && /exists/.test(e.stderr)) continue;
+      throw e;
+    }
+  }
+  throw new UndoError(`could not create a snapshot ref under ${repo.snapshotPrefix}: every number tried already exists`);
+}

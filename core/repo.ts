@@ -1,0 +1,191 @@
+// Repository discovery and git-undo's configuration.
+import { basename, join } from "node:path";
+import { fatal } from "./errors.ts";
+import { Git, GitError } from "./git.ts";
+
+export type ObjectFormat = "sha1" | "sha256";
+
+export interface Config {
+  /** undo.worktree: record the working tree. */
+  worktree: boolean;
+  /** undo.limit: snapshots kept per worktree. */
+  limit: number;
+  /** undo.expire: seconds after which gc forgets a snapshot; null for never. */
+  expireSeconds: number | null;
+  /** undo.settle: milliseconds of quiet before the worker records. */
+  settleMs: number;
+  /** undo.settleMax: milliseconds after which the worker records even during an operation. */
+  settleMaxMs: number;
+}
+
+export const DEFAULT_CONFIG: Config = {
+  worktree: true,
+  limit: 1000,
+  expireSeconds: 90 * 86400,
+  settleMs: 700,
+  settleMaxMs: 10 * 60 * 1000,
+};
+
+export interface Repo {
+  /** Git bound to this repository (GIT_DIR/GIT_WORK_TREE set). */
+  git: Git;
+  /** This worktree's own git directory (absolute). */
+  gitDir: string;
+  /** The directory shared by all worktrees (absolute). */
+  commonDir: string;
+  /** Top of the working tree, or null in a bare repository. */
+  workTree: string | null;
+  bare: boolean;
+  /** The linked worktree's name under <commonDir>/worktrees/, or null for the main worktree. */
+  worktreeName: string | null;
+  objectFormat: ObjectFormat;
+  /** The real index file of this worktree. */
+  indexFile: string;
+  /** Where this worktree's snapshot refs live, ending in a slash. */
+  snapshotPrefix: string;
+  /** <gitDir>/undo: locks, the pending mark, the worker's files. */
+  undoDir: string;
+  config: Config;
+}
+
+/** The snapshot ref prefix of a worktree (main: null). */
+export function snapshotPrefixFor(worktreeName: string | null): string {
+  return worktreeName === null ? "refs/undo/snapshots/" : `refs/undo/worktrees/${worktreeName}/snapshots/`;
+}
+
+/** Find the repository that contains `cwd`, as Git itself would. */
+export async function openRepo(cwd: string = process.cwd()): Promise<Repo> {
+  const here = Git.here(cwd);
+  let out: string;
+  try {
+    // --show-toplevel comes last: in a bare repository it fails after printing the rest.
+    const r = await here.run(
+      [
+        "rev-parse",
+        "--path-format=absolute",
+        "--git-dir",
+        "--git-common-dir",
+        "--is-bare-repository",
+        "--is-inside-work-tree",
+        "--show-object-format",
+        "--git-path",
+        "index",
+        "--show-toplevel",
+      ],
+      { okExit: [128] },
+    );
+    out = new TextDecoder().decode(r.stdout);
+    if (r.exitCode !== 0 && out.split("\n").length < 7) throw new GitError(["rev-parse"], r.exitCode, r.stderr);
+  } catch (e) {
+    if (e instanceof GitError) {
+      const msg = e.stderr.trim().split("\n").pop() ?? "";
+      throw fatal(msg.replace(/^fatal: /, "") || "not a git repository");
+    }
+    throw e;
+  }
+  const [gitDir, commonDir, bareText, insideText, format, indexFile, top] = out.split("\n");
+  if (!gitDir || !commonDir || !format || !indexFile) throw fatal("could not read the repository's layout from git rev-parse");
+  const bare = bareText === "true";
+  if (!bare && insideText !== "true") throw fatal("this operation must be run in a work tree");
+  const workTree = bare ? null : top || null;
+  if (!bare && workTree === null) throw fatal("this operation must be run in a work tree");
+  if (format !== "sha1" && format !== "sha256") throw fatal(`unsupported object format ${format}`);
+  const worktreeName = gitDir === commonDir ? null : basename(gitDir);
+  const git = here.bind(gitDir, workTree);
+  const config = await readConfig(git);
+  return {
+    git,
+    gitDir,
+    commonDir,
+    workTree,
+    bare,
+    worktreeName,
+    objectFormat: format,
+    indexFile,
+    snapshotPrefix: snapshotPrefixFor(worktreeName),
+    undoDir: join(gitDir, "undo"),
+    config,
+  };
+}
+
+async function readConfig(git: Git): Promise<Config> {
+  const r = await git.run(["config", "-z", "--get-regexp", "^undo\\."], { okExit: [1] });
+  const values = new Map<string, string | null>();
+  for (const rec of new TextDecoder().decode(r.stdout).split("\0")) {
+    if (!rec) continue;
+    const nl = rec.indexOf("\n");
+    // A key with no value ("[undo] worktree") prints no newline: Git reads it as true.
+    if (nl < 0) values.set(rec.toLowerCase(), null);
+    else values.set(rec.slice(0, nl).toLowerCase(), rec.slice(nl + 1));
+  }
+  return parseConfig(values);
+}
+
+/** Turn raw undo.* values (last one wins, as Git reads them) into a Config. */
+export function parseConfig(values: Map<string, string | null>): Config {
+  const config = { ...DEFAULT_CONFIG };
+  const get = (key: string) => values.get(key);
+  const wt = get("undo.worktree");
+  if (wt !== undefined) config.worktree = parseBool("undo.worktree", wt);
+  const limit = get("undo.limit");
+  if (limit !== undefined) config.limit = parsePositive("undo.limit", limit);
+  const expire = get("undo.expire");
+  if (expire !== undefined) config.expireSeconds = parseAge("undo.expire", expire ?? "");
+  const settle = get("undo.settle");
+  if (settle !== undefined) config.settleMs = parseNonNegative("undo.settle", settle);
+  const settleMax = get("undo.settlemax");
+  if (settleMax !== undefined) config.settleMaxMs = parseNonNegative("undo.settleMax", settleMax);
+  return config;
+}
+
+export function parseBool(key: string, value: string | null): boolean {
+  if (value === null) return true;
+  const v = value.trim().toLowerCase();
+  if (["true", "yes", "on", "1"].includes(v)) return true;
+  if (["false", "no", "off", "0", ""].includes(v)) return false;
+  throw fatal(`bad boolean config value '${value}' for '${key}'`);
+}
+
+function parseInteger(key: string, value: string | null): number {
+  const v = (value ?? "").trim();
+  const m = /^(\d+)([kmg]?)$/i.exec(v);
+  if (!m) throw fatal(`bad numeric config value '${value ?? ""}' for '${key}': expected a whole number`);
+  const scale = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2]!.toLowerCase() as "" | "k" | "m" | "g"];
+  return Number(m[1]) * scale;
+}
+
+function parsePositive(key: string, value: string | null): number {
+  const n = parseInteger(key, value);
+  if (n < 1) throw fatal(`bad numeric config value '${value ?? ""}' for '${key}': must be at least 1`);
+  return n;
+}
+
+function parseNonNegative(key: string, value: string | null): number {
+  return parseInteger(key, value);
+}
+
+const UNIT_SECONDS: [RegExp, number][] = [
+  [/^(s|secs?|seconds?)$/, 1],
+  [/^(mi|mins?|minutes?)$/, 60],
+  [/^(h|hrs?|hours?)$/, 3600],
+  [/^(d|days?)$/, 86400],
+  [/^(w|weeks?)$/, 7 * 86400],
+  [/^(m|mo|months?)$/, 30 * 86400],
+  [/^(y|years?)$/, 365 * 86400],
+];
+
+/**
+ * An age in the forms Git's expiry settings accept: `90d`, `2.weeks`, `3 months ago`,
+ * `never`/`false` (null: never expire), `now`/`all` (0: everything). Returns seconds.
+ */
+export function parseAge(key: string, value: string): number | null {
+  const v = value.trim().toLowerCase();
+  if (v === "never" || v === "false") return null;
+  if (v === "now" || v === "all") return 0;
+  const m = /^(\d+)[.\s]*([a-z]+?)(?:[.\s]+ago)?$/.exec(v);
+  if (m) {
+    const unit = UNIT_SECONDS.find(([re]) => re.test(m[2]!));
+    if (unit) return Number(m[1]) * unit[1];
+  }
+  throw fatal(`bad age '${value}' for '${key}': use forms like 90d, 2.weeks, 6.months or never`);
+}

@@ -1,0 +1,280 @@
+// Reading the live state of a repository: refs, HEAD, the stash, in-progress
+// markers, HEAD's newest reflog entry, and the index and working tree as trees.
+// Plain files (HEAD, markers, reflogs, loose symbolic refs) are read directly;
+// everything else comes from one for-each-ref and the tree writers.
+import { closeSync, copyFileSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync, utimesSync } from "node:fs";
+import { join } from "node:path";
+import {
+  compareBytes,
+  decodeUnmerged,
+  OPERATION_MARKERS,
+  type HeadState,
+  type ObjectId,
+  type OperationMarker,
+  type RefLine,
+  type StashEntry,
+} from "./format.ts";
+import { GitError, text } from "./git.ts";
+import type { Repo } from "./repo.ts";
+
+/** A ref under refs/undo/ as for-each-ref listed it. */
+export interface SnapshotRef {
+  ref: string;
+  commit: ObjectId;
+  tree: ObjectId;
+  date: number;
+  message: string;
+}
+
+export interface RefScan {
+  /** Every ref outside refs/undo/, sorted by name in byte order. */
+  refs: RefLine[];
+  /** Every ref under refs/undo/ (all worktrees), in for-each-ref order. */
+  undoRefs: SnapshotRef[];
+}
+
+const FIELD = "%00";
+const REF_FORMAT = [
+  "%(refname)",
+  "%(objectname)",
+  "%(objecttype)",
+  "%(symref)",
+  "%(*objectname)",
+  "%(*objecttype)",
+  "%(tree)",
+  "%(committerdate:unix)",
+  "%(contents)",
+].join(FIELD) + "%00%01%00";
+const RECORD_END = "\0\x01\0\n";
+
+/** Per-worktree ref hierarchies: in a linked worktree they live in its own git dir. */
+const PER_WORKTREE = ["refs/bisect", "refs/worktree", "refs/rewritten"];
+
+/**
+ * One for-each-ref for every ref, its type and peeled object, plus the tree,
+ * date and message of each snapshot commit. Symbolic refs are completed from
+ * their files: for-each-ref reports the end of a chain and skips dangling ones.
+ */
+export async function scanRefs(repo: Repo): Promise<RefScan> {
+  const out = await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`]);
+  return completeScan(repo, parseScan(out));
+}
+
+/** Only the refs under `prefix` (a snapshot sequence, or all of refs/undo/). */
+export async function scanUndoRefs(repo: Repo, prefix = "refs/undo/"): Promise<SnapshotRef[]> {
+  const out = await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`, prefix]);
+  return parseScan(out).undoRefs;
+}
+
+function parseScan(out: string): RefScan {
+  const refs: RefLine[] = [];
+  const undoRefs: SnapshotRef[] = [];
+  for (const rec of out.split(RECORD_END)) {
+    if (!rec) continue;
+    const [name = "", object = "", type = "", symref = "", peeled = "", peeledType = "", tree = "", date = "", message = ""] =
+      rec.split("\0");
+    if (name.startsWith("refs/undo/")) {
+      if (type === "commit") undoRefs.push({ ref: name, commit: object, tree, date: Number(date), message });
+      continue;
+    }
+    const line: RefLine = {
+      name,
+      object,
+      type,
+      symrefTarget: symref,
+      peeledObject: type === "tag" ? peeled : "",
+      peeledType: type === "tag" ? peeledType : "",
+    };
+    refs.push(line);
+  }
+  return { refs, undoRefs };
+}
+
+async function completeScan(repo: Repo, scan: RefScan): Promise<RefScan> {
+  const { refs } = scan;
+  const deepTags = refs.filter((r) => r.peeledType === "tag");
+  if (deepTags.length > 0) await peelFully(repo, deepTags);
+  const symrefs = looseSymrefs(repo);
+  if (symrefs.size > 0) {
+    const byName = new Map(refs.map((r) => [r.name, r]));
+    for (const [name, target] of symrefs) {
+      const known = byName.get(name);
+      if (known) known.symrefTarget = target;
+      else refs.push({ name, object: "", type: "", symrefTarget: target, peeledObject: "", peeledType: "" });
+    }
+  }
+  refs.sort((a, b) => compareBytes(a.name, b.name));
+  return scan;
+}
+
+/** A tag of a tag: follow the chain to the end, as `<ref>^{}` does. */
+async function peelFully(repo: Repo, lines: RefLine[]): Promise<void> {
+  const input = lines.map((l) => `${l.object}^{}\n`).join("");
+  const out = await repo.git.text(["cat-file", "--batch-check"], { input });
+  out
+    .split("\n")
+    .slice(0, lines.length)
+    .forEach((row, i) => {
+      const [oid = "", type = ""] = row.split(" ");
+      const line = lines[i]!;
+      if (type && type !== "missing") {
+        line.peeledObject = oid;
+        line.peeledType = type;
+      }
+    });
+}
+
+/** Loose symbolic refs and their immediate targets (symbolic refs are never packed). */
+export function looseSymrefs(repo: Repo): Map<string, string> {
+  const found = new Map<string, string>();
+  const linked = repo.worktreeName !== null;
+  const walk = (base: string, rel: string, skip: (rel: string) => boolean) => {
+    let entries;
+    try {
+      entries = readdirSync(join(base, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const child = `${rel}/${e.name}`;
+      if (skip(child)) continue;
+      if (e.isDirectory()) walk(base, child, skip);
+      else if (e.isFile() && !e.name.endsWith(".lock")) {
+        let content: string;
+        try {
+          content = readFileSync(join(base, child), "utf8");
+        } catch {
+          continue;
+        }
+        if (content.startsWith("ref: ")) found.set(child, content.slice(5).trim());
+      }
+    }
+  };
+  walk(repo.commonDir, "refs", (rel) => rel === "refs/undo" || (linked && PER_WORKTREE.includes(rel)));
+  if (linked) for (const dir of PER_WORKTREE) walk(repo.gitDir, dir, () => false);
+  return found;
+}
+
+export function readHead(repo: Repo): HeadState {
+  const content = readFileSync(join(repo.gitDir, "HEAD"), "utf8").trim();
+  if (content.startsWith("ref: ")) return { kind: "symbolic", target: content.slice(5).trim() };
+  return { kind: "detached", commit: content };
+}
+
+export function readMarkers(repo: Repo): OperationMarker[] {
+  return OPERATION_MARKERS.filter((m) => existsSync(join(repo.gitDir, m)));
+}
+
+/** The last line of a file, read from its end (reflogs grow for years). */
+function lastLine(path: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    let chunk = 4096;
+    for (;;) {
+      const start = Math.max(0, size - chunk);
+      const buf = Buffer.alloc(size - start);
+      readSync(fd, buf, 0, buf.length, start);
+      const body = buf.toString("utf8").replace(/\n+$/, "");
+      const nl = body.lastIndexOf("\n");
+      if (nl >= 0 || start === 0) return body.slice(nl + 1) || null;
+      chunk *= 4;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `<new-oid>` and message of a reflog line `<old> <new> <ident> <time> <tz>\t<message>`. */
+function parseReflogLine(line: string): { commit: ObjectId; message: string } | null {
+  const tab = line.indexOf("\t");
+  const head = tab < 0 ? line : line.slice(0, tab);
+  const [, commit] = head.split(" ");
+  if (!commit) return null;
+  return { commit, message: tab < 0 ? "" : line.slice(tab + 1) };
+}
+
+/**
+ * HEAD's newest reflog entry as `<commit> <message>` (what `git reflog -1
+ * --format='%H %gs' HEAD` prints), or undefined when there is none or HEAD is unborn.
+ */
+export function readHeadReflog(repo: Repo, head: HeadState, refs: readonly RefLine[]): string | undefined {
+  if (head.kind === "symbolic" && !refs.some((r) => r.name === head.target && r.object)) return undefined;
+  const line = lastLine(join(repo.gitDir, "logs", "HEAD"));
+  const entry = line ? parseReflogLine(line) : null;
+  return entry ? `${entry.commit} ${entry.message}` : undefined;
+}
+
+/** The stash, newest first, from refs/stash's reflog (what `git stash list` shows). */
+export function readStash(repo: Repo, refs: readonly RefLine[]): StashEntry[] {
+  if (!refs.some((r) => r.name === "refs/stash")) return [];
+  let content: string;
+  try {
+    content = readFileSync(join(repo.commonDir, "logs", "refs", "stash"), "utf8");
+  } catch {
+    return [];
+  }
+  const entries: StashEntry[] = [];
+  for (const line of content.split("\n")) {
+    const e = line ? parseReflogLine(line) : null;
+    if (e) entries.push(e);
+  }
+  return entries.reverse();
+}
+
+export interface IndexCapture {
+  index: ObjectId;
+  /** Raw unmerged entries, when there are conflicts. */
+  unmerged?: Uint8Array;
+  worktree?: ObjectId;
+}
+
+/**
+ * Write the index and the working tree as trees, on a private copy of the index
+ * so the real one is never written (a Git command may hold index.lock).
+ */
+export async function captureIndex(repo: Repo, scratchDir: string, withWorktree: boolean): Promise<IndexCapture> {
+  const copy = join(scratchDir, "index");
+  if (existsSync(repo.indexFile)) {
+    copyFileSync(repo.indexFile, copy);
+    // Keep the real index's timestamp (whole seconds, never later): a newer copy
+    // would defeat Git's racy-entry check and miss a same-size edit.
+    const st = statSync(repo.indexFile);
+    const seconds = Math.floor(st.mtimeMs / 1000);
+    utimesSync(copy, seconds, seconds);
+  }
+  const env = { GIT_INDEX_FILE: copy };
+  const git = repo.git;
+  const first = await git.run(["write-tree"], { env, okExit: [128] });
+  let index: ObjectId;
+  let unmerged: Uint8Array | undefined;
+  if (first.exitCode === 0) {
+    index = text(first.stdout).trim();
+  } else {
+    if (!/unmerged/i.test(first.stderr)) throw new GitError(["write-tree"], first.exitCode, first.stderr);
+    unmerged = (await git.run(["ls-files", "-z", "--unmerged"], { env })).stdout;
+    const paths = new Set<string>();
+    const parts: Uint8Array[] = [];
+    for (const e of decodeUnmerged(unmerged)) {
+      const key = Buffer.from(e.path).toString("latin1");
+      if (paths.has(key)) continue;
+      paths.add(key);
+      parts.push(e.path, new Uint8Array([0]));
+    }
+    await git.run(["update-index", "-z", "--force-remove", "--stdin"], { env, input: Buffer.concat(parts) });
+    index = await git.line(["write-tree"], { env });
+  }
+  const result: IndexCapture = { index };
+  if (unmerged) result.unmerged = unmerged;
+  if (withWorktree) {
+    // Exit 1 is a file that could not be read; --ignore-errors records the rest.
+    await git.run(["add", "-A", "--ignore-errors"], { env, okExit: [1] });
+    result.worktree = await git.line(["write-tree"], { env });
+  }
+  return result;
+}

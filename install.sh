@@ -1,0 +1,77 @@
+#!/bin/sh
+# Set up git-undo: Bun (from the npm registry when it is not on PATH), the
+# locked dependencies, and a `git-undo` link in a bin folder so `git undo`
+# works. With a repository argument, or run inside a repository, it also runs
+# `git undo init` there. Running it again is harmless.
+set -eu
+
+BUN_VERSION=1.4.5
+root=$(cd "$(dirname "$0")" && pwd)
+prefix=${HOME:?HOME is not set}/.local/bin
+repo=""
+
+usage() {
+  cat <<USAGE
+usage: ./install.sh [--prefix <dir>] [<repository>]
+
+    --prefix <dir>   where to link git-undo (default: ~/.local/bin)
+    <repository>     also run 'git undo init' in that repository
+                     (default: the repository the shell is in, if any)
+USAGE
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --prefix) [ $# -ge 2 ] || { usage >&2; exit 129; }; prefix=$2; shift 2 ;;
+    --prefix=*) prefix=${1#--prefix=}; shift ;;
+    -h|--help) usage; exit 0 ;;
+    -*) echo "install.sh: unknown option '$1'" >&2; usage >&2; exit 129 ;;
+    *) repo=$1; shift ;;
+  esac
+done
+
+say() { printf '%s\n' "$*"; }
+
+. "$root/cli/find-bun.sh"
+if [ -z "$bun" ]; then
+  command -v npm >/dev/null 2>&1 || { echo "install.sh: neither bun nor npm is on PATH; install Node.js and npm first" >&2; exit 1; }
+  say "Installing Bun $BUN_VERSION from the npm registry into $root/.tools"
+  npm install --prefix "$root/.tools" --no-save --no-audit --no-fund --loglevel=error "bun@$BUN_VERSION" >/dev/null
+  bun=$root/.tools/node_modules/.bin/bun
+  # Some npm versions skip install scripts; the package's own installer links the binary.
+  if ! "$bun" --version >/dev/null 2>&1; then
+    (cd "$root/.tools/node_modules/bun" && node install.js >/dev/null)
+  fi
+fi
+"$bun" --version >/dev/null 2>&1 || { echo "install.sh: $bun does not run" >&2; exit 1; }
+
+say "Installing dependencies (bun install --frozen-lockfile)"
+(cd "$root" && "$bun" install --frozen-lockfile --silent)
+
+mkdir -p "$prefix"
+ln -sf "$root/cli/git-undo" "$prefix/git-undo"
+say "Linked $prefix/git-undo"
+
+# The man page, so that `git undo --help` (which Git turns into `man git-undo`) works.
+if [ -f "$root/docs/git-undo.1" ]; then
+  mandir=$(dirname "$prefix")/share/man/man1
+  mkdir -p "$mandir"
+  ln -sf "$root/docs/git-undo.1" "$mandir/git-undo.1"
+fi
+
+case ":$PATH:" in
+  *":$prefix:"*) ;;
+  *) say "Note: $prefix is not on your PATH; add it, e.g. in ~/.profile:"
+     say "    export PATH=\"$prefix:\$PATH\"" ;;
+esac
+
+# Which repository to set up: the argument, or the one we are in (not the toolkit's own).
+if [ -z "$repo" ]; then
+  top=$(git rev-parse --show-toplevel 2>/dev/null || true)
+  if [ -n "$top" ] && [ "$(cd "$top" && pwd -P)" != "$(cd "$root" && pwd -P)" ]; then repo=$top; fi
+fi
+if [ -n "$repo" ]; then
+  say "Setting up $repo"
+  (cd "$repo" && "$root/cli/git-undo" init)
+fi
+say "git-undo is ready."

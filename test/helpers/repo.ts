@@ -1,0 +1,215 @@
+// Temporary repositories driven by real Git, isolated from the machine's
+// configuration (own HOME, GIT_CONFIG_NOSYSTEM), and the git-undo CLI run in them.
+import { createHash } from "node:crypto";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+
+export const ROOT = join(import.meta.dir, "..", "..");
+export const CLI = join(ROOT, "cli", "main.ts");
+
+const created: string[] = [];
+process.on("exit", () => {
+  if (process.env.KEEP_TEST_REPOS) return;
+  for (const d of created) rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh directory under the system temp dir, removed when the test process exits. */
+export function tempDir(label = "t"): string {
+  const d = mkdtempSync(join(tmpdir(), `git-undo-${label}-`));
+  created.push(d);
+  return d;
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RepoOptions {
+  bare?: boolean;
+  objectFormat?: "sha1" | "sha256";
+  /** Configure user.name/user.email locally (default true). */
+  identity?: boolean;
+  branch?: string;
+}
+
+/** The environment every test process runs in: no user or system configuration. */
+export function isolatedEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || k.startsWith("GIT_")) continue;
+    env[k] = v;
+  }
+  return {
+    ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    GIT_CONFIG_NOSYSTEM: "1",
+    LC_ALL: "C",
+    NO_COLOR: "1",
+    ...extra,
+  };
+}
+
+export class TestRepo {
+  readonly home: string;
+  env: Record<string, string>;
+
+  constructor(
+    readonly dir: string,
+    home: string,
+  ) {
+    this.home = home;
+    this.env = isolatedEnv(home);
+  }
+
+  /** Run git; throws with stderr on a non-zero exit unless `allowFail`. */
+  git(args: string[], opts: { input?: string | Uint8Array; allowFail?: boolean; cwd?: string; env?: Record<string, string> } = {}): RunResult {
+    const r = Bun.spawnSync({
+      cmd: ["git", ...args],
+      cwd: opts.cwd ?? this.dir,
+      env: { ...this.env, ...opts.env },
+      stdin: opts.input === undefined ? "ignore" : typeof opts.input === "string" ? Buffer.from(opts.input) : opts.input,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const res = { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+    if (res.code !== 0 && !opts.allowFail) throw new Error(`git ${args.join(" ")} failed (${res.code}): ${res.stderr}`);
+    return res;
+  }
+
+  /** git's stdout, trailing newline removed. */
+  g(...args: string[]): string {
+    return this.git(args).stdout.replace(/\n$/, "");
+  }
+
+  /** Run the git-undo CLI in this repository (or `cwd`). */
+  undo(args: string[], opts: { cwd?: string; env?: Record<string, string>; input?: string } = {}): RunResult {
+    const r = Bun.spawnSync({
+      cmd: [process.execPath, CLI, ...args],
+      cwd: opts.cwd ?? this.dir,
+      env: { ...this.env, ...opts.env },
+      stdin: opts.input === undefined ? "ignore" : Buffer.from(opts.input),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    return { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+  }
+
+  /** The CLI, expecting success; returns stdout. */
+  ok(...args: string[]): string {
+    const r = this.undo(args);
+    if (r.code !== 0) throw new Error(`git undo ${args.join(" ")} exited ${r.code}: ${r.stderr}${r.stdout}`);
+    return r.stdout;
+  }
+
+  path(rel: string): string {
+    return join(this.dir, rel);
+  }
+
+  write(rel: string, content: string | Uint8Array, mode?: number): void {
+    const p = this.path(rel);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, content);
+    if (mode !== undefined) chmodSync(p, mode);
+  }
+
+  read(rel: string): string {
+    return readFileSync(this.path(rel), "utf8");
+  }
+
+  symlink(target: string, rel: string): void {
+    const p = this.path(rel);
+    mkdirSync(dirname(p), { recursive: true });
+    symlinkSync(target, p);
+  }
+
+  remove(rel: string): void {
+    rmSync(this.path(rel), { recursive: true, force: true });
+  }
+
+  /** Stage everything and commit. */
+  commit(message: string, files: Record<string, string> = {}): string {
+    for (const [p, c] of Object.entries(files)) this.write(p, c);
+    this.git(["add", "-A"]);
+    this.git(["commit", "-q", "--allow-empty", "-m", message]);
+    return this.g("rev-parse", "HEAD");
+  }
+
+  /** The snapshot list as JSON, newest first. */
+  snapshots(): SnapshotJson[] {
+    return JSON.parse(this.ok("list", "--json")) as SnapshotJson[];
+  }
+
+  /** The git dir of this worktree. */
+  gitDir(): string {
+    return this.g("rev-parse", "--absolute-git-dir");
+  }
+}
+
+export interface SnapshotJson {
+  number: number;
+  kind: string | null;
+  date: string;
+  head: string | null;
+  summary: string | null;
+  restored: number | null;
+  from: number | null;
+  commit: string;
+  tree: string;
+  format: number | null;
+  current: boolean;
+  unreadable?: string;
+}
+
+/** A new repository (git init) in a temp dir, with a local identity unless told not to. */
+export function makeRepo(opts: RepoOptions = {}): TestRepo {
+  const base = tempDir("repo");
+  const home = join(base, "home");
+  mkdirSync(home);
+  const dir = join(base, opts.bare ? "repo.git" : "repo");
+  const repo = new TestRepo(dir, home);
+  const args = ["init", "-q", "-b", opts.branch ?? "main"];
+  if (opts.bare) args.push("--bare");
+  if (opts.objectFormat) args.push(`--object-format=${opts.objectFormat}`);
+  args.push(dir);
+  repo.git(args, { cwd: base });
+  if (opts.identity !== false) {
+    repo.git(["config", "user.name", "Test User"]);
+    repo.git(["config", "user.email", "test@example.com"]);
+  }
+  return repo;
+}
+
+const sha = (b: Uint8Array | string) => createHash("sha1").update(b).digest("hex");
+
+/**
+ * Everything the user can see, as one string: refs (symbolic ones included),
+ * HEAD, every index stage, every non-ignored file with its mode and content,
+ * and the stash list. Two equal fingerprints mean nothing was lost or changed.
+ */
+export function fingerprint(repo: TestRepo): string {
+  const parts: string[] = [];
+  const gitDir = repo.gitDir();
+  parts.push(`HEAD ${readFileSync(join(gitDir, "HEAD"), "utf8").trim()}`);
+  parts.push(repo.g("for-each-ref", "--format=%(refname) %(objectname) %(symref)"));
+  parts.push(repo.g("ls-files", "-s", "-z").split("\0").join("\n"));
+  parts.push(repo.git(["stash", "list", "--format=%H %gs"]).stdout);
+  const files = repo.git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"]).stdout.split("\0").filter(Boolean);
+  for (const f of [...new Set(files)].sort()) {
+    const p = repo.path(f);
+    let st;
+    try {
+      st = lstatSync(p);
+    } catch {
+      parts.push(`${f} (missing)`);
+      continue;
+    }
+    if (st.isSymbolicLink()) parts.push(`${f} link ${readlinkSync(p)}`);
+    else if (st.isFile()) parts.push(`${f} ${(st.mode & 0o777).toString(8)} ${sha(readFileSync(p))}`);
+    else parts.push(`${f} ${st.isDirectory() ? "dir" : "other"}`);
+  }
+  return parts.join("\n");
+}
