@@ -32,7 +32,9 @@ export function parse(command: Command, argv: string[]): Parsed | "help" {
     });
     return { values: values as Parsed["values"], positionals };
   } catch (e) {
-    throw usage(`${(e as Error).message.split("\n")[0]}\n\n${helpText(command)}`);
+    // One line, as Git says it: node's wording up to its first sentence.
+    const first = (e as Error).message.split("\n")[0]!.replace(/\. To specify .*$/, "").replace(/\.$/, "");
+    throw usage(`${first.charAt(0).toLowerCase()}${first.slice(1)} (see 'git undo ${command.name} -h')`);
   }
 }
 

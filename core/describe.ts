@@ -102,25 +102,30 @@ export async function describeChange(repo: Repo, prevTree: ObjectId, state: Stat
   if (top.has("refs")) {
     for (const c of refChanges(prevRefs, state.refs)) parts.push(`${refLabel(c.name)} ${c.change}`);
   }
+  let stashed = false;
   if (top.has("stash")) {
     const s = stashPhrase(prevStash, state.stash);
     if (s) parts.push(s);
+    stashed = s !== null && s.includes("pushed");
   }
-  if (top.has("index-unmerged") && state.indexUnmerged) {
-    const paths = [...new Set(decodeUnmerged(state.indexUnmerged).map((e) => Buffer.from(e.path).toString("utf8")))];
-    parts.push(listPhrase("conflict in", paths, SUMMARY_WIDTH, " "));
-  }
+  const conflicts = state.indexUnmerged
+    ? [...new Set(decodeUnmerged(state.indexUnmerged).map((e) => Buffer.from(e.path).toString("utf8")))]
+    : [];
+  if (top.has("index-unmerged") && conflicts.length) parts.push(listPhrase("conflict in", conflicts, SUMMARY_WIDTH, " "));
+  // A conflicted path leaves the index tree and gets markers on disk: the conflict says it all.
+  const conflicted = new Set(conflicts);
   const inIndex = new Map<string, string>();
   const inWorktree = new Map<string, string>();
   for (const [status, path] of diff) {
-    if (path.startsWith("index/")) inIndex.set(path.slice(6), status);
-    else if (path.startsWith("worktree/")) inWorktree.set(path.slice(9), status);
+    if (path.startsWith("index/") && !conflicted.has(path.slice(6))) inIndex.set(path.slice(6), status);
+    else if (path.startsWith("worktree/") && !conflicted.has(path.slice(9))) inWorktree.set(path.slice(9), status);
   }
   const staged = [...inIndex.keys()];
   const untracked = [...inWorktree].filter(([p, s]) => s === "A" && !inIndex.has(p)).map(([p]) => p);
   const edited = [...inWorktree].filter(([p, s]) => s !== "A" && !inIndex.has(p)).map(([p]) => p);
-  if (staged.length) parts.push(listPhrase("staged", staged));
-  if (edited.length) parts.push(listPhrase("edited", edited));
+  // Changes that went into a new stash entry are not news of their own.
+  if (staged.length && !stashed) parts.push(listPhrase("staged", staged));
+  if (edited.length && !stashed) parts.push(listPhrase("edited", edited));
   if (untracked.length) parts.push(listPhrase("untracked", untracked));
   if (top.has("state")) parts.push(state.state.length ? `${state.state.join(", ")} in progress` : "operation ended");
   if (!top.has("worktree") && state.worktree === undefined && top.has("index") && !staged.length) parts.push("index changed");

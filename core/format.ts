@@ -111,7 +111,8 @@ export function snapshotNumber(prefix: string, ref: string): number | null {
 // ---------------------------------------------------------------- message
 
 /** Fold a summary into one line: newlines and tabs become spaces, ends trimmed. */
-export const foldSummary = (s: string): string => s.replace(/[\r\n\t]+/g, " ").trim();
+// Each newline (CRLF counts as one) and each tab becomes one space.
+export const foldSummary = (s: string): string => s.replace(/\r\n|[\r\n\t]/g, " ").trim();
 
 export function encodeMessage(m: SnapshotMessage): string {
   const t = m.trailers;

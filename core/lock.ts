@@ -83,11 +83,17 @@ export function lockOwner(undoDir: string): string | null {
   }
 }
 
+/** How long to wait for a live owner: GIT_UNDO_LOCK_WAIT_MS (tests shorten it), else 10 seconds. */
+export function defaultLockWaitMs(): number {
+  const v = process.env.GIT_UNDO_LOCK_WAIT_MS;
+  return v !== undefined && /^\d+$/.test(v) ? Number(v) : 10_000;
+}
+
 /**
  * Take the lock, waiting up to `waitMs` for a live owner to finish; then refuse.
  * Every recorder and restorer holds it for as short a time as it can.
  */
-export async function acquireLock(undoDir: string, waitMs = 10_000): Promise<Lock> {
+export async function acquireLock(undoDir: string, waitMs = defaultLockWaitMs()): Promise<Lock> {
   const deadline = Date.now() + waitMs;
   let delay = 10;
   for (;;) {

@@ -1,7 +1,7 @@
 // Recording: read the state, write it as a tree, skip it when nothing changed,
 // commit it with parents that keep its commits alive, create the next ref, and
 // keep the sequence within undo.limit.
-import { describeChange } from "./describe.ts";
+import { cut, describeChange } from "./describe.ts";
 import { UndoError } from "./errors.ts";
 import {
   commitsToKeep,
@@ -159,13 +159,20 @@ export async function commitCapture(repo: Repo, capture: LiveCapture, opts: Reco
 async function summarize(repo: Repo, capture: LiveCapture): Promise<string> {
   const latest = latestOf(capture.snapshots);
   const previousReflog = latest && isReadable(latest) ? latest.trailers.reflog : undefined;
-  if (capture.reflog !== undefined && capture.reflog !== previousReflog) {
-    const message = capture.reflog.slice(capture.reflog.indexOf(" ") + 1);
-    if (message) return message;
-  }
-  if (!latest) return "first snapshot";
-  return describeChange(repo, latest.tree, capture.state, capture.tree);
+  const reflogMessage =
+    capture.reflog !== undefined && capture.reflog !== previousReflog ? capture.reflog.slice(capture.reflog.indexOf(" ") + 1) : "";
+  if (!latest) return reflogMessage ? cut(reflogMessage) : "first snapshot";
+  // `git stash` writes "reset: moving to HEAD" to HEAD's reflog without moving
+  // HEAD; then the stash, not that message, says what happened. Only in that
+  // case is the difference read although the reflog has news.
+  const maybeStash = capture.state.stash.length > 0 && sameCommit(capture.reflog, previousReflog);
+  if (reflogMessage && !maybeStash) return cut(reflogMessage);
+  const described = await describeChange(repo, latest.tree, capture.state, capture.tree);
+  return reflogMessage && !described.includes("stash: ") ? cut(reflogMessage) : described;
 }
+
+const sameCommit = (a: string | undefined, b: string | undefined): boolean =>
+  a !== undefined && b !== undefined && a.slice(0, a.indexOf(" ")) === b.slice(0, b.indexOf(" "));
 
 type IdentEnv = { GIT_COMMITTER_NAME: string; GIT_COMMITTER_EMAIL: string; GIT_COMMITTER_DATE: string };
 
@@ -221,7 +228,13 @@ export async function keepParents(repo: Repo, ids: readonly ObjectId[]): Promise
   if (level.length <= MAX_PARENTS) return level;
   const emptyTree = await writeTree(repo, []);
   while (level.length > MAX_PARENTS) {
-    const made = await Promise.all(groupsOf(level).map((g) => commitTree(repo, emptyTree, g, KEEP_MESSAGE, KEEP_ENV)));
+    // A few at a time: a repository with 100,000 refs must not start 1,500 processes at once.
+    const groups = groupsOf(level);
+    const made: ObjectId[] = [];
+    for (let i = 0; i < groups.length; i += 8) {
+      const batch = groups.slice(i, i + 8).map((g) => commitTree(repo, emptyTree, g, KEEP_MESSAGE, KEEP_ENV));
+      made.push(...(await Promise.all(batch)));
+    }
     level = made.sort();
   }
   return level;

@@ -19,18 +19,37 @@ export const gc: Command = {
   options: { expire: { type: "string" }, "dry-run": { type: "boolean", short: "n" } },
   async run({ values, positionals }) {
     if (positionals.length) throw usage(`git undo gc takes no arguments (got '${positionals[0]}')`);
-    const repo = await openRepo();
     const given = str(values.expire);
-    const age = given !== undefined ? parseAge("--expire", given) : repo.config.expireSeconds;
+    let ageGiven: number | null | undefined;
+    try {
+      if (given !== undefined) ageGiven = parseAge("--expire", given);
+    } catch (e) {
+      throw usage((e as Error).message);
+    }
+    const repo = await openRepo();
+    const age = ageGiven !== undefined ? ageGiven : repo.config.expireSeconds;
     const dryRun = Boolean(values["dry-run"]);
     const doomed = await expireSnapshots(repo, await listSnapshots(repo), age, { dryRun });
     if (doomed.length === 0) {
       out(age === null ? "nothing to delete: snapshots never expire" : "nothing to delete");
       return 0;
     }
-    const numbers = doomed.map((s) => `#${s.number}`).join(", ");
+    const numbers = numberRuns(doomed.map((s) => s.number));
     const n = `${doomed.length} snapshot${doomed.length === 1 ? "" : "s"}`;
     out(dryRun ? `would delete ${n}: ${numbers}` : `deleted ${n}: ${numbers}`);
     return 0;
   },
 };
+
+/** `#1-#40, #42, #44`: runs of three or more as ranges, so a big gc stays one readable line. */
+export function numberRuns(numbers: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < numbers.length; ) {
+    let j = i;
+    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j]! + 1) j++;
+    if (j - i >= 2) parts.push(`#${numbers[i]}-#${numbers[j]}`);
+    else for (let k = i; k <= j; k++) parts.push(`#${numbers[k]}`);
+    i = j + 1;
+  }
+  return parts.join(", ");
+}

@@ -1,5 +1,7 @@
 // git undo snapshot: record the current state now.
+import { foldSummary } from "../../core/format.ts";
 import { record } from "../../core/record.ts";
+import { usage } from "../../core/errors.ts";
 import { openRepo } from "../../core/repo.ts";
 import { str, type Command } from "../command.ts";
 import { out } from "../ui.ts";
@@ -9,9 +11,12 @@ export const snapshot: Command = {
   summary: "record the current state as a manual snapshot",
   usage: "git undo snapshot [-m <message>]\n\n    -m, --message <message>   the summary line (default: what changed)",
   options: { message: { type: "string", short: "m" } },
-  async run({ values }) {
+  async run({ values, positionals }) {
+    if (positionals.length) throw usage(`git undo snapshot takes no arguments (got '${positionals[0]}'; use -m for a message)`);
     const repo = await openRepo();
-    const message = str(values.message);
+    // An empty -m says nothing: describe the change instead, as without -m.
+    const given = str(values.message);
+    const message = given !== undefined && foldSummary(given) !== "" ? given : undefined;
     const result = await record(repo, { kind: "manual", ...(message !== undefined ? { message } : {}) });
     if (result.created) out(`#${result.snapshot.number} ${result.snapshot.summary}`);
     else out(`no change since #${result.latest.number}`);

@@ -1,0 +1,345 @@
+// The read side of the CLI: snapshot, list (log), show, gc; their --json, their
+// options, and their errors (one line on stderr, non-zero exit, no stack trace).
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { makeRepo, tempDir, type TestRepo, type RunResult } from "./helpers/repo.ts";
+import { numberRuns } from "../cli/commands/gc.ts";
+import { snap, snapshotRefs } from "./helpers/snap.ts";
+
+/** A failure as Git reports one: non-zero exit, nothing on stdout, one line on stderr. */
+function oneLineError(res: RunResult, code?: number): string {
+  expect(res.code).not.toBe(0);
+  if (code !== undefined) expect(res.code).toBe(code);
+  expect(res.stdout).toBe("");
+  const lines = res.stderr.trimEnd().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(res.stderr).not.toMatch(/\n\s+at |\.ts:\d+/);
+  return lines[0]!;
+}
+
+/** Three snapshots: a commit, a branch, an edit. */
+function history(): TestRepo {
+  const r = makeRepo();
+  r.commit("one", { "a.c": "a\n" });
+  snap(r);
+  r.git(["branch", "feature"]);
+  snap(r);
+  r.write("a.c", "edited\n");
+  snap(r);
+  return r;
+}
+
+/** A snapshot of format 2, made by hand, as a newer git-undo would write it. */
+function addFutureSnapshot(r: TestRepo, n: number): void {
+  const tree = snapshotRefs(r).at(-1)!.tree;
+  const commit = r.g("commit-tree", tree, "-m", "from the future\n\nUndo-Format: 2\nUndo-Kind: change\nUndo-Head: main");
+  r.git(["update-ref", `refs/undo/snapshots/${String(n).padStart(10, "0")}`, commit]);
+}
+
+describe("snapshot", () => {
+  test("prints '#<n> <summary>', then 'no change since #<n>', exit 0 both times", () => {
+    const r = makeRepo();
+    r.commit("one");
+    expect(r.undo(["snapshot"])).toEqual({ code: 0, stdout: "#1 commit (initial): one\n", stderr: "" });
+    expect(r.undo(["snapshot"])).toEqual({ code: 0, stdout: "no change since #1\n", stderr: "" });
+    r.write("x", "x\n");
+    expect(r.undo(["snapshot", "-m", "my label"])).toEqual({ code: 0, stdout: "#2 my label\n", stderr: "" });
+    expect(r.snapshots()[0]!.kind).toBe("manual");
+    // An empty message is no message.
+    r.write("y", "y\n");
+    expect(r.undo(["snapshot", "-m", " \n"]).stdout).toBe("#3 untracked: y\n");
+  });
+
+  test("works from a subdirectory", () => {
+    const r = makeRepo();
+    r.commit("one", { "sub/dir/a.c": "a\n" });
+    r.write("top.txt", "t\n");
+    expect(r.undo(["snapshot"], { cwd: r.path("sub/dir") }).code).toBe(0);
+    expect(r.g("ls-tree", "-r", "--name-only", `${snapshotRefs(r)[0]!.tree}:worktree`).split("\n")).toEqual(["sub/dir/a.c", "top.txt"]);
+  });
+});
+
+describe("list", () => {
+  test("newest first: number, kind, age, branch, summary; the position marked", () => {
+    const r = history();
+    const lines = r.ok("list").trimEnd().split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^\* #3 +manual +\d+ seconds? ago +main +edited: a\.c$/);
+    expect(lines[1]).toMatch(/^  #2 +manual +\d+ seconds? ago +main +branch feature created$/);
+    expect(lines[2]).toMatch(/^  #1 +manual +\d+ seconds? ago +main +commit \(initial\): one$/);
+    const noAge = (t: string) => t.replace(/\d+ seconds? ago +/g, "");
+    expect(noAge(r.ok("log"))).toBe(noAge(r.ok("list")));
+  });
+
+  test("-n limits the count", () => {
+    const r = history();
+    const lines = r.ok("list", "-n", "2").trimEnd().split("\n");
+    expect(lines.map((l) => /#(\d+)/.exec(l)![1])).toEqual(["3", "2"]);
+    expect(r.snapshots().map((s) => s.number)).toEqual([3, 2, 1]);
+    expect((JSON.parse(r.ok("list", "--json", "--max-count", "1")) as unknown[]).length).toBe(1);
+  });
+
+  test("--json has the stable field names", () => {
+    const r = history();
+    const rows = JSON.parse(r.ok("list", "--json")) as Record<string, unknown>[];
+    expect(rows).toHaveLength(3);
+    const refs = snapshotRefs(r);
+    for (const f of ["number", "kind", "date", "head", "summary", "restored", "from", "commit", "tree", "format"]) {
+      expect(Object.keys(rows[0]!)).toContain(f);
+    }
+    expect(rows[0]).toMatchObject({
+      number: 3,
+      kind: "manual",
+      head: "main",
+      summary: "edited: a.c",
+      restored: null,
+      from: null,
+      commit: refs[2]!.commit,
+      tree: refs[2]!.tree,
+      format: 1,
+      current: true,
+    });
+    expect(new Date(rows[0]!.date as string).getTime()).toBe(Number(r.g("log", "-1", "--format=%ct", refs[2]!.commit)) * 1000);
+  });
+
+  test("an empty sequence", () => {
+    const r = makeRepo();
+    expect(r.ok("list")).toContain("no snapshots");
+    expect(r.ok("list", "--json")).toBe("[]\n");
+  });
+
+  test("--all-worktrees lists every worktree's sequence", () => {
+    const r = makeRepo();
+    r.commit("one");
+    snap(r);
+    r.git(["worktree", "add", "-q", "-b", "wtb", "../wt"]);
+    const wt = join(r.dir, "..", "wt");
+    snap(r, [], { cwd: wt });
+    r.write("b", "b\n");
+    snap(r);
+    // Each worktree sees its own sequence by default.
+    expect(r.ok("list").trimEnd().split("\n")).toHaveLength(2);
+    expect(r.undo(["list"], { cwd: wt }).stdout.trimEnd().split("\n")).toHaveLength(1);
+    const text = r.ok("list", "--all-worktrees");
+    expect(text).toMatch(/^main worktree\n.*#2.*\n.*#1.*\n\nworktree wt\n.*#1.*wtb/);
+    const rows = JSON.parse(r.ok("list", "--all-worktrees", "--json")) as { number: number; worktree: string | null }[];
+    expect(rows.map((x) => [x.worktree, x.number])).toEqual([
+      [null, 2],
+      [null, 1],
+      ["wt", 1],
+    ]);
+  });
+
+  test("a snapshot of a newer format is listed as unreadable, not fatal", () => {
+    const r = history();
+    addFutureSnapshot(r, 4);
+    const text = r.ok("list");
+    expect(text.split("\n")[0]).toMatch(/#4 +unreadable .*snapshot #4 .*format 2/);
+    expect(text).toContain("#3");
+    const rows = r.snapshots();
+    expect(rows[0]).toMatchObject({ number: 4, kind: null, format: null });
+    expect(rows[0]!.unreadable).toContain("snapshot #4");
+    // show refuses it in one line naming it.
+    expect(oneLineError(r.undo(["show", "4"]))).toContain("snapshot #4");
+    // Recording goes on after it.
+    r.write("new.txt", "n\n");
+    expect(r.ok("snapshot")).toMatch(/^#5 /);
+  });
+});
+
+describe("show", () => {
+  test("the trailers and what the snapshot holds", () => {
+    const r = makeRepo();
+    const c = r.commit("base", { "a.c": "base\n", "b.c": "b\n" });
+    r.git(["tag", "-a", "v1", "-m", "v1"]);
+    r.git(["checkout", "-q", "-b", "other"]);
+    r.commit("other", { "a.c": "other\n" });
+    r.git(["checkout", "-q", "main"]);
+    r.commit("main", { "a.c": "main\n" });
+    r.write("b.c", "wip\n");
+    r.git(["stash", "-q"]);
+    r.git(["merge", "other"], { allowFail: true });
+    r.write("b.c", "unstaged\n");
+    r.write("new.txt", "untracked\n");
+    snap(r);
+    const text = r.ok("show", "1");
+    expect(text).toContain("snapshot #1");
+    expect(text).toContain("Undo-Format: 1\nUndo-Kind: manual\nUndo-Head: main\nUndo-Reflog: ");
+    expect(text).toMatch(/HEAD +main \([0-9a-f]{7}\)/);
+    expect(text).toMatch(/branch other +[0-9a-f]{7} commit/);
+    expect(text).toMatch(new RegExp(`tag v1 +[0-9a-f]{7} tag \\(peels to commit ${c.slice(0, 7)}\\)`));
+    expect(text).toMatch(/unstaged +1 path\n/);
+    expect(text).toMatch(/untracked +1 path\n/);
+    expect(text).toMatch(/conflicts +a\.c/);
+    expect(text).toMatch(/stash +1 entry/);
+    expect(text).toMatch(/in progress +MERGE_HEAD/);
+
+    const j = JSON.parse(r.ok("show", "#1", "--json")) as Record<string, unknown>;
+    expect(j).toMatchObject({
+      number: 1,
+      kind: "manual",
+      head: "main",
+      commit: snapshotRefs(r)[0]!.commit,
+      tree: snapshotRefs(r)[0]!.tree,
+      format: 1,
+      unstaged: ["b.c"],
+      untracked: ["new.txt"],
+      conflicts: ["a.c"],
+      inProgress: ["MERGE_HEAD"],
+    });
+    expect((j.stash as unknown[]).length).toBe(1);
+    expect((j.refs as { name: string }[]).map((x) => x.name)).toEqual(["refs/heads/main", "refs/heads/other", "refs/stash", "refs/tags/v1"]);
+  });
+
+  test("staged paths are counted against HEAD's commit", () => {
+    const r = makeRepo();
+    r.commit("one", { "a.c": "a\n" });
+    r.write("a.c", "staged\n");
+    r.write("n.c", "n\n");
+    r.git(["add", "-A"]);
+    snap(r);
+    expect(r.ok("show", "1")).toMatch(/staged +2 paths\n/);
+    expect((JSON.parse(r.ok("show", "1", "--json")) as { staged: string[] }).staged).toEqual(["a.c", "n.c"]);
+  });
+
+  test("undo.worktree=false says the worktree was not recorded", () => {
+    const r = makeRepo();
+    r.commit("one");
+    r.git(["config", "undo.worktree", "false"]);
+    snap(r);
+    expect(r.ok("show", "1")).toContain("not recorded");
+    expect((JSON.parse(r.ok("show", "1", "--json")) as { worktreeRecorded: boolean }).worktreeRecorded).toBe(false);
+  });
+});
+
+describe("gc", () => {
+  /** Snapshots #1 and #2 dated 2020, #3 now. */
+  function aged(): TestRepo {
+    const r = makeRepo();
+    r.commit("one");
+    const old = { GIT_COMMITTER_DATE: "1577880000 +0000" };
+    snap(r, [], { env: old });
+    r.write("a", "a\n");
+    snap(r, [], { env: old });
+    r.write("b", "b\n");
+    snap(r);
+    return r;
+  }
+
+  test("--dry-run says what would go and deletes nothing", () => {
+    const r = aged();
+    expect(r.ok("gc", "--dry-run")).toBe("would delete 2 snapshots: #1, #2\n");
+    expect(snapshotRefs(r)).toHaveLength(3);
+  });
+
+  test("deletes snapshots older than undo.expire (default 90 days); says how many and which", () => {
+    const r = aged();
+    expect(r.ok("gc")).toBe("deleted 2 snapshots: #1, #2\n");
+    expect(snapshotRefs(r).map((s) => s.ref)).toEqual(["refs/undo/snapshots/0000000003"]);
+    expect(r.ok("gc")).toBe("nothing to delete\n");
+    // Numbers go on growing.
+    r.write("c", "c\n");
+    expect(r.ok("snapshot")).toMatch(/^#4 /);
+  });
+
+  test("--expire overrides undo.expire; never the newest; never", () => {
+    const r = aged();
+    r.git(["config", "undo.expire", "never"]);
+    expect(r.ok("gc")).toBe("nothing to delete: snapshots never expire\n");
+    expect(r.ok("gc", "--expire", "now")).toBe("deleted 2 snapshots: #1, #2\n");
+    // Only the newest is left, and it stays even when everything has expired.
+    expect(r.ok("gc", "--expire", "now")).toBe("nothing to delete\n");
+    expect(snapshotRefs(r)).toHaveLength(1);
+  });
+
+  test("long runs of numbers are said as ranges", () => {
+    expect(numberRuns([1, 2])).toBe("#1, #2");
+    expect(numberRuns([1, 2, 3, 4, 7, 9, 10, 11])).toBe("#1-#4, #7, #9-#11");
+    expect(numberRuns([])).toBe("");
+  });
+
+  test("the newest is kept even when it is old", () => {
+    const r = makeRepo();
+    r.commit("one");
+    snap(r, [], { env: { GIT_COMMITTER_DATE: "1577880000 +0000" } });
+    expect(r.ok("gc", "--expire", "1.day")).toBe("nothing to delete\n");
+    expect(snapshotRefs(r)).toHaveLength(1);
+  });
+});
+
+describe("errors", () => {
+  test("outside a repository", () => {
+    const base = tempDir("norepo");
+    const r = makeRepo();
+    const env = { GIT_CEILING_DIRECTORIES: base };
+    for (const args of [["snapshot"], ["list"], ["show", "1"], ["gc"]]) {
+      const line = oneLineError(r.undo(args, { cwd: base, env }), 128);
+      expect(line).toContain("not a git repository");
+    }
+  });
+
+  test("an unknown snapshot number", () => {
+    const r = history();
+    expect(oneLineError(r.undo(["show", "9"]), 128)).toContain("no snapshot #9");
+    expect(oneLineError(r.undo(["show", "9", "--json"]), 128)).toContain("#1 to #3");
+  });
+
+  test("bad arguments are usage errors (exit 129) in one line", () => {
+    const r = history();
+    const cases: string[][] = [
+      ["show", "abc"],
+      ["show"],
+      ["show", "1", "2"],
+      ["list", "-n", "abc"],
+      ["list", "-n", "0"],
+      ["list", "--bogus"],
+      ["list", "extra"],
+      ["snapshot", "extra"],
+      ["snapshot", "-m"],
+      ["gc", "--expire", "soon"],
+      ["gc", "extra"],
+      ["nonsense"],
+    ];
+    for (const args of cases) {
+      const line = oneLineError(r.undo(args), 129);
+      expect(line.length).toBeGreaterThan(10);
+    }
+    expect(oneLineError(r.undo(["list", "--bogus"]))).toContain("--bogus");
+    expect(oneLineError(r.undo(["gc", "--expire", "soon"]))).toContain("soon");
+    expect(snapshotRefs(r)).toHaveLength(3);
+  });
+
+  test("bad configuration names the key", () => {
+    const cases: [string, string, string[]][] = [
+      ["undo.limit", "abc", ["snapshot"]],
+      ["undo.expire", "soon", ["gc"]],
+      ["undo.worktree", "maybe", ["snapshot"]],
+    ];
+    for (const [key, value, args] of cases) {
+      const r = makeRepo();
+      r.commit("one");
+      r.git(["config", key, value]);
+      const line = oneLineError(r.undo(args), 128);
+      expect(line).toContain(`'${key}'`);
+      expect(line).toContain(value);
+      expect(snapshotRefs(r)).toEqual([]);
+    }
+  });
+
+  test("-h and --help on every command print its usage and exit 0", () => {
+    const r = makeRepo();
+    for (const cmd of ["snapshot", "list", "log", "show", "gc"]) {
+      for (const flag of ["-h", "--help"]) {
+        const res = r.undo([cmd, flag]);
+        expect(res.code).toBe(0);
+        expect(res.stderr).toBe("");
+        expect(res.stdout).toStartWith(`usage: git undo ${cmd === "log" ? "list" : cmd}`);
+      }
+    }
+    const top = r.undo(["--help"]);
+    expect(top.code).toBe(0);
+    for (const cmd of ["snapshot", "list", "show", "gc"]) expect(top.stdout).toContain(`    ${cmd} `);
+    // Help works outside a repository too.
+    expect(r.undo(["list", "-h"], { cwd: tempDir("nohelp"), env: { GIT_CEILING_DIRECTORIES: tempDir("c") } }).code).toBe(0);
+  });
+});

@@ -1,0 +1,269 @@
+// The snapshot sequence: dedupe, numbering and its retry, undo.limit, the
+// capture lock, and where bare, linked-worktree and SHA-256 repositories record.
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { tryLock } from "../core/lock.ts";
+import { captureLive, commitCapture, recordLocked } from "../core/record.ts";
+import { openRepo } from "../core/repo.ts";
+import { CLI, makeRepo, type TestRepo } from "./helpers/repo.ts";
+import { blobText, commitMessage, entries, parents, snap, snapshotRefs } from "./helpers/snap.ts";
+
+/** Run core functions in-process as if from inside `r` (its isolated HOME and config). */
+const saved = { ...process.env };
+function inProcess(r: TestRepo): void {
+  for (const [k, v] of Object.entries(r.env)) process.env[k] = v;
+}
+afterEach(() => {
+  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+  Object.assign(process.env, saved);
+});
+
+const numbers = (r: TestRepo, prefix?: string) => snapshotRefs(r, prefix).map((s) => Number(s.ref.slice(-10)));
+
+describe("dedupe", () => {
+  test("no manual snapshot whose tree equals the latest's: 'no change since #n', exit 0", () => {
+    const r = makeRepo();
+    r.commit("one", { "a.c": "a\n" });
+    expect(snap(r).out).toBe("#1 commit (initial): one\n");
+    const again = r.undo(["snapshot"]);
+    expect(again).toEqual({ code: 0, stdout: "no change since #1\n", stderr: "" });
+    expect(numbers(r)).toEqual([1]);
+    // A -m message does not make a state new either.
+    expect(r.undo(["snapshot", "-m", "just a label"]).stdout).toBe("no change since #1\n");
+  });
+
+  test("a change snapshot is deduped too; a restore snapshot is always created", async () => {
+    const r = makeRepo();
+    r.commit("one");
+    snap(r);
+    inProcess(r);
+    const repo = await openRepo(r.dir);
+    const change = await recordLocked(repo, { kind: "change" });
+    expect(change.created).toBe(false);
+    const restore = await recordLocked(repo, { kind: "restore", restored: 1, from: 1 });
+    expect(restore.created).toBe(true);
+    if (!restore.created) return;
+    expect(restore.snapshot.number).toBe(2);
+    expect(restore.snapshot.tree).toBe(snapshotRefs(r)[0]!.tree);
+    expect(commitMessage(r, restore.snapshot.commit)).toMatch(/\nUndo-Kind: restore\nUndo-Head: main\nUndo-Restored: 1\nUndo-From: 1\nUndo-Reflog: /);
+  });
+});
+
+describe("a lean recording", () => {
+  /** The Git commands one `git undo snapshot` ran. */
+  function spawns(r: TestRepo): string[] {
+    const trace = join(r.dir, "..", `trace-${Math.random()}`);
+    r.undo(["snapshot"], { env: { GIT_UNDO_TRACE_SPAWNS: trace } });
+    if (!existsSync(trace)) return [];
+    // The subcommand of each line, past any leading "-c key=value".
+    return readFileSync(trace, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => l.replace(/^(-c \S+ )+/, "").split(" ")[0]!);
+  }
+
+  test("at most 12 Git processes; nothing written when nothing changed; a commit needs no diff", () => {
+    const r = makeRepo();
+    r.commit("one", { "a.c": "a\n" });
+    snap(r);
+    r.commit("two", { "a.c": "b\n" });
+    const afterCommit = spawns(r);
+    expect(afterCommit.length).toBeLessThanOrEqual(12);
+    expect(afterCommit.filter((c) => c === "for-each-ref")).toHaveLength(1);
+    expect(afterCommit).not.toContain("diff-tree");
+    expect(afterCommit.filter((c) => c === "commit-tree")).toHaveLength(1);
+    expect(afterCommit).toContain("var");
+    const unchanged = spawns(r);
+    expect(unchanged).not.toContain("commit-tree");
+    expect(unchanged).not.toContain("update-ref");
+    expect(unchanged).not.toContain("var");
+    r.write("a.c", "edited\n");
+    expect(spawns(r).length).toBeLessThanOrEqual(12);
+  });
+});
+
+describe("numbers", () => {
+  test("highest existing number plus one, ten digits", () => {
+    const r = makeRepo();
+    r.commit("one");
+    snap(r);
+    const first = snapshotRefs(r)[0]!;
+    r.git(["update-ref", "refs/undo/snapshots/0000000007", first.commit]);
+    r.write("a.c", "a\n");
+    expect(snap(r).ref).toBe("refs/undo/snapshots/0000000008");
+    r.git(["update-ref", "-d", "refs/undo/snapshots/0000000008"]);
+    r.git(["update-ref", "-d", "refs/undo/snapshots/0000000007"]);
+    r.write("a.c", "b\n");
+    // Counted from what exists (undo.limit and gc never delete the newest).
+    expect(snap(r).ref).toBe("refs/undo/snapshots/0000000002");
+  });
+
+  test("a ref that appears between reading the sequence and creating the ref: the next number is used", async () => {
+    const r = makeRepo();
+    r.commit("one");
+    snap(r);
+    r.write("a.c", "a\n");
+    inProcess(r);
+    const repo = await openRepo(r.dir);
+    const capture = await captureLive(repo);
+    // Another recorder won the race for #2.
+    r.git(["update-ref", "refs/undo/snapshots/0000000002", snapshotRefs(r)[0]!.commit]);
+    const out = await commitCapture(repo, capture, { kind: "manual" });
+    expect(out.created && out.snapshot.number).toBe(3);
+    expect(numbers(r)).toEqual([1, 2, 3]);
+    expect(snapshotRefs(r)[2]!.tree).toBe(capture.tree);
+  });
+
+  test("undo.limit deletes the oldest, never the newest; numbers keep growing", () => {
+    const r = makeRepo();
+    r.commit("one");
+    r.git(["config", "undo.limit", "3"]);
+    for (let i = 0; i < 5; i++) {
+      r.write("a.c", `${i}\n`);
+      snap(r);
+    }
+    expect(numbers(r)).toEqual([3, 4, 5]);
+    r.git(["config", "undo.limit", "1"]);
+    r.write("a.c", "last\n");
+    snap(r);
+    expect(numbers(r)).toEqual([6]);
+    r.write("a.c", "after\n");
+    snap(r);
+    expect(numbers(r)).toEqual([7]);
+    expect(r.g("cat-file", "blob", `${snapshotRefs(r)[0]!.tree}:worktree/a.c`)).toBe("after");
+  });
+});
+
+describe("the capture lock", () => {
+  test("holds '<pid> <host>\\n' and is created exclusively", () => {
+    const r = makeRepo();
+    const dir = join(r.gitDir(), "undo");
+    const lock = tryLock(dir);
+    expect(lock).not.toBeNull();
+    expect(readFileSync(join(dir, "capture.lock"), "utf8")).toBe(`${process.pid} ${hostname()}\n`);
+    expect(tryLock(dir)).toBeNull();
+    lock!.release();
+    expect(existsSync(join(dir, "capture.lock"))).toBe(false);
+  });
+
+  test("a stale lock of a dead process is taken over", () => {
+    const r = makeRepo();
+    r.commit("one");
+    const dir = join(r.gitDir(), "undo");
+    mkdirSync(dir, { recursive: true });
+    // A pid that cannot be alive: above the kernel's pid_max.
+    writeFileSync(join(dir, "capture.lock"), `4194305 ${hostname()}\n`);
+    expect(snap(r).ref).toBe("refs/undo/snapshots/0000000001");
+    expect(existsSync(join(dir, "capture.lock"))).toBe(false);
+  });
+
+  test("a live owner makes the recording wait, then refuse in one line; the lock is left alone", () => {
+    const r = makeRepo();
+    r.commit("one");
+    const dir = join(r.gitDir(), "undo");
+    mkdirSync(dir, { recursive: true });
+    const content = `${process.pid} ${hostname()}\n`;
+    writeFileSync(join(dir, "capture.lock"), content);
+    const res = r.undo(["snapshot"], { env: { GIT_UNDO_LOCK_WAIT_MS: "200" } });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe("");
+    expect(res.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(res.stderr).toContain("capture.lock");
+    expect(res.stderr).toContain(`pid ${process.pid}`);
+    expect(readFileSync(join(dir, "capture.lock"), "utf8")).toBe(content);
+    expect(snapshotRefs(r)).toEqual([]);
+  });
+
+  test("a recording waits for a live owner that finishes", async () => {
+    const r = makeRepo();
+    r.commit("one");
+    const dir = join(r.gitDir(), "undo");
+    mkdirSync(dir, { recursive: true });
+    const lockPath = join(dir, "capture.lock");
+    writeFileSync(lockPath, `${process.pid} ${hostname()}\n`);
+    const proc = Bun.spawn({
+      cmd: [process.execPath, CLI, "snapshot"],
+      cwd: r.dir,
+      env: { ...r.env, GIT_UNDO_LOCK_WAIT_MS: "20000" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    // Release the lock once the recorder is waiting on it.
+    await Bun.sleep(500);
+    expect(snapshotRefs(r)).toEqual([]);
+    rmSync(lockPath);
+    expect(await proc.exited).toBe(0);
+    expect(await new Response(proc.stdout).text()).toMatch(/^#1 /);
+    expect(snapshotRefs(r)).toHaveLength(1);
+  });
+
+  test("a lock written on another host is never taken over", () => {
+    const r = makeRepo();
+    r.commit("one");
+    const dir = join(r.gitDir(), "undo");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "capture.lock"), `4194305 some-other-host.example\n`);
+    const res = r.undo(["snapshot"], { env: { GIT_UNDO_LOCK_WAIT_MS: "100" } });
+    expect(res.code).toBe(1);
+    expect(snapshotRefs(r)).toEqual([]);
+  });
+});
+
+describe("kinds of repository", () => {
+  test("a bare repository records refs and HEAD only", () => {
+    const r = makeRepo({ bare: true });
+    const tree = r.g("hash-object", "-t", "tree", "-w", "--stdin");
+    const c = r.git(["commit-tree", tree, "-m", "one"]).stdout.trim();
+    r.git(["update-ref", "refs/heads/main", c]);
+    const s = snap(r);
+    expect(Object.keys(entries(r, s.tree)).sort()).toEqual(["HEAD", "refs"]);
+    expect(blobText(r, s.tree, "HEAD")).toBe("ref: refs/heads/main\n");
+    expect(blobText(r, s.tree, "refs")).toBe(`refs/heads/main\t${c}\tcommit\t\t\t\n`);
+    expect(parents(r, s.commit)).toEqual([c]);
+    expect(s.ref).toBe("refs/undo/snapshots/0000000001");
+  });
+
+  test("a linked worktree has its own sequence under refs/undo/worktrees/<w>/snapshots/", () => {
+    const r = makeRepo();
+    r.commit("one", { "a.c": "a\n" });
+    snap(r);
+    r.git(["worktree", "add", "-q", "-b", "wtb", "../wt"]);
+    const wt = join(r.dir, "..", "wt");
+    writeFileSync(join(wt, "a.c"), "in the worktree\n");
+    const s = snap(r, [], { cwd: wt });
+    expect(s.ref).toBe("refs/undo/worktrees/wt/snapshots/0000000001");
+    expect(blobText(r, s.tree, "HEAD")).toBe("ref: refs/heads/wtb\n");
+    expect(r.g("cat-file", "blob", `${s.tree}:worktree/a.c`)).toBe("in the worktree");
+    expect(commitMessage(r, s.commit)).toContain("\nUndo-Head: wtb\n");
+    // Refs are shared: the worktree's refs blob has both branches, never refs/undo/.
+    expect(blobText(r, s.tree, "refs").split("\n").filter(Boolean).map((l) => l.split("\t")[0])).toEqual(["refs/heads/main", "refs/heads/wtb"]);
+    // The main worktree's sequence goes on by itself.
+    expect(numbers(r)).toEqual([1]);
+    r.write("a.c", "main edit\n");
+    expect(snap(r).ref).toBe("refs/undo/snapshots/0000000002");
+    expect(existsSync(join(r.gitDir(), "worktrees", "wt", "undo"))).toBe(true);
+  });
+
+  test("a SHA-256 repository: 64-digit ids everywhere, conflicts and keep commits too", () => {
+    const r = makeRepo({ objectFormat: "sha256" });
+    r.commit("base", { "a.c": "base\n" });
+    r.git(["checkout", "-q", "-b", "other"]);
+    r.commit("other", { "a.c": "other\n" });
+    r.git(["checkout", "-q", "main"]);
+    const c = r.commit("main", { "a.c": "main\n" });
+    r.git(["merge", "other"], { allowFail: true });
+    const s = snap(r);
+    expect(s.commit).toMatch(/^[0-9a-f]{64}$/);
+    expect(blobText(r, s.tree, "HEAD")).toBe("ref: refs/heads/main\n");
+    expect(blobText(r, s.tree, "refs")).toBe(
+      `refs/heads/main\t${c}\tcommit\t\t\t\nrefs/heads/other\t${r.g("rev-parse", "other")}\tcommit\t\t\t\n`,
+    );
+    const blobs = r.g("ls-tree", "--name-only", `${s.tree}:index-blobs`).split("\n");
+    expect(blobs).toHaveLength(3);
+    for (const b of blobs) expect(b).toMatch(/^[0-9a-f]{64}$/);
+    expect(commitMessage(r, s.commit)).toContain(`\nUndo-Reflog: ${r.g("reflog", "-1", "--format=%H %gs", "HEAD")}\n`);
+    expect(r.undo(["list"]).code).toBe(0);
+  });
+});
