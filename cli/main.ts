@@ -4,6 +4,8 @@ import { UndoError } from "../core/errors.ts";
 import { GitError } from "../core/git.ts";
 import { helpText, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
+import { onRepoOpened } from "../core/repo.ts";
+import { setColorConfig, takeColorOptions } from "./ui.ts";
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
@@ -19,11 +21,24 @@ function mainHelp(): string {
   ].join("\n");
 }
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(rawArgv: string[]): Promise<number> {
+  // Global options, accepted anywhere as Git accepts them: --color[=<when>], --no-color.
+  const argv = takeColorOptions(rawArgv);
+  onRepoOpened((repo) => setColorConfig(repo.config.color));
   const [first, ...rest] = argv;
-  if (first === undefined || first === "-h" || first === "--help" || first === "help") {
+  if (first === "-h" || first === "--help" || first === "help") {
     process.stdout.write(`${mainHelp()}\n`);
-    return first === undefined ? 129 : 0;
+    return 0;
+  }
+  // `git undo`, `git undo 3`, `git undo --dry-run`: the undo command itself.
+  if (first === undefined || /^\d+$/.test(first) || first.startsWith("-")) {
+    const undoCommand = findCommand("undo")!;
+    const parsedUndo = parse(undoCommand, argv);
+    if (parsedUndo === "help") {
+      process.stdout.write(`${helpText(undoCommand)}\n`);
+      return 0;
+    }
+    return undoCommand.run(parsedUndo);
   }
   const command = findCommand(first);
   if (!command) {

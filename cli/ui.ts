@@ -1,14 +1,51 @@
 // Output helpers shared by the commands: colours, relative dates, JSON.
-import pc from "picocolors";
+import picocolors from "picocolors";
+import { usage } from "../core/errors.ts";
+import { parseColorWhen, type ColorWhen } from "../core/repo.ts";
 
-let enabled = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+// picocolors' default export decides on its own at import time; we decide per call.
+const pc = picocolors.createColors(true);
 
+// Whether to colour, decided as Git decides: the command line (--color[=<when>],
+// --no-color) first, then color.undo / color.ui, then "auto": only when stdout
+// is a terminal that is not dumb, and NO_COLOR is not set.
+let forced: boolean | null = null;
+let fromFlag: ColorWhen | null = null;
+let fromConfig: ColorWhen | null = null;
+
+/** Force colours on or off, whatever the flags and configuration say. */
 export function setColor(on: boolean): void {
-  enabled = on;
+  forced = on;
+}
+
+/** The `--color=<when>` given on the command line (null: none given). */
+export function setColorFlag(when: ColorWhen | null): void {
+  fromFlag = when;
+}
+
+/** color.undo / color.ui of the repository the command opened. */
+export function setColorConfig(when: ColorWhen | null): void {
+  fromConfig = when;
+}
+
+/** Whether the command line (or setColor) decided, rather than the configuration. */
+export const colorFlagGiven = (): boolean => forced !== null || fromFlag !== null;
+
+/** The `<when>` in force: what `git undo` passes on to a Git command it runs for display. */
+export function colorWhen(): ColorWhen {
+  if (forced !== null) return forced ? "always" : "never";
+  return fromFlag ?? fromConfig ?? "auto";
+}
+
+export function colorEnabled(stream: { isTTY?: boolean } = process.stdout): boolean {
+  const when = colorWhen();
+  if (when !== "auto") return when === "always";
+  if (process.env.NO_COLOR) return false;
+  return Boolean(stream.isTTY) && process.env.TERM !== "dumb";
 }
 
 type Paint = (s: string) => string;
-const wrap = (f: Paint): Paint => (s) => (enabled ? f(s) : s);
+const wrap = (f: Paint): Paint => (s) => (colorEnabled() ? f(s) : s);
 export const color = {
   bold: wrap(pc.bold),
   dim: wrap(pc.dim),
@@ -46,3 +83,29 @@ export function relativeAge(unixSeconds: number, now = Date.now() / 1000): strin
 export const isoDate = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString();
 
 export const short = (oid: string): string => oid.slice(0, 7);
+
+/**
+ * Take `--color[=<when>]` and `--no-color` out of argv (anywhere before `--`),
+ * as every Git command accepts them; the last one wins. Returns the rest.
+ */
+export function takeColorOptions(argv: readonly string[]): string[] {
+  const rest: string[] = [];
+  let ended = false;
+  for (const arg of argv) {
+    if (ended || (arg !== "--color" && arg !== "--no-color" && !arg.startsWith("--color="))) {
+      if (arg === "--") ended = true;
+      rest.push(arg);
+      continue;
+    }
+    if (arg === "--no-color") setColorFlag("never");
+    else if (arg === "--color") setColorFlag("always");
+    else {
+      const value = arg.slice("--color=".length);
+      const when = parseColorWhen(value);
+      if (when === null) throw usage(`option '--color' expects "always", "auto", or "never", not '${value}'`);
+      // A boolean on the command line means always, as `git log --color=true` does.
+      setColorFlag(["true", "yes", "on", "1"].includes(value.toLowerCase()) ? "always" : when);
+    }
+  }
+  return rest;
+}

@@ -127,6 +127,32 @@ export class Git {
     return { exitCode, stdout, stderr };
   }
 
+  /**
+   * Run Git for the user to see (git diff for `show -p`): stdin, stdout and
+   * stderr inherited, so Git colours and pages as it would in the user's shell,
+   * in the user's own locale. Returns Git's exit code; never throws on it.
+   */
+  async runInteractive(args: readonly string[]): Promise<number> {
+    const env = { ...this.baseEnv };
+    for (const k of ["LC_ALL", "LANGUAGE"]) {
+      const v = process.env[k];
+      if (v === undefined) delete env[k];
+      else env[k] = v;
+    }
+    spawned++;
+    const trace = process.env.GIT_UNDO_TRACE_SPAWNS;
+    if (trace) appendFileSync(trace, `${args.join(" ")}\n`);
+    const proc = Bun.spawn({
+      cmd: ["git", "-c", `core.hooksPath=${emptyHooks()}`, ...args],
+      cwd: this.cwd,
+      env,
+      stdin: "inherit",
+      stdout: "inherit",
+      stderr: "inherit",
+    });
+    return proc.exited;
+  }
+
   /** stdout as text; throws GitError on failure. */
   async text(args: readonly string[], opts: GitRunOptions = {}): Promise<string> {
     return text((await this.run(args, opts)).stdout);

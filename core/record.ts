@@ -30,6 +30,7 @@ import {
   type Trailers,
 } from "./format.ts";
 import { GitError } from "./git.ts";
+import { objectId, treeId } from "./hash.ts";
 import { decodeSnapshots } from "./history.ts";
 import { withLock } from "./lock.ts";
 import { withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
@@ -73,28 +74,42 @@ export async function captureLive(repo: Repo): Promise<LiveCapture> {
     if (state.stash.length) blobs.push(encodeStash(state.stash));
     if (state.state.length) blobs.push(encodeState(state.state));
     if (state.indexUnmerged) blobs.push(state.indexUnmerged);
-    const ids = await writeBlobs(repo, scratch, blobs);
-    const entries: TreeEntry[] = [];
-    const blob = (name: string) => entries.push({ mode: "100644", type: "blob", oid: ids.shift()!, name });
-    const subtree = (name: string, oid: ObjectId) => entries.push({ mode: "040000", type: "tree", oid, name });
-    blob("HEAD");
-    blob("refs");
-    if (state.stash.length) blob("stash");
-    if (state.state.length) blob("state");
-    if (state.index !== undefined) subtree("index", state.index);
-    if (state.indexUnmerged) {
-      blob("index-unmerged");
-      const keep = unmergedBlobIds(decodeUnmerged(state.indexUnmerged));
-      state.indexBlobs = await writeTree(
-        repo,
-        keep.map((oid) => ({ mode: "100644", type: "blob", oid, name: oid })),
-      );
-      subtree("index-blobs", state.indexBlobs);
+    const keep = state.indexUnmerged ? unmergedBlobIds(decodeUnmerged(state.indexUnmerged)) : [];
+    const indexBlobEntries: TreeEntry[] = keep.map((oid) => ({ mode: "100644", type: "blob", oid, name: oid }));
+    const entriesOf = (ids: readonly ObjectId[], indexBlobs: ObjectId | undefined): TreeEntry[] => {
+      const entries: TreeEntry[] = [];
+      let next = 0;
+      const blob = (name: string) => entries.push({ mode: "100644", type: "blob", oid: ids[next++]!, name });
+      const subtree = (name: string, oid: ObjectId) => entries.push({ mode: "040000", type: "tree", oid, name });
+      blob("HEAD");
+      blob("refs");
+      if (state.stash.length) blob("stash");
+      if (state.state.length) blob("state");
+      if (state.index !== undefined) subtree("index", state.index);
+      if (state.indexUnmerged) {
+        blob("index-unmerged");
+        subtree("index-blobs", indexBlobs!);
+      }
+      if (state.worktree !== undefined) subtree("worktree", state.worktree);
+      return entries;
+    };
+    const snapshots = decodeSnapshots(scan.undoRefs, repo.snapshotPrefix);
+    // Hash the state in-process first: when it is the latest snapshot's tree, every
+    // object already exists and nothing needs writing (two Git processes fewer).
+    const format = repo.objectFormat;
+    const predictedIndexBlobs = state.indexUnmerged ? treeId(format, indexBlobEntries) : undefined;
+    const predicted = treeId(format, entriesOf(blobs.map((b) => objectId(format, "blob", b)), predictedIndexBlobs));
+    let tree: ObjectId;
+    if (predicted === latestOf(snapshots)?.tree) {
+      tree = predicted;
+      if (predictedIndexBlobs !== undefined) state.indexBlobs = predictedIndexBlobs;
+    } else {
+      const ids = await writeBlobs(repo, scratch, blobs);
+      if (state.indexUnmerged) state.indexBlobs = await writeTree(repo, indexBlobEntries);
+      tree = await writeTree(repo, entriesOf(ids, state.indexBlobs));
     }
-    if (state.worktree !== undefined) subtree("worktree", state.worktree);
-    const tree = await writeTree(repo, entries);
     const reflog = readHeadReflog(repo, head, scan.refs);
-    const capture: LiveCapture = { state, tree, snapshots: decodeSnapshots(scan.undoRefs, repo.snapshotPrefix) };
+    const capture: LiveCapture = { state, tree, snapshots };
     if (reflog !== undefined) capture.reflog = reflog;
     return capture;
   });
@@ -133,6 +148,9 @@ export async function recordLocked(repo: Repo, opts: RecordOptions): Promise<Rec
 export async function commitCapture(repo: Repo, capture: LiveCapture, opts: RecordOptions): Promise<RecordOutcome> {
   const same = unchanged(capture);
   if (same && opts.kind !== "restore") return { created: false, latest: same, capture };
+  // The parents and the committer do not depend on the summary: ask Git for them meanwhile.
+  const pending = Promise.all([keepParents(repo, commitsToKeep(capture.state)), committerEnv(repo)]);
+  pending.catch(() => {}); // awaited below; a failing summary must not leave it unhandled
   const summary = opts.message ?? (await summarize(repo, capture));
   const trailers: Trailers = { format: FORMAT_VERSION, kind: opts.kind, head: headTrailer(capture.state.head) };
   if (opts.restored !== undefined) trailers.restored = opts.restored;
@@ -140,7 +158,7 @@ export async function commitCapture(repo: Repo, capture: LiveCapture, opts: Reco
   if (capture.reflog !== undefined) trailers.reflog = capture.reflog;
   const message = encodeMessage({ summary, trailers });
 
-  const [parents, committer] = await Promise.all([keepParents(repo, commitsToKeep(capture.state)), committerEnv(repo)]);
+  const [parents, committer] = await pending;
   const commit = await commitTree(repo, capture.tree, parents, message, { ...committer, ...AUTHOR_ENV(committer) });
   const snapshot = await createRef(repo, capture.snapshots, commit);
   const created: Snapshot = {

@@ -16,7 +16,12 @@ export interface Config {
   settleMs: number;
   /** undo.settleMax: milliseconds after which the worker records even during an operation. */
   settleMaxMs: number;
+  /** color.undo, else color.ui: when the CLI colours its output; null when neither is set. */
+  color: ColorWhen | null;
 }
+
+/** Git's three answers to "colour?": `--color=<when>`, color.ui, color.<command>. */
+export type ColorWhen = "always" | "never" | "auto";
 
 export const DEFAULT_CONFIG: Config = {
   worktree: true,
@@ -24,6 +29,7 @@ export const DEFAULT_CONFIG: Config = {
   expireSeconds: 90 * 86400,
   settleMs: 700,
   settleMaxMs: 10 * 60 * 1000,
+  color: null,
 };
 
 export interface Repo {
@@ -93,7 +99,7 @@ export async function openRepo(cwd: string = process.cwd()): Promise<Repo> {
   const worktreeName = gitDir === commonDir ? null : basename(gitDir);
   const git = here.bind(gitDir, workTree);
   const config = await readConfig(git);
-  return {
+  const repo: Repo = {
     git,
     gitDir,
     commonDir,
@@ -106,10 +112,20 @@ export async function openRepo(cwd: string = process.cwd()): Promise<Repo> {
     undoDir: join(gitDir, "undo"),
     config,
   };
+  for (const listener of openListeners) listener(repo);
+  return repo;
+}
+
+type RepoListener = (repo: Repo) => void;
+const openListeners: RepoListener[] = [];
+/** Called with every repository openRepo finds: lets the CLI apply color.ui without reading the config twice. */
+export function onRepoOpened(listener: RepoListener): void {
+  openListeners.push(listener);
 }
 
 async function readConfig(git: Git): Promise<Config> {
-  const r = await git.run(["config", "-z", "--get-regexp", "^undo\\."], { okExit: [1] });
+  // One read for undo.* and the two colour keys (no extra spawn on the recording path).
+  const r = await git.run(["config", "-z", "--get-regexp", "^(undo\\.|color\\.(ui|undo)$)"], { okExit: [1] });
   const values = new Map<string, string | null>();
   for (const rec of new TextDecoder().decode(r.stdout).split("\0")) {
     if (!rec) continue;
@@ -135,6 +151,11 @@ export function parseConfig(values: Map<string, string | null>): Config {
   if (settle !== undefined) config.settleMs = parseNonNegative("undo.settle", settle);
   const settleMax = get("undo.settlemax");
   if (settleMax !== undefined) config.settleMaxMs = parseNonNegative("undo.settleMax", settleMax);
+  // color.undo wins over color.ui, as color.diff does for git diff.
+  for (const key of ["color.ui", "color.undo"]) {
+    const v = get(key);
+    if (v !== undefined) config.color = parseColorWhen(v) ?? config.color;
+  }
   return config;
 }
 
@@ -144,6 +165,19 @@ export function parseBool(key: string, value: string | null): boolean {
   if (["true", "yes", "on", "1"].includes(v)) return true;
   if (["false", "no", "off", "0", ""].includes(v)) return false;
   throw fatal(`bad boolean config value '${value}' for '${key}'`);
+}
+
+/**
+ * A colour setting as Git reads one: always/never/auto, or a boolean where true
+ * means auto. A value Git would reject is ignored rather than fatal: a typo in
+ * color.ui must never stop the recorder.
+ */
+export function parseColorWhen(value: string | null): ColorWhen | null {
+  const v = (value ?? "true").trim().toLowerCase();
+  if (v === "always" || v === "never" || v === "auto") return v;
+  if (["true", "yes", "on", "1"].includes(v)) return "auto";
+  if (["false", "no", "off", "0", ""].includes(v)) return "never";
+  return null;
 }
 
 function parseInteger(key: string, value: string | null): number {

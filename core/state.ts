@@ -239,23 +239,22 @@ export interface IndexCapture {
  * so the real one is never written (a Git command may hold index.lock).
  */
 export async function captureIndex(repo: Repo, scratchDir: string, withWorktree: boolean): Promise<IndexCapture> {
-  const copy = join(scratchDir, "index");
-  if (existsSync(repo.indexFile)) {
-    copyFileSync(repo.indexFile, copy);
-    // Keep the real index's timestamp (whole seconds, never later): a newer copy
-    // would defeat Git's racy-entry check and miss a same-size edit.
-    const st = statSync(repo.indexFile);
-    const seconds = Math.floor(st.mtimeMs / 1000);
-    utimesSync(copy, seconds, seconds);
-  }
+  const copy = copyIndex(repo.indexFile, join(scratchDir, "index"));
   const env = { GIT_INDEX_FILE: copy };
   const git = repo.git;
+  // Without conflicts the worktree tree is written from a copy of the copy while
+  // the index tree is written from the first (add -A after write-tree on one
+  // copy gives the same tree); with conflicts it is discarded and redone below
+  // in the spec's order, after the unmerged paths are removed.
+  const early = withWorktree ? worktreeTree(repo, copyIndex(copy, join(scratchDir, "index-worktree"))) : undefined;
+  early?.catch(() => {});
   const first = await git.run(["write-tree"], { env, okExit: [128] });
   let index: ObjectId;
   let unmerged: Uint8Array | undefined;
   if (first.exitCode === 0) {
     index = text(first.stdout).trim();
   } else {
+    await early?.catch(() => undefined); // no Git left running on the scratch directory
     if (!/unmerged/i.test(first.stderr)) throw new GitError(["write-tree"], first.exitCode, first.stderr);
     unmerged = (await git.run(["ls-files", "-z", "--unmerged"], { env })).stdout;
     const paths = new Set<string>();
@@ -271,10 +270,29 @@ export async function captureIndex(repo: Repo, scratchDir: string, withWorktree:
   }
   const result: IndexCapture = { index };
   if (unmerged) result.unmerged = unmerged;
-  if (withWorktree) {
-    // Exit 1 is a file that could not be read; --ignore-errors records the rest.
-    await git.run(["add", "-A", "--ignore-errors"], { env, okExit: [1] });
-    result.worktree = await git.line(["write-tree"], { env });
-  }
+  if (withWorktree) result.worktree = early && !unmerged ? await early : await worktreeTree(repo, copy);
   return result;
+}
+
+/**
+ * Copy an index file keeping its timestamp (whole seconds, never later): a
+ * newer copy would defeat Git's racy-entry check and miss a same-size edit.
+ * The time is read before the copy, so an index replaced meanwhile can only
+ * make the copy look older, never newer.
+ */
+function copyIndex(from: string, copy: string): string {
+  if (existsSync(from)) {
+    const seconds = Math.floor(statSync(from).mtimeMs / 1000);
+    copyFileSync(from, copy);
+    utimesSync(copy, seconds, seconds);
+  }
+  return copy;
+}
+
+/** `git add -A` then write-tree on a private index: the working tree as a tree. */
+async function worktreeTree(repo: Repo, indexFile: string): Promise<ObjectId> {
+  const env = { GIT_INDEX_FILE: indexFile };
+  // Exit 1 is a file that could not be read; --ignore-errors records the rest.
+  await repo.git.run(["add", "-A", "--ignore-errors"], { env, okExit: [1] });
+  return repo.git.line(["write-tree"], { env });
 }

@@ -6,6 +6,7 @@ import { inspectSnapshot, headCommit } from "../../core/inspect.ts";
 import { refLabel } from "../../core/describe.ts";
 import { openRepo } from "../../core/repo.ts";
 import { type Command } from "../command.ts";
+import { showPatch } from "../patch.ts";
 import { snapshotJson } from "./list.ts";
 import { color, json, out, relativeAge, short } from "../ui.ts";
 
@@ -14,8 +15,16 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export const show: Command = {
   name: "show",
   summary: "show what a snapshot holds",
-  usage: "git undo show <n> [--json]\n\n    --json   machine-readable output",
-  options: { json: { type: "boolean" } },
+  usage: [
+    "git undo show <n> [--json]",
+    "   or: git undo show <n> -p [--against <m>]",
+    "",
+    "    --json           machine-readable output",
+    "    -p, --patch      Git's diff from the current state to snapshot <n>",
+    "                     (+ lines are what restoring <n> brings back)",
+    "    --against <m>    diff from snapshot <m> instead of the current state",
+  ].join("\n"),
+  options: { json: { type: "boolean" }, patch: { type: "boolean", short: "p" }, against: { type: "string" } },
   async run({ values, positionals }) {
     if (positionals.length !== 1) throw usage("git undo show takes one snapshot number, such as 'git undo show 12'");
     const n = parseSnapshotNumber(positionals[0]!);
@@ -23,6 +32,11 @@ export const show: Command = {
     const repo = await openRepo();
     const snaps = await listSnapshots(repo);
     const snap = readableSnapshot(snaps, n);
+    if (values.patch || values.against !== undefined) {
+      const against = values.against === undefined ? null : parseSnapshotNumber(String(values.against));
+      if (against === null && values.against !== undefined) throw usage(`'${values.against}' is not a snapshot number`);
+      return showPatch(repo, snaps, snap, against);
+    }
     const d = await inspectSnapshot(repo, snap);
     const { state } = d;
     if (values.json) {

@@ -1,0 +1,245 @@
+#!/usr/bin/env bun
+// bench/record: how long a recording takes next to `git status`, on the
+// fixture repository (100,000 tracked files, 1,000 untracked), and how many Git
+// processes it starts. Every case runs once per round, rounds interleave the
+// cases so that a busy machine slows them alike, and medians are reported.
+//
+//   bun bench/record.ts [--runs N] [--warmup N] [--keep]
+import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { spawnCount } from "../core/git.ts";
+import { record } from "../core/record.ts";
+import { openRepo, type Repo } from "../core/repo.ts";
+import { workingCopy, type WorkingCopy } from "./fixture.ts";
+
+const ROOT = join(import.meta.dir, "..");
+
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: "string", default: "11" },
+    warmup: { type: "string", default: "2" },
+    keep: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+if (args.help) {
+  console.log("usage: bun bench/record.ts [--runs N] [--warmup N] [--keep]");
+  process.exit(0);
+}
+const RUNS = Number(args.runs);
+const WARMUP = Number(args.warmup);
+
+interface Sample {
+  ms: number;
+  spawns: number;
+}
+
+class Case {
+  readonly samples: Sample[] = [];
+  /** The Git commands of the last run, for the CLI cases. */
+  commands: string[] = [];
+  constructor(
+    readonly name: string,
+    /** What the target compares it with: 1.3 (unchanged), 1.5 (edits), or none. */
+    readonly limit: number | null,
+  ) {}
+  add(round: number, s: Sample): void {
+    if (round >= WARMUP) this.samples.push(s);
+  }
+  median(): number {
+    const xs = this.samples.map((s) => s.ms).sort((a, b) => a - b);
+    const mid = xs.length >> 1;
+    return xs.length % 2 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2;
+  }
+  best(): number {
+    return Math.min(...this.samples.map((s) => s.ms));
+  }
+  spawns(): string {
+    const counts = [...new Set(this.samples.map((s) => s.spawns))].sort((a, b) => a - b);
+    return counts.length ? counts.join("/") : "-";
+  }
+  maxSpawns(): number {
+    return Math.max(0, ...this.samples.map((s) => s.spawns));
+  }
+}
+
+function spawnTimed(cmd: string[], cwd: string, env: Record<string, string>): { ms: number; stdout: string } {
+  const t = performance.now();
+  const r = Bun.spawnSync({ cmd, cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const ms = performance.now() - t;
+  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed (${r.exitCode}): ${r.stderr.toString()}`);
+  return { ms, stdout: r.stdout.toString() };
+}
+
+/** Edits that change content but look like ordinary work: a line appended to `n` tracked files. */
+class Editor {
+  private originals = new Map<string, string>();
+  private next = 0;
+  constructor(
+    private readonly wc: WorkingCopy,
+    private readonly stride: number,
+  ) {}
+  edit(n: number, round: number): void {
+    for (let i = 0; i < n; i++) {
+      // Spread the edits over the tree, a different file each time.
+      const rel = this.wc.tracked[(this.next++ * this.stride) % this.wc.tracked.length]!;
+      const path = join(this.wc.repo, rel);
+      const before = readFileSync(path, "utf8");
+      this.originals.set(path, before);
+      appendFileSync(path, `// edited in round ${round}\n`);
+    }
+  }
+  /** Put the edited files back, so every round starts from the clean checkout. */
+  revert(): void {
+    for (const [path, content] of this.originals) writeFileSync(path, content);
+    this.originals.clear();
+  }
+}
+
+async function main(): Promise<void> {
+  const load0 = loadavg();
+  const wc = await workingCopy({ label: "record" });
+  const bin = mkdtempSync(join(tmpdir(), "git-undo-bench-bin-"));
+  const trace = join(bin, "spawns.txt");
+  try {
+    // `git undo` as a user runs it: git finds git-undo on PATH.
+    symlinkSync(join(ROOT, "cli", "git-undo"), join(bin, "git-undo"));
+    const env = { ...wc.env, PATH: `${bin}:${process.env.PATH ?? ""}`, GIT_UNDO_BUN: process.execPath };
+    const cliEnv = { ...env, GIT_UNDO_TRACE_SPAWNS: trace };
+    // The in-process recorder reads the environment through Git.here().
+    for (const k of Object.keys(process.env)) if (k.startsWith("GIT_")) delete process.env[k];
+    Object.assign(process.env, wc.env);
+    const repo = await openRepo(wc.repo);
+    const first = await record(repo, { kind: "manual" });
+    if (!first.created) throw new Error("the first recording should create a snapshot");
+
+    const status = new Case("git status", null);
+    const bunStart = new Case("bun startup (empty script)", null);
+    // The spec's own method with plain Git, nothing of ours around it: the floor of a recording.
+    const floor = new Case("plain git: add -A + write-tree on a copy", null);
+    const floorIndex = join(bin, "index");
+    const floorEnv = { ...env, GIT_INDEX_FILE: floorIndex };
+    const emptyScript = join(bin, "empty.ts");
+    writeFileSync(emptyScript, "");
+    const coreSame = new Case("record(), nothing changed", 1.3);
+    const cliSame = new Case("git undo snapshot, nothing changed", 1.3);
+    const core1 = new Case("record(), 1 edit", 1.5);
+    const cli1 = new Case("git undo snapshot, 1 edit", 1.5);
+    const core10 = new Case("record(), 10 edits", 1.5);
+    const cli10 = new Case("git undo snapshot, 10 edits", 1.5);
+    const editor = new Editor(wc, 7919);
+
+    const inProcess = async (c: Case, round: number, expectCreated: boolean, r: Repo) => {
+      const before = spawnCount();
+      const t = performance.now();
+      const out = await record(r, { kind: "manual" });
+      const ms = performance.now() - t;
+      if (out.created !== expectCreated) throw new Error(`${c.name}: created=${out.created}, expected ${expectCreated}`);
+      c.add(round, { ms, spawns: spawnCount() - before });
+    };
+    const cli = (c: Case, round: number, expect: RegExp) => {
+      writeFileSync(trace, "");
+      const r = spawnTimed(["git", "undo", "snapshot"], wc.repo, cliEnv);
+      if (!expect.test(r.stdout)) throw new Error(`${c.name}: unexpected output ${JSON.stringify(r.stdout)}`);
+      c.commands = readFileSync(trace, "utf8").split("\n").filter(Boolean);
+      c.add(round, { ms: r.ms, spawns: c.commands.length });
+    };
+
+    const rounds = WARMUP + RUNS;
+    for (let round = 0; round < rounds; round++) {
+      process.stderr.write(`\rround ${round + 1}/${rounds}${round < WARMUP ? " (warm-up)" : ""}   `);
+      status.add(round, { ms: spawnTimed(["git", "status"], wc.repo, env).ms, spawns: 1 });
+      bunStart.add(round, { ms: spawnTimed([process.execPath, emptyScript], wc.repo, env).ms, spawns: 0 });
+      copyFileSync(repo.indexFile, floorIndex);
+      const seconds = Math.floor(statSync(repo.indexFile).mtimeMs / 1000);
+      utimesSync(floorIndex, seconds, seconds);
+      const add = spawnTimed(["git", "add", "-A", "--ignore-errors"], wc.repo, floorEnv).ms;
+      floor.add(round, { ms: add + spawnTimed(["git", "write-tree"], wc.repo, floorEnv).ms, spawns: 2 });
+      await inProcess(coreSame, round, false, repo);
+      cli(cliSame, round, /^no change since #\d+\n$/);
+      for (const [n, core, viaCli] of [
+        [1, core1, cli1],
+        [10, core10, cli10],
+      ] as const) {
+        editor.edit(n, round);
+        await inProcess(core, round, true, repo);
+        editor.revert();
+        editor.edit(n, round);
+        cli(viaCli, round, /^#\d+ /);
+        editor.revert();
+      }
+      // Record the reverted state, so the next round's "nothing changed" is the clean checkout.
+      await record(repo, { kind: "manual" });
+    }
+    process.stderr.write("\n");
+
+    // The recorder's worktree tree must be what `git add -A` on a copy of the index gives.
+    const check = await verifyWorktreeTree(repo, wc);
+
+    const base = status.median();
+    const rows: string[][] = [["case", "median ms", "best ms", "x git status", "target", "git processes", ""]];
+    let failed = 0;
+    for (const c of [status, bunStart, floor, coreSame, cliSame, core1, cli1, core10, cli10]) {
+      const ratio = c.median() / base;
+      const spawnOk = c.limit === null || c.maxSpawns() <= 12;
+      const timeOk = c.limit === null || ratio <= c.limit;
+      const verdict = c.limit === null ? "" : timeOk && spawnOk ? "ok" : "MISSED";
+      if (verdict === "MISSED") failed++;
+      rows.push([
+        c.name,
+        c.median().toFixed(0),
+        c.best().toFixed(0),
+        c === status ? "1.00" : ratio.toFixed(2),
+        c.limit === null ? "" : `<= ${c.limit}x, <= 12`,
+        c.limit === null && c !== status && c !== floor ? "" : c.spawns(),
+        verdict,
+      ]);
+    }
+    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+    const line = (r: string[]) =>
+      r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd();
+    const load1 = loadavg();
+    console.log(
+      `bench/record: ${wc.tracked.length} tracked files, ${wc.untracked.length} untracked; ` +
+        `${RUNS} runs after ${WARMUP} warm-up, medians; git ${gitVersion()}, bun ${Bun.version}`,
+    );
+    console.log(`load average ${load0.map((l) => l.toFixed(2)).join(" ")} before, ${load1.map((l) => l.toFixed(2)).join(" ")} after`);
+    console.log(line(rows[0]!));
+    for (const r of rows.slice(1)) console.log(line(r));
+    for (const c of [cliSame, cli10]) {
+      console.log(`${c.name}: ${c.commands.map((a) => a.replace(/^-c \S+ /, "").split(" ")[0]).join(", ")}`);
+    }
+    console.log(`worktree tree matches git add -A on a copy of the index: ${check ? "yes" : "NO"}`);
+    if (!check) failed++;
+    process.exitCode = failed ? 1 : 0;
+  } finally {
+    rmSync(bin, { recursive: true, force: true });
+    if (args.keep) console.log(`kept ${wc.repo}`);
+    else wc.remove();
+  }
+}
+
+function gitVersion(): string {
+  return Bun.spawnSync({ cmd: ["git", "--version"], stdout: "pipe" }).stdout.toString().trim().replace(/^git version /, "");
+}
+
+/** Plain Git's answer for the worktree tree, next to the latest snapshot's. */
+async function verifyWorktreeTree(repo: Repo, wc: WorkingCopy): Promise<boolean> {
+  const dir = mkdtempSync(join(tmpdir(), "git-undo-bench-check-"));
+  try {
+    const index = join(dir, "index");
+    const env = { ...wc.env, GIT_INDEX_FILE: index };
+    Bun.spawnSync({ cmd: ["cp", "-p", repo.indexFile, index] });
+    const run = (a: string[]) => Bun.spawnSync({ cmd: ["git", ...a], cwd: wc.repo, env, stdout: "pipe" }).stdout.toString().trim();
+    run(["add", "-A", "--ignore-errors"]);
+    const expected = run(["write-tree"]);
+    const latest = run(["for-each-ref", "--sort=-refname", "--count=1", "--format=%(objectname)", "refs/undo/snapshots/"]);
+    return expected !== "" && run(["rev-parse", `${latest}:worktree`]) === expected;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,79 @@
+// git undo pick: choose any snapshot in an interactive list with a live preview
+// of what restoring it would do, then restore it the way `git undo restore` does.
+import { isCancel } from "@clack/core";
+import { refuse } from "../../core/errors.ts";
+import { listSnapshots, position } from "../../core/history.ts";
+import { changedPaths } from "../../core/patch.ts";
+import type { StateSide } from "../../core/plan.ts";
+import { captureLive, unchanged } from "../../core/record.ts";
+import { openRepo, type Repo } from "../../core/repo.ts";
+import type { Command } from "../command.ts";
+import { color, out } from "../ui.ts";
+import { PickModel, rowsOf } from "../pick/model.ts";
+import { planPreviews, type PreviewSource } from "../pick/preview.ts";
+import { PickPrompt } from "../pick/prompt.ts";
+import { runRestore } from "./undo.ts";
+
+export const pick: Command = {
+  name: "pick",
+  summary: "choose a state to restore, with a preview of what it changes",
+  usage: [
+    "git undo pick",
+    "",
+    "    up/down, j/k, PgUp/PgDn, Home/End   move",
+    "    typing                              filter by number, summary, branch or file",
+    "    Tab                                 preview: what changes / Git's diff",
+    "    Enter                               restore (after confirming)",
+    "    Esc, Ctrl-C                         leave, changing nothing",
+  ].join("\n"),
+  options: {},
+  async run() {
+    // The picker is a conversation with a person: refuse before touching anything.
+    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+      throw refuse("git undo pick needs a terminal; use 'git undo list' to see the snapshots and 'git undo restore <n>' to restore one");
+    }
+    const repo = await openRepo();
+    const snaps = await listSnapshots(repo);
+    if (!snaps.length) throw refuse("nothing to pick: no snapshots yet (git undo snapshot records one)");
+    const model = new PickModel(rowsOf(snaps, position(snaps)));
+
+    // The state being left, read as the restore reads it; the list is drawn before it is known.
+    const from: Promise<StateSide> = captureLive(repo).then((c) => ({
+      number: unchanged(c)?.number ?? null,
+      tree: c.tree,
+      state: c.state,
+    }));
+    const prompt = new PickPrompt({ model, previews: lazyPreviews(repo, from) });
+
+    // File paths for the filter arrive in the background; the list does not wait for them.
+    void changedPaths(repo, snaps)
+      .then((paths) => {
+        for (const row of model.rows) row.paths = paths.get(row.number) ?? [];
+        model.refilter();
+        prompt.redraw();
+      })
+      .catch(() => {});
+
+    const chosen = await prompt.run();
+    // Let the capture of the state left finish, so its scratch files are gone when we exit.
+    await from.catch(() => {});
+    if (isCancel(chosen) || typeof chosen !== "number") {
+      out(`${color.red("■")}  git undo pick: nothing changed`);
+      return 1;
+    }
+    out(`${color.green("◇")}  restoring #${chosen}`);
+    // Exactly `git undo restore <n>`: the same checks, the same restore, the same report.
+    return runRestore({ kind: "restore", number: chosen }, {});
+  },
+};
+
+/** The session's previews, built once the state left is known (only previews wait for it). */
+function lazyPreviews(repo: Repo, from: Promise<StateSide>): PreviewSource {
+  const source = from.then((f) => planPreviews(repo, f));
+  // A failure reaches the user through each preview; it must not also end the process.
+  source.catch(() => {});
+  return {
+    summary: async (s) => (await source).summary(s),
+    diff: async (s) => (await source).diff(s),
+  };
+}

@@ -1,0 +1,18 @@
+// git undo restore <n>: put snapshot n's state back.
+import { usage } from "../../core/errors.ts";
+import { parseSnapshotNumber } from "../../core/history.ts";
+import type { Command } from "../command.ts";
+import { RESTORE_FLAGS, RESTORE_OPTIONS, runRestore } from "./undo.ts";
+
+export const restore: Command = {
+  name: "restore",
+  summary: "restore the state of snapshot <n>",
+  usage: ["git undo restore <n> [--force] [--dry-run]", "", "Restores snapshot <n> (as 'git undo list' numbers it).", "", RESTORE_FLAGS].join("\n"),
+  options: RESTORE_OPTIONS,
+  async run({ values, positionals }) {
+    if (positionals.length !== 1) throw usage("git undo restore takes one snapshot number, such as 'git undo restore 12'");
+    const n = parseSnapshotNumber(positionals[0]!);
+    if (n === null) throw usage(`'${positionals[0]}' is not a snapshot number`);
+    return runRestore({ kind: "restore", number: n }, values);
+  },
+};

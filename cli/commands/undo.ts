@@ -1,0 +1,48 @@
+// git undo [N]: go back N snapshots (default 1), skipping the navigation streak.
+import { usage } from "../../core/errors.ts";
+import { reportLines } from "../../core/report.ts";
+import { restore, type RestoreRequest } from "../../core/restore.ts";
+import { openRepo } from "../../core/repo.ts";
+import type { Command, Options, Parsed } from "../command.ts";
+import { color, out, relativeAge } from "../ui.ts";
+
+export const RESTORE_OPTIONS: Options = {
+  force: { type: "boolean", short: "f" },
+  "dry-run": { type: "boolean", short: "n" },
+};
+
+export const RESTORE_FLAGS = [
+  "    -f, --force     restore even while a rebase, merge, cherry-pick, revert, am or",
+  "                    bisect is in progress (ended first with Git's own --quit), and",
+  "                    move branches other worktrees have checked out",
+  "    -n, --dry-run   print what would change, change nothing",
+].join("\n");
+
+/** A step count such as the 3 of `git undo 3`. */
+export function steps(positionals: string[], command: string): number {
+  if (positionals.length > 1) throw usage(`${command} takes at most one number, such as '${command} 2'`);
+  const arg = positionals[0];
+  if (arg === undefined) return 1;
+  if (!/^\d+$/.test(arg) || Number(arg) < 1) throw usage(`'${arg}' is not a number of steps (1 or more)`);
+  return Number(arg);
+}
+
+/** Shared by undo, redo and restore: run the restore and print its report. */
+export async function runRestore(request: RestoreRequest, values: Parsed["values"]): Promise<number> {
+  const repo = await openRepo();
+  const force = Boolean(values.force);
+  const result = await restore(repo, request, { force, dryRun: Boolean(values["dry-run"]) });
+  const lines = reportLines(result, { age: (t) => relativeAge(t), strong: color.bold, dim: color.dim }, force);
+  for (const l of lines) out(l);
+  return result.dryRun && result.plan.blockers.length ? 1 : 0;
+}
+
+export const undo: Command = {
+  name: "undo",
+  summary: "go back N snapshots (also plain 'git undo [N]')",
+  usage: ["git undo [<N>] [--force] [--dry-run]", "", "Restores the state N snapshots before the current position (default 1).", "", RESTORE_FLAGS].join("\n"),
+  options: RESTORE_OPTIONS,
+  async run({ values, positionals }) {
+    return runRestore({ kind: "undo", steps: steps(positionals, "git undo") }, values);
+  },
+};

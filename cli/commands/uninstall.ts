@@ -1,0 +1,88 @@
+// git undo uninstall: remove exactly what init added (our hook files and
+// blocks, our info/exclude lines). Snapshots stay until gc, or --purge.
+import { existsSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { refuse, usage } from "../../core/errors.ts";
+import { candidateFolders, findBlock, HOOK_NAMES, removeHooks } from "../../core/hooks.ts";
+import { withLock } from "../../core/lock.ts";
+import { openRepo, type Repo } from "../../core/repo.ts";
+import { liveWorker, MARK } from "../../core/settle.ts";
+import type { Command } from "../command.ts";
+import { out } from "../ui.ts";
+
+/** Every worktree's <gitdir>/undo of this repository. */
+function undoDirs(repo: Repo): string[] {
+  const dirs = [join(repo.commonDir, "undo")];
+  const wt = join(repo.commonDir, "worktrees");
+  if (existsSync(wt)) for (const name of readdirSync(wt)) dirs.push(join(wt, name, "undo"));
+  return dirs.filter((d) => existsSync(d));
+}
+
+const hasOurBlock = (path: string): boolean => {
+  try {
+    return findBlock(readFileSync(path, "utf8")) !== null;
+  } catch {
+    return false;
+  }
+};
+
+async function purge(repo: Repo, dirs: readonly string[]): Promise<number> {
+  // Let a worker that is settling see its mark gone and stop.
+  const deadline = Date.now() + 5000;
+  while (dirs.some((d) => liveWorker(d) !== null) && Date.now() < deadline) await Bun.sleep(50);
+  const refs = (await repo.git.text(["for-each-ref", "--format=%(refname) %(objectname)", "refs/undo/"]))
+    .split("\n")
+    .filter(Boolean);
+  await withLock(repo.undoDir, async () => {
+    if (refs.length) {
+      const input = refs.map((line) => `delete ${line}\n`).join("");
+      await repo.git.run(["update-ref", "--stdin"], { input });
+    }
+  });
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  return refs.length;
+}
+
+export const uninstall: Command = {
+  name: "uninstall",
+  summary: "stop recording automatically (removes what init added)",
+  usage: [
+    "git undo uninstall [--purge] [--global-hooks]",
+    "",
+    "    --purge          also delete every snapshot (refs/undo/) and git-undo's files",
+    "    --global-hooks   also remove the hooks from a core.hooksPath outside this",
+    "                     repository (every repository using that folder loses them)",
+  ].join("\n"),
+  options: { purge: { type: "boolean" }, "global-hooks": { type: "boolean" } },
+  async run({ values, positionals }) {
+    if (positionals.length) throw usage(`git undo uninstall takes no arguments (got '${positionals[0]}')`);
+    const repo = await openRepo();
+    const folders = (await candidateFolders(repo)).filter((f) => !f.problem);
+    const shared = folders.filter((f) => f.where === "outside" && HOOK_NAMES.some((n) => hasOurBlock(join(f.dir, n))));
+    if (shared.length && !values["global-hooks"]) {
+      throw refuse(
+        `git-undo's hooks are in ${shared[0]!.dir}, outside this repository, where every repository using that folder runs them.\n` +
+          "Run 'git undo uninstall --global-hooks' to remove them from there.",
+      );
+    }
+    const removed = removeHooks(repo, folders);
+    for (const r of removed) out(`${r.deleted ? "removed" : "removed git-undo's block from"} ${r.path}`);
+    const dirs = undoDirs(repo);
+    for (const d of dirs) {
+      try {
+        unlinkSync(join(d, MARK));
+      } catch {
+        /* no mark */
+      }
+    }
+    if (values.purge) {
+      const n = await purge(repo, dirs);
+      out(`deleted ${n} snapshot${n === 1 ? "" : "s"} and git-undo's files`);
+    } else if (removed.length === 0) {
+      out("git-undo's hooks are not installed here; nothing to remove");
+    } else {
+      out("automatic recording is off; snapshots stay until 'git undo gc' (or 'git undo uninstall --purge')");
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,103 @@
+// git undo watch: record edits made outside Git as they happen. Watches the
+// working tree (not .git; paths Git ignores trigger nothing), waits for quiet
+// like the worker, records change snapshots, prints one line per snapshot,
+// and never records while a Git command holds index.lock.
+import { existsSync, watch as fsWatch, type FSWatcher } from "node:fs";
+import { usage, refuse } from "../../core/errors.ts";
+import { record } from "../../core/record.ts";
+import { openRepo } from "../../core/repo.ts";
+import { busyReason, ignoredPaths, settleDelay } from "../../core/settle.ts";
+import type { Command } from "../command.ts";
+import { out } from "../ui.ts";
+
+/** Paths inside a git directory (ours, or a submodule's) are Git's business, not edits. */
+const inGitDir = (rel: string): boolean => rel === ".git" || rel.startsWith(".git/") || rel.includes("/.git/") || rel.endsWith("/.git");
+
+export const watch: Command = {
+  name: "watch",
+  summary: "record edits made outside Git as they happen (Ctrl-C stops)",
+  usage: "git undo watch\n\nRecords a change snapshot once edits have been quiet for undo.settle ms.",
+  options: {},
+  async run({ positionals }) {
+    if (positionals.length) throw usage(`git undo watch takes no arguments (got '${positionals[0]}')`);
+    const repo = await openRepo();
+    if (repo.workTree === null) throw refuse("git undo watch needs a working tree; this repository is bare");
+    const top = repo.workTree;
+    const { settleMs, settleMaxMs } = repo.config;
+
+    const seen = new Set<string>();
+    let unclassified = false;
+    let lastEdit: number | null = null; // the newest edit that counts (not ignored)
+    let firstEdit: number | null = null;
+    let stopping = false;
+    let wake: (() => void) | null = null;
+    const poke = () => {
+      wake?.();
+      wake = null;
+    };
+
+    const watcher: FSWatcher = fsWatch(top, { recursive: true }, (_event, filename) => {
+      const rel = filename === null ? null : String(filename);
+      if (rel !== null && inGitDir(rel)) return;
+      if (rel === null) unclassified = true;
+      else seen.add(rel);
+      poke();
+    });
+
+    const onSigint = () => {
+      stopping = true;
+      poke();
+    };
+    process.on("SIGINT", onSigint);
+    process.on("SIGTERM", onSigint);
+
+    const recordNow = async () => {
+      const result = await record(repo, { kind: "change" });
+      if (result.created) out(`#${result.snapshot.number} ${result.snapshot.summary}`);
+    };
+
+    out(`watching ${top} (Ctrl-C stops)`);
+    await recordNow();
+    try {
+      while (!stopping) {
+        // Which of the new events count: Git decides what is ignored, in one batch.
+        if (seen.size || unclassified) {
+          const paths = [...seen];
+          seen.clear();
+          const counted = unclassified || paths.length > (await ignoredPaths(repo, paths)).size;
+          unclassified = false;
+          if (counted) {
+            lastEdit = Date.now();
+            firstEdit ??= lastEdit;
+          }
+        }
+        let wait = 1000;
+        if (lastEdit !== null) {
+          const now = Date.now();
+          const busy = busyReason(repo);
+          wait = settleDelay({ quietMs: now - lastEdit, waitedMs: now - firstEdit!, busy, settleMs, settleMaxMs });
+          // Past settleMax the worker records anyway; watch still never records under a live index.lock.
+          if (wait === 0 && existsSync(`${repo.indexFile}.lock`)) wait = 50;
+          if (wait === 0) {
+            lastEdit = firstEdit = null;
+            await recordNow();
+            continue;
+          }
+        }
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, wait);
+          wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      watcher.close();
+      process.off("SIGINT", onSigint);
+      process.off("SIGTERM", onSigint);
+    }
+    process.stderr.write("stopped watching\n");
+    return 0;
+  },
+};

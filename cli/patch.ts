@@ -1,0 +1,28 @@
+// `git undo show <n> -p`: Git's own diff between a base state (the current
+// state, or snapshot --against <m>) and snapshot n, so it colours and pages
+// exactly as `git diff` does. Lines marked + are what n has and the base lacks:
+// what restoring n would bring back.
+import { refuse } from "../core/errors.ts";
+import type { Snapshot, SnapshotEntry } from "../core/format.ts";
+import { readableSnapshot } from "../core/history.ts";
+import { loadState } from "../core/inspect.ts";
+import { diffArgs, treePair } from "../core/patch.ts";
+import { captureLive } from "../core/record.ts";
+import type { Repo } from "../core/repo.ts";
+import { colorFlagGiven, colorWhen } from "./ui.ts";
+
+export async function showPatch(repo: Repo, snaps: readonly SnapshotEntry[], snap: Snapshot, against: number | null): Promise<number> {
+  const [base, target] = await Promise.all([
+    // The current state is read as the recorder reads it (untracked files
+    // included) without recording anything.
+    against === null ? captureLive(repo).then((c) => c.state) : loadState(repo, readableSnapshot(snaps, against).tree),
+    loadState(repo, snap.tree),
+  ]);
+  const pair = treePair(base, target);
+  if (!pair) throw refuse("no files to compare: this repository records refs and HEAD only");
+  // Git decides colour and paging itself, unless the user told us.
+  const color = colorFlagGiven() ? colorWhen() : process.env.NO_COLOR ? "never" : undefined;
+  const code = await repo.git.runInteractive(diffArgs(pair, color));
+  // A pager the user quit early is not an error (Git exits 141 on SIGPIPE).
+  return code === 0 || code === 141 ? 0 : 128;
+}

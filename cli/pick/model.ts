@@ -1,0 +1,86 @@
+// The picker's state, apart from the terminal: the rows newest first, the
+// filter, the highlighted row and the scroll offset. Pure, so it can be tested
+// and reasoned about without a terminal.
+import { isReadable, type SnapshotEntry } from "../../core/format.ts";
+
+export interface Row {
+  entry: SnapshotEntry;
+  number: number;
+  /** Whether this is the repository's position (the state you are in). */
+  current: boolean;
+  /** Lowercased number, summary and branch, for the filter. */
+  haystack: string;
+  /** Paths the snapshot changed (from its predecessor), once known. */
+  paths?: readonly string[];
+}
+
+export function rowsOf(snaps: readonly SnapshotEntry[], position: number | null): Row[] {
+  return [...snaps].reverse().map((entry) => ({
+    entry,
+    number: entry.number,
+    current: entry.number === position,
+    haystack: isReadable(entry)
+      ? `#${entry.number}\n${entry.summary}\n${entry.trailers.head}\n${entry.trailers.kind}`.toLowerCase()
+      : `#${entry.number}\nunreadable`,
+  }));
+}
+
+/** Whether a row matches every word of the filter (number, summary, branch or a path it changed). */
+export function matches(row: Row, filter: string): boolean {
+  const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+  return words.every((w) => row.haystack.includes(w) || (row.paths?.some((p) => p.toLowerCase().includes(w)) ?? false));
+}
+
+export class PickModel {
+  filter = "";
+  visible: Row[];
+  /** Index of the highlighted row in `visible`. */
+  cursor = 0;
+  /** Index of the first visible row on screen. */
+  top = 0;
+
+  constructor(readonly rows: Row[]) {
+    this.visible = rows;
+    // Start on the state `git undo` would restore: the row just older than the position.
+    const at = rows.findIndex((r) => r.current);
+    this.cursor = at < 0 ? 0 : Math.min(at + 1, rows.length - 1);
+  }
+
+  highlighted(): Row | undefined {
+    return this.visible[this.cursor];
+  }
+
+  setFilter(filter: string): void {
+    const keep = this.highlighted();
+    this.filter = filter;
+    this.refilter(keep);
+  }
+
+  /** Apply the filter again (paths may have arrived), keeping the highlighted row when it still matches. */
+  refilter(keep = this.highlighted()): void {
+    this.visible = this.filter.trim() ? this.rows.filter((r) => matches(r, this.filter)) : this.rows;
+    const at = keep ? this.visible.indexOf(keep) : -1;
+    this.cursor = at >= 0 ? at : 0;
+  }
+
+  move(delta: number): void {
+    if (!this.visible.length) return;
+    this.cursor = Math.max(0, Math.min(this.visible.length - 1, this.cursor + delta));
+  }
+
+  home(): void {
+    this.cursor = 0;
+  }
+
+  end(): void {
+    this.cursor = Math.max(0, this.visible.length - 1);
+  }
+
+  /** Keep the cursor on screen in a list of `height` rows; returns the first row to draw. */
+  scroll(height: number): number {
+    if (this.cursor < this.top) this.top = this.cursor;
+    if (this.cursor >= this.top + height) this.top = this.cursor - height + 1;
+    this.top = Math.max(0, Math.min(this.top, Math.max(0, this.visible.length - height)));
+    return this.top;
+  }
+}

@@ -1,0 +1,116 @@
+// What the picker shows beside the list: the restore plan of the highlighted
+// snapshot (core/plan.ts, the same plan `git undo restore --dry-run` prints),
+// or Git's diff from the current state to it. Each is computed once, on demand.
+import type { Snapshot } from "../../core/format.ts";
+import { diffArgs, treePair } from "../../core/patch.ts";
+import { indexChanges, planIsEmpty, planRestore, type RestorePlan, type StateSide } from "../../core/plan.ts";
+import { refLabel, headLabel } from "../../core/describe.ts";
+import type { Repo } from "../../core/repo.ts";
+import { color, colorEnabled, relativeAge, short } from "../ui.ts";
+import { printable } from "./text.ts";
+
+/** Where previews come from; the picker only ever asks for one at a time. */
+export interface PreviewSource {
+  /** Lines saying what restoring `snap` would do. */
+  summary(snap: Snapshot): Promise<string[]>;
+  /** Git's diff of the files, from the current state to `snap`, as lines. */
+  diff(snap: Snapshot): Promise<string[]>;
+}
+
+/** Longest diff the picker holds; `git undo show <n> -p` shows all of it. */
+const DIFF_LINES = 5000;
+
+/** Previews of restoring each snapshot from `from`, the state the picker was opened in. */
+export function planPreviews(repo: Repo, from: StateSide): PreviewSource {
+  const plans = new Map<number, Promise<RestorePlan>>();
+  const plan = (snap: Snapshot) => {
+    let p = plans.get(snap.number);
+    if (!p) {
+      p = planRestore(repo, from, snap);
+      plans.set(snap.number, p);
+      p.catch(() => plans.delete(snap.number));
+    }
+    return p;
+  };
+  return {
+    async summary(snap) {
+      return describePlan(await plan(snap));
+    },
+    async diff(snap) {
+      const p = await plan(snap);
+      const pair = treePair(p.from.state, p.targetState);
+      if (!pair) return [color.dim("no files recorded on one side: nothing to diff")];
+      const out = await repo.git.text(diffArgs(pair, colorEnabled() ? "always" : "never"));
+      if (!out) return [color.dim(`no file differs between the current state and #${snap.number}`)];
+      const lines = out.replace(/\n$/, "").split("\n");
+      if (lines.length <= DIFF_LINES) return lines;
+      return [...lines.slice(0, DIFF_LINES), color.dim(`... cut at ${DIFF_LINES} lines; git undo show ${snap.number} -p shows it all`)];
+    },
+  };
+}
+
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const stat = (added: number | null, removed: number | null) =>
+  added === null || removed === null ? color.dim("binary") : `${color.green(`+${added}`)} ${color.red(`-${removed}`)}`;
+const ACTION_MARK = { created: "A", removed: "D", changed: "M" } as const;
+
+/** The plan as the picker's preview lines (colours applied, not yet cut to width). */
+export function describePlan(p: RestorePlan): string[] {
+  const t = p.target;
+  const lines: string[] = [];
+  lines.push(`${color.bold(`Restoring #${t.number}`)} ${color.dim(`· ${relativeAge(t.date)} · ${t.trailers.kind}`)}`);
+  lines.push(`  ${printable(t.summary)}`);
+  for (const b of p.blockers) lines.push(color.red(`refused: ${printable(b.message)}`));
+  if (p.recordFirst) lines.push(color.yellow("Your unrecorded changes are saved as a new snapshot first."));
+  if (planIsEmpty(p)) {
+    lines.push(color.dim("Nothing would change: this is the state you are in."));
+    return lines;
+  }
+  if (p.head) lines.push(`${color.bold("HEAD")}   ${headLabel(p.head.old)} -> ${headLabel(p.head.new)}${p.head.newSubject ? color.dim(`  ${printable(p.head.newSubject)}`) : ""}`);
+  if (p.refs.length) {
+    lines.push(color.bold(`refs   ${count(p.refs.length, "ref")} would move`));
+    for (const m of p.refs) {
+      const where = (r: typeof m.old) => (!r ? "" : r.symrefTarget ? `-> ${r.symrefTarget}` : short(r.object));
+      const what =
+        m.action === "create"
+          ? `${color.green("created")} at ${where(m.new)}`
+          : m.action === "delete"
+            ? `${color.red("deleted")} (was ${where(m.old)})`
+            : `${where(m.old)} -> ${where(m.new)}`;
+      const subject = m.newSubject ?? (m.action === "delete" ? m.oldSubject : undefined);
+      const elsewhere = m.checkedOutIn ? color.yellow(` (checked out in ${m.checkedOutIn})`) : "";
+      lines.push(`  ${color.cyan(printable(refLabel(m.name)))} ${what}${subject ? color.dim(`  ${printable(subject)}`) : ""}${elsewhere}`);
+    }
+  }
+  const wt = p.worktree;
+  if (wt.mode === "skipped") lines.push(color.dim(`files  left alone: ${wt.reason ?? "not recorded"}`));
+  else if (wt.files.length) {
+    const n = (a: string) => wt.files.filter((f) => f.action === a).length;
+    lines.push(color.bold(`files  ${n("changed")} changed, ${n("created")} created, ${n("removed")} removed`));
+    // Counts before the path: a long path is cut at its end, the counts stay.
+    for (const f of wt.files) lines.push(`  ${ACTION_MARK[f.action]} ${stat(f.added, f.removed)}  ${printable(f.path)}`);
+  }
+  if (p.index && indexChanges(p)) {
+    const e = p.index.entries;
+    // Entries that change exactly as their file does were listed under files already.
+    const asFile = new Set(wt.files.map((f) => `${f.path}\0${f.newObject}`));
+    const own = e.filter((f) => !asFile.has(`${f.path}\0${f.newObject}`));
+    const also = e.length - own.length;
+    if (!own.length) lines.push(`${color.bold("index")}  follows the files (${count(e.length, "entry", "entries")})`);
+    else lines.push(color.bold(`index  ${count(e.length, "entry", "entries")} differ${e.length === 1 ? "s" : ""}`) + (also ? color.dim(` (${also} as the files)`) : ""));
+    for (const f of own) lines.push(`  ${ACTION_MARK[f.action]} ${stat(f.added, f.removed)}  ${printable(f.path)}`);
+    if (p.index.conflictsAfter.length) lines.push(`  conflicts come back: ${p.index.conflictsAfter.map(printable).join(", ")}`);
+    if (p.index.conflictsNow.length && !p.index.conflictsAfter.length) lines.push(`  the conflicts in ${p.index.conflictsNow.map(printable).join(", ")} go`);
+  }
+  if (p.stash) {
+    const parts: string[] = [];
+    if (p.stash.added.length) parts.push(`${count(p.stash.added.length, "entry", "entries")} come${p.stash.added.length === 1 ? "s" : ""} back`);
+    if (p.stash.removed.length) parts.push(`${count(p.stash.removed.length, "entry", "entries")} go${p.stash.removed.length === 1 ? "es" : ""}`);
+    if (!parts.length) parts.push("entries reordered");
+    lines.push(`${color.bold("stash")}  ${parts.join(", ")}`);
+    for (const e of p.stash.added) lines.push(`  ${color.green("+")} ${short(e.commit)} ${printable(e.message)}`);
+    for (const e of p.stash.removed) lines.push(`  ${color.red("-")} ${short(e.commit)} ${printable(e.message)}`);
+  }
+  if (p.operations.length) lines.push(color.yellow(`in progress now: ${p.operations.join(", ")}`));
+  return lines;
+}

@@ -1,0 +1,185 @@
+// The picker as an @clack/core prompt: clack owns raw mode, keypress events,
+// resize and redrawing; this class turns keys into moves on the model and
+// answers with the chosen snapshot number (or clack's cancel symbol).
+import { Prompt, getColumns, getRows } from "@clack/core";
+import type { Key } from "node:readline";
+import type { Readable, Writable } from "node:stream";
+import { isReadable, type Snapshot } from "../../core/format.ts";
+import { LazyCache } from "./lazy.ts";
+import type { PickModel, Row } from "./model.ts";
+import type { PreviewSource } from "./preview.ts";
+import { renderFrame, type Phase, type PreviewMode, type View } from "./render.ts";
+
+export interface PickOptions {
+  model: PickModel;
+  previews: PreviewSource;
+  input?: Readable;
+  output?: Writable;
+}
+
+export class PickPrompt extends Prompt<number> {
+  readonly view: View;
+  private readonly summaries: LazyCache<Snapshot, string[]>;
+  private readonly diffs: LazyCache<Snapshot, string[]>;
+
+  constructor(opts: PickOptions) {
+    super(
+      {
+        input: opts.input,
+        output: opts.output,
+        render(this: Omit<PickPrompt, "prompt">) {
+          const out = (this as PickPrompt).output;
+          return renderFrame((this as PickPrompt).view, getColumns(out), getRows(out));
+        },
+      },
+      // The filter is ours: clack does not track typed text.
+      false,
+    );
+    const redraw = () => this.redraw();
+    this.summaries = new LazyCache((s) => opts.previews.summary(s), redraw);
+    this.diffs = new LazyCache((s) => opts.previews.diff(s), redraw);
+    const view: View = {
+      model: opts.model,
+      phase: "active",
+      mode: "summary",
+      diffTop: 0,
+      typing: false,
+      confirmYes: true,
+      note: null,
+      preview: (row: Row) => {
+        const cache = view.mode === "diff" ? this.diffs : this.summaries;
+        return isReadable(row.entry) ? cache.get(row.entry) : { state: "failed", error: new Error("unreadable") };
+      },
+    };
+    this.view = view;
+    this.on("key", (char, key) => this.onKey(char, key));
+    this.on("finalize", () => {
+      view.phase = this.state === "submit" ? "submit" : "cancel";
+    });
+  }
+
+  /**
+   * Run the prompt on the terminal's alternate screen, as less and vim do: the
+   * picker fills the terminal, and leaving it puts back exactly what was there.
+   */
+  async run(): Promise<number | symbol | undefined> {
+    const out = this.output;
+    let inside = true;
+    const leave = () => {
+      if (inside) out.write("\x1b[?1049l");
+      inside = false;
+    };
+    // A resized terminal is redrawn from a clean screen (clack's line-diffing
+    // assumes the old lines kept their width); this listener runs before clack's.
+    const resized = () => {
+      out.write("\x1b[H\x1b[2J");
+      (this as unknown as { _prevFrame: string })._prevFrame = "";
+    };
+    out.write("\x1b[?1049h\x1b[H");
+    out.on("resize", resized);
+    process.once("exit", leave);
+    try {
+      return await this.prompt();
+    } finally {
+      out.off("resize", resized);
+      process.off("exit", leave);
+      leave();
+    }
+  }
+
+  /** Redraw when something arrives from outside a keypress (a preview, the file paths). */
+  redraw(): void {
+    if (this.state === "submit" || this.state === "cancel") return;
+    // clack draws only from its own events; its render() is private but bound, and safe to call.
+    (this as unknown as { render(): void }).render();
+  }
+
+  /** Never submit on Enter directly: Enter opens the confirmation, which submits itself. */
+  protected override _shouldSubmit(): boolean {
+    return false;
+  }
+
+  private setPhase(phase: Phase): void {
+    this.view.phase = phase;
+  }
+
+  private onKey(char: string | undefined, key: Key): void {
+    const v = this.view;
+    const m = v.model;
+    v.note = null;
+    const name = key?.name;
+    if (name === "escape" || (key?.ctrl && name === "c")) return; // clack cancels
+    if (v.phase === "confirm") {
+      const row = m.highlighted();
+      if (char === "y" || char === "Y" || (name === "return" && v.confirmYes)) {
+        if (row && isReadable(row.entry)) {
+          this.value = row.number;
+          this.state = "submit";
+        }
+      } else if (char === "n" || char === "N" || name === "return") {
+        this.setPhase("active");
+      } else if (name === "left" || name === "right" || name === "tab" || char === "h" || char === "l") {
+        v.confirmYes = !v.confirmYes;
+      }
+      return;
+    }
+    const page = Math.max(1, getRows(this.output) - 8);
+    const scrollDiff = (by: number) => {
+      v.diffTop = Math.max(0, v.diffTop + by);
+    };
+    const move = (f: () => void) => {
+      const before = m.highlighted();
+      f();
+      if (m.highlighted() !== before) v.diffTop = 0;
+    };
+    switch (name) {
+      case "up":
+        if (key.shift) return scrollDiff(-1);
+        return move(() => m.move(-1));
+      case "down":
+        if (key.shift) return scrollDiff(1);
+        return move(() => m.move(1));
+      case "pageup":
+        if (v.mode === "diff") return scrollDiff(-page);
+        return move(() => m.move(-page));
+      case "pagedown":
+        if (v.mode === "diff") return scrollDiff(page);
+        return move(() => m.move(page));
+      case "home":
+        return move(() => m.home());
+      case "end":
+        return move(() => m.end());
+      case "tab":
+        v.mode = v.mode === "summary" ? "diff" : "summary";
+        v.diffTop = 0;
+        return;
+      case "return": {
+        const row = m.highlighted();
+        if (!row) return;
+        if (!isReadable(row.entry)) {
+          v.note = `#${row.number} cannot be read by this version of git-undo`;
+          return;
+        }
+        v.confirmYes = true;
+        return this.setPhase("confirm");
+      }
+      case "backspace":
+        if (!m.filter) v.typing = false;
+        return move(() => m.setFilter(m.filter.slice(0, -1)));
+    }
+    if (key?.ctrl && name === "u") return move(() => m.setFilter(""));
+    if (!char || key?.ctrl || key?.meta || !/^[^\x00-\x1f\x7f]$/u.test(char)) return;
+    if (!v.typing && !m.filter) {
+      if (char === "j") return move(() => m.move(1));
+      if (char === "k") return move(() => m.move(-1));
+      if (char === "/") {
+        v.typing = true;
+        return;
+      }
+    }
+    v.typing = true;
+    move(() => m.setFilter(m.filter + char));
+  }
+}
+
+export type { PreviewMode };

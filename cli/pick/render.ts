@@ -1,0 +1,151 @@
+// Drawing the picker, in @clack/prompts' style: a guide bar down the left, the
+// list of snapshots, and the preview beside it (wide terminals) or below it.
+// Every line is cut to the terminal's width and the frame to its height, so a
+// 60-column terminal shows a smaller picker, never a broken one.
+import { isReadable } from "../../core/format.ts";
+import { color } from "../ui.ts";
+import type { Lazy } from "./lazy.ts";
+import type { PickModel, Row } from "./model.ts";
+import { fit, printable, width } from "./text.ts";
+
+export const SYMBOL = {
+  active: "◆",
+  submit: "◇",
+  cancel: "■",
+  bar: "│",
+  end: "└",
+  connect: "├",
+  h: "─",
+  on: "●",
+  off: "○",
+  restore: "↺",
+} as const;
+
+export type PreviewMode = "summary" | "diff";
+export type Phase = "active" | "confirm" | "submit" | "cancel";
+
+export interface View {
+  model: PickModel;
+  phase: Phase;
+  mode: PreviewMode;
+  /** First diff line shown. */
+  diffTop: number;
+  /** Whether the filter takes every key (after `/`, or once it has text). */
+  typing: boolean;
+  confirmYes: boolean;
+  /** A one-line note (why Enter did nothing, say). */
+  note: string | null;
+  /** The preview of a row in the current mode; starts computing it when unknown. */
+  preview(row: Row): Lazy<string[]>;
+}
+
+/** Side by side from this width; below it, the preview goes under the list. */
+export const WIDE = 110;
+
+/** "3m", "2h", "5d": ages that fit a narrow column. */
+export function shortAge(unixSeconds: number, now = Date.now() / 1000): string {
+  const d = Math.max(0, Math.round(now - unixSeconds));
+  if (d < 60) return `${d}s`;
+  if (d < 3600) return `${Math.floor(d / 60)}m`;
+  if (d < 86400) return `${Math.floor(d / 3600)}h`;
+  if (d < 14 * 86400) return `${Math.floor(d / 86400)}d`;
+  if (d < 60 * 86400) return `${Math.floor(d / (7 * 86400))}w`;
+  if (d < 365 * 86400) return `${Math.floor(d / (30 * 86400))}mo`;
+  return `${Math.floor(d / (365 * 86400))}y`;
+}
+
+function rowLine(row: Row, highlighted: boolean, numWidth: number, branchWidth: number, cols: number): string {
+  const e = row.entry;
+  const pointer = highlighted ? color.cyan(SYMBOL.on) : color.dim(SYMBOL.off);
+  const here = row.current ? color.green("*") : " ";
+  const num = color.yellow(`#${row.number}`.padEnd(numWidth + 1));
+  if (!isReadable(e)) return fit(`${pointer} ${here}${num} ${color.red("unreadable")} ${color.dim(printable(e.reason))}`, cols);
+  const age = shortAge(e.date).padStart(3);
+  const kind = e.trailers.kind === "restore" ? color.magenta(SYMBOL.restore) : " ";
+  const branch = color.cyan(fit(printable(e.trailers.head), branchWidth, true));
+  const summary = highlighted ? printable(e.summary) : color.dim(printable(e.summary));
+  return fit(`${pointer} ${here}${num} ${color.dim(age)} ${kind} ${branch} ${summary}`, cols);
+}
+
+function listLines(v: View, height: number, cols: number): string[] {
+  const m = v.model;
+  if (!m.visible.length) return [color.dim(m.rows.length ? "no snapshot matches the filter" : "no snapshots yet")];
+  const top = m.scroll(height);
+  const numWidth = String(m.rows[0]?.number ?? 0).length + 1;
+  const shown = m.visible.slice(top, top + height);
+  // Branch names line up, but never take more than a quarter of the line.
+  const longest = Math.max(4, ...shown.map((r) => (isReadable(r.entry) ? width(printable(r.entry.trailers.head)) : 0)));
+  const branchWidth = Math.min(longest, 16, Math.max(6, Math.floor(cols / 4)));
+  return shown.map((r, i) => rowLine(r, top + i === m.cursor, numWidth, branchWidth, cols));
+}
+
+function previewLines(v: View, height: number): { title: string; lines: string[] } {
+  const row = v.model.highlighted();
+  const title = v.mode === "diff" ? `diff: now -> #${row?.number ?? "?"}` : "what restoring it does";
+  if (!row) return { title, lines: [] };
+  if (!isReadable(row.entry)) return { title, lines: [color.red(`#${row.number} cannot be read: ${printable(row.entry.reason)}`)] };
+  const p = v.preview(row);
+  if (p.state === "pending") return { title, lines: [color.dim("computing…")] };
+  if (p.state === "failed") return { title, lines: [color.red(printable(p.error.message))] };
+  if (v.mode === "summary") return { title, lines: p.value.slice(0, height) };
+  const top = Math.max(0, Math.min(v.diffTop, p.value.length - height));
+  v.diffTop = top;
+  const more = p.value.length > height ? ` ${top + 1}-${Math.min(top + height, p.value.length)}/${p.value.length}` : "";
+  return { title: title + more, lines: p.value.slice(top, top + height) };
+}
+
+function footer(v: View, cols: number): string {
+  if (v.phase === "confirm") {
+    const row = v.model.highlighted();
+    const yes = `${v.confirmYes ? color.green(SYMBOL.on) : color.dim(SYMBOL.off)} Yes`;
+    const no = `${v.confirmYes ? color.dim(SYMBOL.off) : color.green(SYMBOL.on)} No`;
+    return `${color.bold(`Restore #${row?.number}?`)}  ${yes} / ${no}  ${color.dim("y/n")}`;
+  }
+  if (v.note) return color.yellow(v.note);
+  const other = v.mode === "diff" ? "summary" : "diff";
+  if (cols < 90) return color.dim(`↑↓ move · Tab ${other}${v.mode === "diff" ? " · PgDn" : ""} · Enter restore · Esc quit`);
+  const scroll = v.mode === "diff" ? " · PgUp/PgDn scroll" : "";
+  return color.dim(`↑↓ move · type to filter · Tab ${other}${scroll} · Enter restore · Esc quit`);
+}
+
+/** The whole frame for a terminal of `columns` x `rows`. */
+export function renderFrame(v: View, columns: number, rows: number): string {
+  const cols = Math.max(20, columns - 1);
+  const m = v.model;
+  const row = m.highlighted();
+  if (v.phase === "submit" || v.phase === "cancel") {
+    const done = v.phase === "submit" ? `${color.green(SYMBOL.submit)}  restoring #${row?.number}` : `${color.red(SYMBOL.cancel)}  git undo pick: nothing changed`;
+    return fit(done, cols);
+  }
+  const bar = color.cyan(SYMBOL.bar);
+  const count = m.filter ? `${m.visible.length} of ${m.rows.length}` : `${m.rows.length}`;
+  const head = fit(`${color.cyan(SYMBOL.active)}  ${color.bold("Pick a state to restore")}  ${color.dim(`${count} snapshots`)}`, cols);
+  const filter = m.filter || v.typing ? `filter: ${printable(m.filter)}${color.cyan("█")}` : color.dim(cols < 90 ? "filter: type a number, summary, branch or file" : "filter: type a number, summary, branch or file (/ first for j or k)");
+  const lines: string[] = [head, fit(`${bar}  ${filter}`, cols)];
+  // Everything must fit: rows minus the two lines above, the footer and one spare.
+  const body = Math.max(4, Math.min(rows, 60) - 4);
+  const inner = cols - 3;
+  if (columns >= WIDE) {
+    const left = Math.min(72, Math.floor(inner * 0.5));
+    const right = inner - left - 3;
+    const list = listLines(v, body - 1, left);
+    const pv = previewLines(v, body - 1);
+    lines.push(fit(`${bar}  ${" ".repeat(left)} ${color.dim(SYMBOL.connect + SYMBOL.h)} ${color.dim(pv.title)}`, cols));
+    for (let i = 0; i < body - 1; i++) {
+      const l = fit(list[i] ?? "", left, true);
+      const r = pv.lines[i] ?? "";
+      lines.push(fit(`${bar}  ${l} ${color.dim(SYMBOL.bar)} ${fit(r, right)}`, cols));
+    }
+  } else {
+    const listHeight = Math.max(2, Math.min(m.visible.length || 1, Math.floor((body - 1) * 0.45)));
+    const pvHeight = body - 1 - listHeight;
+    for (const l of listLines(v, listHeight, inner)) lines.push(fit(`${bar}  ${l}`, cols));
+    for (let i = lines.length - 2; i < listHeight; i++) lines.push(bar);
+    const pv = previewLines(v, pvHeight);
+    const title = ` ${pv.title} `;
+    lines.push(fit(`${color.cyan(SYMBOL.connect)}${color.dim(SYMBOL.h.repeat(2) + title + SYMBOL.h.repeat(Math.max(0, cols - 3 - width(title))))}`, cols));
+    for (let i = 0; i < pvHeight; i++) lines.push(fit(`${bar}  ${pv.lines[i] ?? ""}`, cols));
+  }
+  lines.push(fit(`${color.cyan(SYMBOL.end)}  ${footer(v, cols)}`, cols));
+  return lines.join("\n");
+}

@@ -1,0 +1,371 @@
+// Installing and removing git-undo's hooks. The hooks folder is wherever Git
+// runs hooks from (core.hooksPath, or <common dir>/hooks). A hook we create is
+// ours entirely; in a hook the user already has, we add one marked block right
+// after its #! line and touch nothing else, so removing that block gives the
+// user's file back byte for byte.
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
+import { refuse } from "./errors.ts";
+import type { Repo } from "./repo.ts";
+
+export const HOOK_NAMES = ["reference-transaction", "post-index-change"] as const;
+export type HookName = (typeof HOOK_NAMES)[number];
+
+/** The checkout this code runs from: the hooks start its worker. */
+export const TOOLKIT_ROOT = join(import.meta.dir, "..");
+
+export const BEGIN = "# >>> git-undo >>>";
+export const END = "# <<< git-undo <<<";
+/** Line 2 of a hook git-undo created: uninstall deletes such a file rather than editing it. */
+export const CREATED_NOTE = "# git-undo: 'git undo init' created this file; 'git undo uninstall' deletes it.";
+const EXCLUDE_NOTE = "# git-undo: hook written by 'git undo init' (uninstall removes this and the next line)";
+
+/** Quote for sh: single quotes, with embedded ones closed and escaped. */
+export const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+export interface RenderedHook {
+  /** A whole hook file, for when the user has none. */
+  file: string;
+  /** The marked block alone, for adding to the user's hook. */
+  block: string;
+}
+
+/** The hook from hooks/<name> with this checkout's path and Bun written in. */
+export function renderHook(name: HookName, root: string, bun: string, template?: string): RenderedHook {
+  const text = template ?? readFileSync(join(TOOLKIT_ROOT, "hooks", name), "utf8");
+  const file = text
+    .replace(/^(\s*)git_undo_root=.*$/m, (_, sp: string) => `${sp}git_undo_root=${shq(root)}`)
+    .replace(/^(\s*)git_undo_bun=.*$/m, (_, sp: string) => `${sp}git_undo_bun=${shq(bun)}`);
+  const span = findBlock(file);
+  if (!span) throw new Error(`hooks/${name} has no git-undo block`);
+  return { file, block: file.slice(span.start, span.end) };
+}
+
+/** Where our block is: from the start of its BEGIN line to just after its END line. */
+export function findBlock(content: string): { start: number; end: number } | null {
+  let begin = content.startsWith(BEGIN) ? 0 : content.indexOf(`\n${BEGIN}`);
+  if (begin < 0) return null;
+  if (begin > 0) begin++;
+  const endAt = content.indexOf(`\n${END}`, begin);
+  if (endAt < 0) return null;
+  const nl = content.indexOf("\n", endAt + 1 + END.length);
+  return { start: begin, end: nl < 0 ? content.length : nl + 1 };
+}
+
+/** Put our block right after the #! line, so it runs before anything that could exit. */
+export function insertBlock(content: string, block: string): string {
+  if (!content.startsWith("#!")) return block + content;
+  const nl = content.indexOf("\n");
+  if (nl < 0) return `${content}\n${block}`;
+  return content.slice(0, nl + 1) + block + content.slice(nl + 1);
+}
+
+/** The hook without our block; null when the whole file was ours and should go. */
+export function removeBlock(content: string): string | null {
+  const span = findBlock(content);
+  if (!span) return content;
+  const rest = content.slice(0, span.start) + content.slice(span.end);
+  const lines = rest.split("\n");
+  if (lines[1] === CREATED_NOTE) {
+    lines.splice(1, 1);
+    const left = lines.join("\n");
+    return /^#![^\n]*\n?$/.test(left) ? null : left;
+  }
+  return rest;
+}
+
+const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "yash", "posh", "busybox"]);
+
+/** Whether a hook is run by a POSIX-style shell (no #! line: Git runs it with sh). */
+export function shellInterpreter(content: string): string | null {
+  if (!content.startsWith("#!")) return "sh";
+  const words = content.slice(2, content.indexOf("\n") < 0 ? undefined : content.indexOf("\n")).trim().split(/\s+/);
+  let prog = basename(words[0] ?? "");
+  if (prog === "env") prog = basename(words.slice(1).find((w) => !w.startsWith("-")) ?? "");
+  return SHELLS.has(prog) ? prog : null;
+}
+
+export type FolderWhere = "default" | "inside" | "outside";
+
+export interface HooksFolder {
+  /** Absolute path of the folder Git runs hooks from. */
+  dir: string;
+  /** core.hooksPath as configured (includeIf and includes count), or null. */
+  configured: string | null;
+  /** Where that setting comes from (`file:...`). */
+  origin: string | null;
+  /** The default folder, one inside the repository, or one outside it (shared by other repositories). */
+  where: FolderWhere;
+  /** Why hooks cannot run from there, if they cannot. */
+  problem: string | null;
+}
+
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+const within = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+
+/**
+ * The hooks folder as Git sees it. Our own Git calls override core.hooksPath
+ * on the command line, so the setting is read with its origins and
+ * command-line values are skipped; Git then resolves the path (~, relative).
+ */
+export async function hooksFolder(repo: Repo): Promise<HooksFolder> {
+  const r = await repo.git.run(["config", "--show-origin", "-z", "--get-all", "core.hooksPath"], { okExit: [1] });
+  const parts = new TextDecoder().decode(r.stdout).split("\0");
+  let configured: string | null = null;
+  let origin: string | null = null;
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    if (parts[i]!.startsWith("command line:")) continue;
+    origin = parts[i]!;
+    configured = parts[i + 1]!;
+  }
+  if (configured === null) {
+    return { dir: join(repo.commonDir, "hooks"), configured, origin, where: "default", problem: null };
+  }
+  const dir =
+    configured === ""
+      ? join(repo.commonDir, "hooks")
+      : await repo.git.line(["-c", `core.hooksPath=${configured}`, "rev-parse", "--path-format=absolute", "--git-path", "hooks"]);
+  let problem: string | null = null;
+  let st;
+  try {
+    st = statSync(dir);
+  } catch {
+    st = null;
+  }
+  if (dir === "/dev/null") problem = "core.hooksPath is /dev/null, which turns all hooks off";
+  else if (st === null) problem = `core.hooksPath names ${dir}, which does not exist`;
+  else if (!st.isDirectory()) problem = `core.hooksPath names ${dir}, which is not a folder`;
+  const rdir = real(dir);
+  const inside = within(rdir, real(repo.commonDir)) || (repo.workTree !== null && within(rdir, real(repo.workTree)));
+  return { dir, configured, origin, where: inside ? "inside" : "outside", problem };
+}
+
+export type HookAction = "create" | "insert" | "update" | "unchanged";
+
+export interface HookChange {
+  name: HookName;
+  path: string;
+  action: HookAction;
+  content: string;
+  mode: number;
+}
+
+export interface InstallPlan {
+  folder: HooksFolder;
+  changes: HookChange[];
+  /** Paths (relative to the worktree top) to add to info/exclude: new hooks inside the worktree. */
+  exclude: string[];
+}
+
+export interface InstallOptions {
+  root?: string;
+  bun: string;
+  /** Allow a hooks folder outside the repository. */
+  globalHooks?: boolean;
+}
+
+/** Work out every file init would write, refusing (before writing anything) when one cannot be. */
+export async function planInstall(repo: Repo, opts: InstallOptions): Promise<InstallPlan> {
+  const folder = await hooksFolder(repo);
+  if (folder.problem) {
+    throw refuse(
+      `${folder.problem}${folder.origin ? ` (set in ${folder.origin.replace(/^file:/, "")})` : ""}.\n` +
+        "Automatic recording needs Git to run hooks: unset core.hooksPath or point it at a folder, then run 'git undo init' again.\n" +
+        "Snapshots can still be taken by hand with 'git undo snapshot'.",
+    );
+  }
+  if (folder.where === "outside" && !opts.globalHooks) {
+    throw refuse(
+      `core.hooksPath points at ${folder.dir}, outside this repository${folder.origin ? ` (set in ${folder.origin.replace(/^file:/, "")})` : ""}.\n` +
+        "Hooks there run in every repository that uses that folder. git-undo's hooks only act in repositories\n" +
+        "where 'git undo init' ran; to install them there anyway, run 'git undo init --global-hooks'.",
+    );
+  }
+  const root = opts.root ?? TOOLKIT_ROOT;
+  const problems: string[] = [];
+  const changes: HookChange[] = [];
+  const exclude: string[] = [];
+  // A folder in the working tree (husky's .husky/_, a tracked .githooks) can hold tracked files.
+  const inWorktree =
+    repo.workTree !== null && within(real(folder.dir), real(repo.workTree)) && !within(real(folder.dir), real(repo.commonDir));
+  for (const name of HOOK_NAMES) {
+    const path = join(folder.dir, name);
+    const rendered = renderHook(name, root, opts.bun);
+    let st;
+    try {
+      st = lstatSync(path);
+    } catch {
+      st = null;
+    }
+    if (inWorktree) {
+      const rel = relative(real(repo.workTree!), join(real(folder.dir), name));
+      const tracked = (await repo.git.text(["ls-files", "-z", "--", `:(literal)${rel}`])).length > 0;
+      if (tracked) {
+        problems.push(`${rel} is tracked by this repository; git-undo does not change tracked files (add its block yourself, or use another core.hooksPath)`);
+        continue;
+      }
+      if (st === null && !(await repo.git.succeeds(["check-ignore", "-q", "--", rel]))) exclude.push(rel);
+    }
+    if (st === null) {
+      changes.push({ name, path, action: "create", content: rendered.file, mode: 0o755 });
+      continue;
+    }
+    if (st.isSymbolicLink()) {
+      problems.push(`${path} is a symbolic link (to ${readlinkSync(path)}); git-undo does not edit a hook that may be shared: add its block there yourself, or replace the link`);
+      continue;
+    }
+    if (!st.isFile()) {
+      problems.push(`${path} is not a regular file`);
+      continue;
+    }
+    const content = readFileSync(path, "utf8");
+    const span = findBlock(content);
+    if (span) {
+      const updated = content.slice(0, span.start) + rendered.block + content.slice(span.end);
+      changes.push({ name, path, action: updated === content ? "unchanged" : "update", content: updated, mode: st.mode & 0o7777 });
+      continue;
+    }
+    if ((st.mode & 0o111) === 0) {
+      problems.push(`${path} exists but is not executable, so Git does not run it; make it executable or remove it`);
+      continue;
+    }
+    if (shellInterpreter(content) === null) {
+      problems.push(`${path} is not a shell script (${content.split("\n", 1)[0]}); git-undo can only add its lines to a shell hook: call ${join(root, "hooks", name)} from it yourself`);
+      continue;
+    }
+    changes.push({ name, path, action: "insert", content: insertBlock(content, rendered.block), mode: st.mode & 0o7777 });
+  }
+  if (problems.length) throw refuse(`cannot install the hooks:\n  ${problems.join("\n  ")}`);
+  return { folder, changes, exclude };
+}
+
+/** Replace a file in one step, keeping its mode, so Git never runs a half-written hook. */
+function writeAtomically(path: string, content: string, mode: number): void {
+  const tmp = join(dirname(path), `.${basename(path)}.git-undo-${process.pid}`);
+  writeFileSync(tmp, content, { mode });
+  chmodSync(tmp, mode);
+  renameSync(tmp, path);
+}
+
+export function applyInstall(repo: Repo, plan: InstallPlan): void {
+  mkdirSync(plan.folder.dir, { recursive: true });
+  for (const c of plan.changes) if (c.action !== "unchanged") writeAtomically(c.path, c.content, c.mode);
+  if (plan.exclude.length) {
+    const path = join(repo.commonDir, "info", "exclude");
+    mkdirSync(dirname(path), { recursive: true });
+    let content = existsSync(path) ? readFileSync(path, "utf8") : "";
+    for (const rel of plan.exclude) {
+      const line = `/${rel}`;
+      if (content.includes(`${EXCLUDE_NOTE}\n${line}\n`)) continue;
+      if (content && !content.endsWith("\n")) content += "\n";
+      content += `${EXCLUDE_NOTE}\n${line}\n`;
+    }
+    writeFileSync(path, content);
+  }
+}
+
+/** The folders that may hold our hooks: the current one and the default one. */
+export async function candidateFolders(repo: Repo): Promise<HooksFolder[]> {
+  const current = await hooksFolder(repo);
+  const folders = [current];
+  const def = join(repo.commonDir, "hooks");
+  if (real(current.dir) !== real(def)) folders.push({ dir: def, configured: null, origin: null, where: "default", problem: null });
+  return folders;
+}
+
+export interface RemovedHook {
+  path: string;
+  deleted: boolean;
+}
+
+/** Remove our blocks (and files we created) from `folders`, and our info/exclude lines. */
+export function removeHooks(repo: Repo, folders: readonly HooksFolder[]): RemovedHook[] {
+  const removed: RemovedHook[] = [];
+  for (const folder of folders) {
+    for (const name of HOOK_NAMES) {
+      const path = join(folder.dir, name);
+      let st;
+      try {
+        st = lstatSync(path);
+      } catch {
+        continue;
+      }
+      if (!st.isFile()) continue;
+      const content = readFileSync(path, "utf8");
+      if (!findBlock(content)) continue;
+      const rest = removeBlock(content);
+      if (rest === null) {
+        unlinkSync(path);
+        removed.push({ path, deleted: true });
+      } else {
+        writeAtomically(path, rest, st.mode & 0o7777);
+        removed.push({ path, deleted: false });
+      }
+    }
+  }
+  const exclude = join(repo.commonDir, "info", "exclude");
+  if (existsSync(exclude)) {
+    const content = readFileSync(exclude, "utf8");
+    const kept = content.replace(new RegExp(`${EXCLUDE_NOTE.replace(/[.*+?^${}()|[\]\\']/g, "\\$&")}\\n[^\\n]*\\n?`, "g"), "");
+    if (kept !== content) writeFileSync(exclude, kept);
+  }
+  return removed;
+}
+
+export interface HookStatus {
+  name: HookName;
+  path: string;
+  exists: boolean;
+  executable: boolean;
+  hasBlock: boolean;
+  /** The block matches what init would write now. */
+  current: boolean;
+  /** The toolkit path written into the block, and the Bun. */
+  root: string | null;
+  bun: string | null;
+}
+
+/** What is installed in a folder, for doctor. */
+export function hookStatus(folder: HooksFolder, root: string, bun: string): HookStatus[] {
+  return HOOK_NAMES.map((name) => {
+    const path = join(folder.dir, name);
+    let content: string | null = null;
+    let executable = false;
+    try {
+      const st = statSync(path);
+      executable = st.isFile() && (st.mode & 0o111) !== 0;
+      content = readFileSync(path, "utf8");
+    } catch {
+      /* missing */
+    }
+    const span = content !== null ? findBlock(content) : null;
+    const block = span ? content!.slice(span.start, span.end) : null;
+    const value = (key: string) => {
+      const m = block ? new RegExp(`^\\s*${key}='((?:[^']|'\\\\'')*)'`, "m").exec(block) : null;
+      return m ? m[1]!.replace(/'\\''/g, "'") : null;
+    };
+    return {
+      name,
+      path,
+      exists: content !== null,
+      executable,
+      hasBlock: block !== null,
+      current: block !== null && block === renderHook(name, root, bun).block,
+      root: value("git_undo_root"),
+      bun: value("git_undo_bun"),
+    };
+  });
+}
+
+/** The Bun the hooks should start the worker with. */
+export function hookBun(): string {
+  const env = process.env.GIT_UNDO_BUN;
+  return env && existsSync(env) ? env : process.execPath;
+}

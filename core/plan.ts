@@ -1,0 +1,528 @@
+// What restoring a snapshot would change: the difference between the state being
+// left (S, usually just captured) and the target (T), as a typed plan. --dry-run
+// prints it, the restorer carries it out, the picker previews it. It is computed
+// from the two state trees with a handful of batched Git calls and some lstat()s.
+import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import {
+  decodeUnmerged,
+  type HeadState,
+  type ObjectId,
+  type OperationMarker,
+  type RefLine,
+  type Snapshot,
+  type StashEntry,
+  type StateTree,
+} from "./format.ts";
+import { loadState } from "./inspect.ts";
+import { readObjects } from "./objects.ts";
+import type { Repo } from "./repo.ts";
+
+/** The state being left: a recorded snapshot, or a capture not yet recorded (number null). */
+export interface StateSide {
+  number: number | null;
+  tree: ObjectId;
+  state: StateTree;
+}
+
+export type RefAction = "create" | "update" | "delete";
+
+export interface RefMove {
+  name: string;
+  action: RefAction;
+  /** The ref now (S), null when it does not exist. */
+  old: RefLine | null;
+  /** The ref in T, null when T lacks it. */
+  new: RefLine | null;
+  /** Subjects of the commits the ref leaves and reaches, when they are commits. */
+  oldSubject?: string;
+  newSubject?: string;
+  /** A symbolic ref on either side: set with symbolic-ref after the transaction. */
+  symbolic: boolean;
+  /** A branch another worktree has checked out: left alone unless forced. */
+  checkedOutIn?: string;
+}
+
+export interface HeadChange {
+  old: HeadState;
+  new: HeadState;
+  /** Subject of the commit HEAD ends up on, when there is one. */
+  newSubject?: string;
+}
+
+export type FileAction = "created" | "removed" | "changed";
+
+export interface FileChange {
+  /** The path as UTF-8 text (for display). */
+  path: string;
+  /** The path's bytes as Git printed them (for the file system). */
+  raw: Uint8Array;
+  action: FileAction;
+  oldMode: string;
+  newMode: string;
+  oldObject: ObjectId;
+  newObject: ObjectId;
+  /** Lines added and removed; null for binary files and submodules. */
+  added: number | null;
+  removed: number | null;
+}
+
+export interface WorktreePlan {
+  /** merge: files change; same: S and T record the same files; skipped: a side has no worktree record. */
+  mode: "merge" | "same" | "skipped";
+  /** Why files are left alone when skipped. */
+  reason?: string;
+  files: FileChange[];
+}
+
+export interface IndexPlan {
+  /** Index entries (stage 0) that differ between S and T. */
+  entries: FileChange[];
+  /** Conflicted paths now and in T. */
+  conflictsNow: string[];
+  conflictsAfter: string[];
+}
+
+export interface StashPlan {
+  now: StashEntry[];
+  after: StashEntry[];
+  /** Entries T has that the stash now lacks (brought back), and entries that go. */
+  added: StashEntry[];
+  removed: StashEntry[];
+}
+
+export type BlockerKind =
+  | "operation"
+  | "missing-objects"
+  | "untracked-file"
+  | "ignored-file"
+  | "not-uptodate"
+  | "index-lock"
+  | "head-in-other-worktree";
+
+export interface Blocker {
+  kind: BlockerKind;
+  message: string;
+  /** The paths or refs the blocker names. */
+  names: string[];
+}
+
+export interface RestorePlan {
+  from: StateSide;
+  target: Snapshot;
+  targetState: StateTree;
+  /** The current state is not the latest snapshot: it is recorded as a change snapshot first. */
+  recordFirst: boolean;
+  refs: RefMove[];
+  head: HeadChange | null;
+  worktree: WorktreePlan;
+  /** Null in a bare repository. */
+  index: IndexPlan | null;
+  stash: StashPlan | null;
+  /** Operations in progress in the state being left. */
+  operations: OperationMarker[];
+  blockers: Blocker[];
+}
+
+export interface PlanOptions {
+  /** --force: an operation in progress, or a branch checked out elsewhere, does not stop the restore. */
+  force?: boolean;
+  /** The caller holds index.lock itself (the restorer takes it before planning). */
+  holdsIndexLock?: boolean;
+}
+
+/** The commit a ref line names, for subjects. */
+const commitOf = (r: RefLine | null): ObjectId | null =>
+  !r || !r.object ? null : r.type === "commit" ? r.object : r.peeledType === "commit" ? r.peeledObject : null;
+
+/** Same target: a symbolic ref by its target's name (its object is the target's business), others by object. */
+const sameRef = (a: RefLine, b: RefLine) =>
+  a.symrefTarget || b.symrefTarget ? a.symrefTarget === b.symrefTarget : a.object === b.object && a.type === b.type;
+
+export const headsEqual = (a: HeadState, b: HeadState): boolean =>
+  a.kind === b.kind && (a.kind === "symbolic" ? a.target === (b as typeof a).target : a.commit === (b as typeof a).commit);
+
+/** Ref moves from `now` to `after`; refs/stash is the stash's business, not the transaction's. */
+export function refMoves(now: readonly RefLine[], after: readonly RefLine[]): RefMove[] {
+  const before = new Map(now.filter((r) => r.name !== "refs/stash").map((r) => [r.name, r]));
+  const moves: RefMove[] = [];
+  for (const t of after) {
+    if (t.name === "refs/stash") continue;
+    const s = before.get(t.name) ?? null;
+    before.delete(t.name);
+    if (s && sameRef(s, t)) continue;
+    const symbolic = Boolean(t.symrefTarget || s?.symrefTarget);
+    moves.push({ name: t.name, action: s ? "update" : "create", old: s, new: t, symbolic });
+  }
+  for (const s of before.values()) moves.push({ name: s.name, action: "delete", old: s, new: null, symbolic: Boolean(s.symrefTarget) });
+  return moves;
+}
+
+export function stashPlan(now: readonly StashEntry[], after: readonly StashEntry[]): StashPlan | null {
+  const same = now.length === after.length && now.every((e, i) => e.commit === after[i]!.commit && e.message === after[i]!.message);
+  if (same) return null;
+  const key = (e: StashEntry) => `${e.commit}\t${e.message}`;
+  const had = new Set(now.map(key));
+  const has = new Set(after.map(key));
+  return { now: [...now], after: [...after], added: after.filter((e) => !had.has(key(e))), removed: now.filter((e) => !has.has(key(e))) };
+}
+
+const conflictPaths = (state: StateTree): string[] =>
+  state.indexUnmerged ? [...new Set(decodeUnmerged(state.indexUnmerged).map((e) => Buffer.from(e.path).toString("utf8")))] : [];
+
+const RAW_RE = /^:(\d{6}) (\d{6}) ([0-9a-f]+) ([0-9a-f]+) ([A-Z])\d*$/;
+
+/** Parse `diff-tree -r -z --raw --numstat` output: raw records first, then one numstat record each. */
+export function parseRawNumstat(out: Uint8Array): FileChange[] {
+  const tokens: Uint8Array[] = [];
+  let start = 0;
+  for (let i = 0; i < out.length; i++) {
+    if (out[i] === 0) {
+      tokens.push(out.subarray(start, i));
+      start = i + 1;
+    }
+  }
+  const dec = new TextDecoder();
+  const changes: FileChange[] = [];
+  let i = 0;
+  while (i + 1 < tokens.length) {
+    const m = RAW_RE.exec(dec.decode(tokens[i]!));
+    if (!m) break;
+    const raw = tokens[i + 1]!.slice();
+    const status = m[5]!;
+    const action: FileAction = status === "A" ? "created" : status === "D" ? "removed" : "changed";
+    changes.push({
+      path: dec.decode(raw),
+      raw,
+      action,
+      oldMode: m[1]!,
+      newMode: m[2]!,
+      oldObject: m[3]!,
+      newObject: m[4]!,
+      added: null,
+      removed: null,
+    });
+    i += 2;
+  }
+  for (let k = 0; k < changes.length && i < tokens.length; k++, i++) {
+    const rec = dec.decode(tokens[i]!);
+    const [a, r] = rec.split("\t", 2);
+    const c = changes[k]!;
+    if (a !== undefined && /^\d+$/.test(a)) c.added = Number(a);
+    if (r !== undefined && /^\d+$/.test(r)) c.removed = Number(r);
+  }
+  return changes;
+}
+
+/** The subject line of a commit object's content. */
+function subjectOf(content: Uint8Array): string {
+  const s = new TextDecoder().decode(content);
+  const body = s.indexOf("\n\n");
+  return body < 0 ? "" : (s.slice(body + 2).split("\n", 1)[0] ?? "");
+}
+
+export interface WorktreeInfo {
+  path: string;
+  /** The branch it has checked out (refs/heads/...), or null when detached or bare. */
+  branch: string | null;
+}
+
+/** Every worktree of the repository (`git worktree list --porcelain`). */
+export async function listWorktrees(repo: Repo): Promise<WorktreeInfo[]> {
+  const out = await repo.git.text(["worktree", "list", "--porcelain"]);
+  const list: WorktreeInfo[] = [];
+  for (const block of out.split("\n\n")) {
+    let path: string | null = null;
+    let branch: string | null = null;
+    for (const line of block.split("\n")) {
+      if (line.startsWith("worktree ")) path = line.slice(9);
+      else if (line.startsWith("branch ")) branch = line.slice(7);
+    }
+    if (path !== null) list.push({ path, branch });
+  }
+  return list;
+}
+
+/** Branches checked out in worktrees other than this one: branch -> worktree path. */
+async function branchesElsewhere(repo: Repo): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  // No linked worktrees: nobody else can have a branch checked out.
+  if (!existsSync(join(repo.commonDir, "worktrees"))) return found;
+  const { realpathSync } = await import("node:fs");
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  const here = repo.workTree ? real(repo.workTree) : null;
+  for (const w of await listWorktrees(repo)) {
+    if (w.branch && real(w.path) !== here) found.set(w.branch, w.path);
+  }
+  return found;
+}
+
+/**
+ * Paths T creates that something on disk already occupies, which the state left
+ * does not know (ignored files, typically: `read-tree -m -u` would overwrite them).
+ * `known` holds the paths of S's worktree that the restore removes.
+ */
+function occupiedPaths(workTree: string, files: readonly FileChange[]): { path: string; raw: Buffer }[] {
+  const removed = new Set(files.filter((f) => f.action !== "created").map((f) => Buffer.from(f.raw).toString("latin1")));
+  const sInTree = (rel: Buffer) => removed.has(rel.toString("latin1"));
+  const found: { path: string; raw: Buffer }[] = [];
+  const checkedAncestors = new Set<string>();
+  const abs = (rel: Buffer) => Buffer.concat([Buffer.from(workTree), Buffer.from("/"), rel]);
+  const lstat = (p: Buffer) => {
+    try {
+      return lstatSync(p);
+    } catch {
+      return null;
+    }
+  };
+  /** The first entry under directory `rel` that S does not record (empty directories do not count). */
+  const unknownInside = (rel: Buffer): Buffer | null => {
+    let names: Buffer[];
+    try {
+      names = readdirSync(abs(rel), { encoding: "buffer" });
+    } catch {
+      return rel;
+    }
+    for (const name of names) {
+      const child = Buffer.concat([rel, Buffer.from("/"), name]);
+      if (lstat(abs(child))?.isDirectory()) {
+        const inner = unknownInside(child);
+        if (inner) return inner;
+      } else if (!sInTree(child)) return child;
+    }
+    return null;
+  };
+  for (const f of files) {
+    if (f.action !== "created") continue;
+    const rel = Buffer.from(f.raw);
+    // Leading directories: one that exists as a file or symlink S does not record blocks the path.
+    for (let i = rel.indexOf(0x2f); i > 0; i = rel.indexOf(0x2f, i + 1)) {
+      const dir = rel.subarray(0, i);
+      const key = dir.toString("latin1");
+      if (checkedAncestors.has(key)) continue;
+      checkedAncestors.add(key);
+      const st = lstat(abs(dir));
+      if (st && !st.isDirectory() && !sInTree(dir)) found.push({ path: dir.toString("utf8"), raw: Buffer.from(dir) });
+    }
+    const st = lstat(abs(rel));
+    if (!st) continue;
+    if (st.isDirectory()) {
+      const inner = unknownInside(rel);
+      if (inner) found.push({ path: inner.toString("utf8"), raw: inner });
+    } else {
+      found.push({ path: f.path, raw: rel });
+    }
+  }
+  return found;
+}
+
+const OPERATION_NAMES: Record<OperationMarker, string> = {
+  "rebase-merge": "a rebase",
+  "rebase-apply": "a rebase or git am",
+  MERGE_HEAD: "a merge",
+  CHERRY_PICK_HEAD: "a cherry-pick",
+  REVERT_HEAD: "a revert",
+  BISECT_LOG: "a bisect",
+  sequencer: "a cherry-pick or revert sequence",
+};
+
+export const operationName = (m: OperationMarker): string => OPERATION_NAMES[m];
+
+/** A list for a message: `a, b and 3 more`. */
+export function nameList(names: readonly string[], max = 5): string {
+  const shown = names.slice(0, max).join(", ");
+  return names.length > max ? `${shown} and ${names.length - max} more` : shown;
+}
+
+/**
+ * The plan for restoring `target` from `from`. Cheap: one cat-file for T's state,
+ * one diff-tree for every file and index entry, one cat-file for the objects
+ * T's refs, HEAD and stash need (which also gives the commit subjects), and
+ * `git worktree list` only when a branch moves in a repository with linked worktrees.
+ */
+export async function planRestore(repo: Repo, from: StateSide, target: Snapshot, opts: PlanOptions = {}): Promise<RestorePlan> {
+  const s = from.state;
+  // Files are compared only when the state left has them; a target without them is rare.
+  const paths = s.worktree !== undefined ? ["index", "worktree"] : ["index"];
+  const [t, diffOut] = await Promise.all([
+    loadState(repo, target.tree),
+    from.tree === target.tree
+      ? Promise.resolve(new Uint8Array())
+      : repo.git
+          .run(["diff-tree", "-r", "-z", "--raw", "--numstat", "--no-renames", from.tree, target.tree, "--", ...paths])
+          .then((r) => r.stdout),
+  ]);
+  const changes = parseRawNumstat(diffOut);
+  const blockers: Blocker[] = [];
+
+  // Refs and HEAD, and the objects they need.
+  const refs = refMoves(s.refs, t.refs);
+  const head = headsEqual(s.head, t.head) ? null : ({ old: s.head, new: t.head } as HeadChange);
+  const stash = stashPlan(s.stash, t.stash);
+  const needed = new Map<ObjectId, string[]>();
+  const need = (oid: ObjectId, why: string) => {
+    if (!oid) return;
+    const list = needed.get(oid) ?? [];
+    list.push(why);
+    needed.set(oid, list);
+  };
+  for (const m of refs) if (m.new && m.new.object && !m.new.symrefTarget) need(m.new.object, m.name);
+  if (t.head.kind === "detached" && !headsEqual(s.head, t.head)) need(t.head.commit, "HEAD");
+  for (const e of stash?.added ?? []) need(e.commit, `stash entry '${e.message}'`);
+  // Subjects of the commits refs leave (they exist: the repository has them now).
+  const subjects = new Set<ObjectId>();
+  for (const m of refs) {
+    const o = commitOf(m.old);
+    if (o) subjects.add(o);
+  }
+  const ids = [...new Set([...needed.keys(), ...subjects])];
+  const objects = await readObjects(repo, ids);
+  const found = new Map<ObjectId, string>();
+  ids.forEach((id, i) => {
+    const o = objects[i];
+    if (o) found.set(id, o.type === "commit" ? subjectOf(o.content) : "");
+  });
+  const missing = [...needed].filter(([oid]) => !found.has(oid));
+  if (missing.length) {
+    const names = missing.flatMap(([oid, why]) => why.map((w) => `${w} (${oid.slice(0, 7)})`));
+    blockers.push({
+      kind: "missing-objects",
+      names: missing.flatMap(([, why]) => why),
+      message: `objects snapshot #${target.number} needs are gone from the repository (pruned by git gc?): ${nameList(names)}`,
+    });
+  }
+  for (const m of refs) {
+    const o = commitOf(m.old);
+    const n = commitOf(m.new);
+    if (o && found.has(o)) m.oldSubject = found.get(o)!;
+    if (n && found.has(n)) m.newSubject = found.get(n)!;
+  }
+  if (head) {
+    const c = t.head.kind === "detached" ? t.head.commit : commitOf(t.refs.find((r) => r.name === (t.head as { target: string }).target) ?? null);
+    if (c && found.has(c)) head.newSubject = found.get(c)!;
+    else if (c) {
+      const [o] = await readObjects(repo, [c]);
+      if (o && o.type === "commit") head.newSubject = subjectOf(o.content);
+    }
+  }
+
+  // Branches checked out in another worktree stay where they are unless forced.
+  const movesBranch = refs.some((m) => m.name.startsWith("refs/heads/"));
+  const headTo = head && t.head.kind === "symbolic" ? t.head.target : null;
+  if (movesBranch || headTo) {
+    const elsewhere = await branchesElsewhere(repo);
+    for (const m of refs) {
+      const w = elsewhere.get(m.name);
+      if (w !== undefined) m.checkedOutIn = w;
+    }
+    if (headTo && elsewhere.has(headTo) && !opts.force) {
+      blockers.push({
+        kind: "head-in-other-worktree",
+        names: [headTo],
+        message: `snapshot #${target.number} has HEAD on ${headTo.replace(/^refs\/heads\//, "")}, which is checked out in ${elsewhere.get(headTo)} (use --force to check it out here too)`,
+      });
+    }
+  }
+
+  // Files.
+  let worktree: WorktreePlan;
+  if (s.worktree === undefined || t.worktree === undefined) {
+    const why =
+      !repo.config.worktree || s.worktree === undefined
+        ? "undo.worktree is false"
+        : `snapshot #${target.number} has no record of the files (undo.worktree was false)`;
+    worktree = { mode: "skipped", reason: repo.bare ? "a bare repository has no files" : why, files: [] };
+  } else if (s.worktree === t.worktree) {
+    worktree = { mode: "same", files: [] };
+  } else {
+    const files = changes.filter((c) => c.path.startsWith("worktree/")).map((c) => stripPrefix(c, "worktree/"));
+    worktree = { mode: files.length ? "merge" : "same", files };
+    if (repo.workTree !== null) {
+      const occupied = occupiedPaths(repo.workTree, files);
+      if (occupied.length) blockers.push(await occupiedBlocker(repo, target.number, occupied));
+    }
+  }
+
+  // Index.
+  let index: IndexPlan | null = null;
+  if (!repo.bare && t.index !== undefined) {
+    const entries = changes.filter((c) => c.path.startsWith("index/")).map((c) => stripPrefix(c, "index/"));
+    index = { entries, conflictsNow: conflictPaths(s), conflictsAfter: conflictPaths(t) };
+  }
+
+  if (s.state.length && !opts.force) {
+    const what = s.state.map(operationName);
+    blockers.push({
+      kind: "operation",
+      names: [...s.state],
+      message: `${what[0]} is in progress; finish or abort it first, or use --force to end it (its commits stay in the snapshots)`,
+    });
+  }
+  if (!repo.bare && !opts.holdsIndexLock && existsSync(`${repo.indexFile}.lock`)) {
+    blockers.push({
+      kind: "index-lock",
+      names: [`${repo.indexFile}.lock`],
+      message: `${repo.indexFile}.lock exists: another Git command is running in this repository (if none is, remove the file)`,
+    });
+  }
+
+  return {
+    from,
+    target,
+    targetState: t,
+    recordFirst: from.number === null,
+    refs,
+    head,
+    worktree,
+    index,
+    stash,
+    operations: [...s.state],
+    blockers,
+  };
+}
+
+/** Name what stands in the way: ignored files, or untracked ones Git could not record (a FIFO, say). */
+async function occupiedBlocker(repo: Repo, target: number, occupied: { path: string; raw: Buffer }[]): Promise<Blocker> {
+  const input = Buffer.concat(occupied.flatMap((o) => [o.raw, Buffer.from([0])]));
+  const r = await repo.git.run(["check-ignore", "-z", "--stdin", "--no-index"], { input, okExit: [1] });
+  const ignored = new Set(new TextDecoder().decode(r.stdout).split("\0").filter(Boolean));
+  const names = occupied.map((o) => o.path);
+  const allIgnored = names.every((n) => ignored.has(n));
+  const one = names.length === 1;
+  const what = allIgnored ? (one ? "an ignored file" : "ignored files") : one ? "a file Git has not recorded" : "files Git has not recorded";
+  return {
+    kind: allIgnored ? "ignored-file" : "untracked-file",
+    names,
+    message: `${what} ${one ? "stands" : "stand"} where snapshot #${target} creates ${one ? "one" : "some"}: ${nameList(names)}; move ${one ? "it" : "them"} away first (git-undo never overwrites a file no snapshot holds)`,
+  };
+}
+
+function stripPrefix(c: FileChange, prefix: string): FileChange {
+  return { ...c, path: c.path.slice(prefix.length), raw: c.raw.slice(Buffer.byteLength(prefix)) };
+}
+
+/** Whether the plan changes nothing at all. */
+export function planIsEmpty(p: RestorePlan): boolean {
+  return !p.refs.length && !p.head && !p.worktree.files.length && !p.stash && !indexChanges(p);
+}
+
+/** Whether the index changes. */
+export function indexChanges(p: RestorePlan): boolean {
+  if (!p.index) return false;
+  return (
+    p.index.entries.length > 0 ||
+    p.from.state.index !== p.targetState.index ||
+    !bytesEqual(p.from.state.indexUnmerged, p.targetState.indexUnmerged)
+  );
+}
+
+function bytesEqual(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (!a || !b) return !a && !b;
+  return Buffer.from(a).equals(Buffer.from(b));
+}

@@ -1,0 +1,118 @@
+// The lines `git undo`, `git undo redo` and `git undo restore` print: what was
+// (or, on a dry run, would be) restored, the refs that move, HEAD, file counts,
+// the stash, whether the state was saved first, and how to go back.
+import type { HeadState, RefLine } from "./format.ts";
+import { indexChanges, nameList, operationName, planIsEmpty, type RefMove, type RestorePlan } from "./plan.ts";
+import type { RestoreResult } from "./restore.ts";
+
+export interface ReportStyle {
+  /** "3 minutes ago" for a unix time. */
+  age: (unixSeconds: number) => string;
+  /** Colour hooks; identity by default. */
+  strong?: (s: string) => string;
+  dim?: (s: string) => string;
+}
+
+const short = (oid: string) => oid.slice(0, 7);
+
+/** A ref as people say it: `main`, `tag v1`, `origin/main`, or the full name. */
+export function refName(name: string): string {
+  if (name.startsWith("refs/heads/")) return name.slice(11);
+  if (name.startsWith("refs/tags/")) return `tag ${name.slice(10)}`;
+  if (name.startsWith("refs/remotes/")) return name.slice(13);
+  return name;
+}
+
+function where(r: RefLine): string {
+  if (r.symrefTarget) return `-> ${r.symrefTarget.replace(/^refs\/(heads|remotes)\//, "")}`;
+  return short(r.object);
+}
+
+function headText(h: HeadState): string {
+  if (h.kind === "detached") return `detached at ${short(h.commit)}`;
+  return h.target.replace(/^refs\/heads\//, "");
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+function refLine(m: RefMove, force: boolean): string {
+  const name = refName(m.name);
+  const subject = m.newSubject ? `  ${m.newSubject}` : "";
+  if (m.checkedOutIn !== undefined && !force) {
+    return `${name} left at ${m.old ? where(m.old) : "(absent)"}: checked out in worktree ${m.checkedOutIn} (--force moves it)`;
+  }
+  if (m.action === "create") return `${name} created at ${where(m.new!)}${subject}`;
+  if (m.action === "delete") return `${name} deleted (was ${where(m.old!)})`;
+  return `${name} ${where(m.old!)} -> ${where(m.new!)}${subject}`;
+}
+
+/** What changes, the body shared by the report and the dry run. */
+export function describePlan(plan: RestorePlan, force = false): string[] {
+  const lines: string[] = [];
+  for (const m of plan.refs) lines.push(refLine(m, force));
+  if (plan.head) lines.push(`HEAD ${headText(plan.head.old)} -> ${headText(plan.head.new)}`);
+  const w = plan.worktree;
+  if (w.mode === "skipped") lines.push(`files left alone: ${w.reason}`);
+  else if (w.files.length) {
+    const n = (a: string) => w.files.filter((f) => f.action === a).length;
+    const parts = (["changed", "created", "removed"] as const).filter((a) => n(a) > 0).map((a) => `${n(a)} ${a}`);
+    const added = w.files.reduce((k, f) => k + (f.added ?? 0), 0);
+    const removed = w.files.reduce((k, f) => k + (f.removed ?? 0), 0);
+    lines.push(`files: ${parts.join(", ")} (+${added} -${removed} lines)`);
+  }
+  if (plan.index && indexChanges(plan)) {
+    const filePaths = new Set(w.files.map((f) => f.path));
+    const own = plan.index.entries.filter((e) => !filePaths.has(e.path));
+    if (own.length || (w.mode !== "merge" && plan.index.entries.length)) {
+      lines.push(`index: ${plural(plan.index.entries.length, "entry", "entries")} change (${nameList(plan.index.entries.map((e) => e.path), 3)})`);
+    }
+    const now = plan.index.conflictsNow;
+    const after = plan.index.conflictsAfter;
+    if (after.length) lines.push(`conflicts restored: ${nameList(after, 3)}`);
+    else if (now.length) lines.push(`conflicts gone: ${nameList(now, 3)}`);
+  }
+  if (plan.stash) {
+    const { added, removed, after } = plan.stash;
+    const parts: string[] = [];
+    if (added.length) parts.push(`${plural(added.length, "entry", "entries")} back`);
+    if (removed.length) parts.push(`${removed.length} removed`);
+    if (!parts.length) parts.push("reordered");
+    lines.push(`stash: ${parts.join(", ")} (${plural(after.length, "entry", "entries")} after)`);
+  }
+  if (planIsEmpty(plan)) lines.push(`nothing changes: the current state already matches #${plan.target.number}`);
+  return lines;
+}
+
+/** The report of a restore, or of a dry run. */
+export function reportLines(result: RestoreResult, style: ReportStyle, force = false): string[] {
+  const strong = style.strong ?? ((s: string) => s);
+  const dim = style.dim ?? ((s: string) => s);
+  const { plan } = result;
+  const t = plan.target;
+  const head = `#${t.number} · ${t.summary} · ${style.age(t.date)}`;
+  const lines: string[] = [];
+  if (result.dryRun) {
+    lines.push(strong(`Would restore ${head}`));
+    if (plan.recordFirst) lines.push("Would save your unrecorded changes as a snapshot first");
+    if (plan.operations.length) {
+      lines.push(force ? `Would end ${operationName(plan.operations[0]!)} in progress first (Git's own --quit)` : `${operationName(plan.operations[0]!)} is in progress`);
+    }
+  } else {
+    if (result.recordedFirst) lines.push(`Saved your unrecorded changes as #${result.recordedFirst.number} first`);
+    if (result.endedOperations.length) lines.push(`Ended ${result.endedOperations.map(operationName).join(", ")} in progress (Git's --quit)`);
+    lines.push(strong(`Restored ${head}`));
+  }
+  for (const l of describePlan(plan, force)) lines.push(`  ${l}`);
+  for (const d of result.differences) {
+    if (d.part === "state") lines.push(`  note: the operation in progress in #${t.number} is not re-created`);
+    else lines.push(`  note: ${d.part} differs from #${t.number}${d.names.length ? `: ${nameList(d.names, 3)}` : ""}`);
+  }
+  if (result.dryRun) {
+    if (plan.blockers.length) for (const b of plan.blockers) lines.push(`would refuse: ${b.message}`);
+    lines.push(dim("Nothing was changed (--dry-run)."));
+  } else if (result.restoreSnapshot) {
+    const back = result.goBack.length ? ` To go back: ${result.goBack.join(", or ")}` : "";
+    lines.push(dim(`Recorded as #${result.restoreSnapshot.number}.${back}`));
+  }
+  return lines;
+}

@@ -1,0 +1,527 @@
+// Restoring (spec: "Restoring", with the clarifications): put a snapshot's state
+// back, all or nothing. Every check runs before anything moves; each step that
+// then changes something leaves an undo action in a journal, and a failure at any
+// later step plays the journal backwards so the repository is exactly as before.
+//
+// Test-only switch: GIT_UNDO_TEST_FAIL_AFTER=<step> makes the restore fail right
+// after that step (record-first, refs, symbolic-refs, head, worktree, index,
+// stash, record), so tests can prove the rollback of each one.
+// GIT_UNDO_LOCK_WAIT_MS bounds the wait for capture.lock (default 10000).
+import { closeSync, copyFileSync, existsSync, linkSync, openSync, renameSync, rmSync, statSync, unlinkSync, utimesSync } from "node:fs";
+import { join } from "node:path";
+import { fatal, refuse, UndoError } from "./errors.ts";
+import { type HeadState, type ObjectId, type OperationMarker, type Snapshot, type SnapshotEntry } from "./format.ts";
+import { GitError } from "./git.ts";
+import { navigationTarget, readableSnapshot, type Direction } from "./history.ts";
+import { loadState } from "./inspect.ts";
+import { acquireLock } from "./lock.ts";
+import { withScratch } from "./objects.ts";
+import { parseRawNumstat, planRestore, refMoves, type Blocker, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
+import { captureLive, commitCapture, latestOf, unchanged, type LiveCapture } from "./record.ts";
+import type { Repo } from "./repo.ts";
+import { readMarkers } from "./state.ts";
+
+export type RestoreRequest = { kind: Direction; steps: number } | { kind: "restore"; number: number };
+
+export interface RestoreOptions {
+  force?: boolean;
+  dryRun?: boolean;
+}
+
+export const STEPS = ["record-first", "refs", "symbolic-refs", "head", "worktree", "index", "stash", "record"] as const;
+export type Step = (typeof STEPS)[number];
+
+/** A part of the restore snapshot's tree that differs from the target's. */
+export interface PartDifference {
+  /** Top-level entry of the state tree: refs, HEAD, worktree, index, state, ... */
+  part: string;
+  /** Paths (worktree, index) or ref names within it; submodules marked. */
+  names: string[];
+}
+
+export interface RestoreResult {
+  plan: RestorePlan;
+  dryRun: boolean;
+  /** The change snapshot recorded first (the user's unrecorded state). */
+  recordedFirst: Snapshot | null;
+  /** Operations ended with --force. */
+  endedOperations: OperationMarker[];
+  /** The restore snapshot (null on a dry run). */
+  restoreSnapshot: Snapshot | null;
+  /** Where the state after the restore differs from the target. */
+  differences: PartDifference[];
+  /** Commands that go back to the state left. */
+  goBack: string[];
+}
+
+/** Refusals for every blocker, one reason per line. */
+export function refusal(blockers: readonly Blocker[]): UndoError {
+  return refuse(blockers.map((b) => b.message).join("\nerror: "));
+}
+
+function failAfter(step: Step): void {
+  if (process.env.GIT_UNDO_TEST_FAIL_AFTER === step) throw new Error(`simulated failure after step '${step}' (GIT_UNDO_TEST_FAIL_AFTER)`);
+}
+
+function lockWaitMs(): number {
+  const v = Number(process.env.GIT_UNDO_LOCK_WAIT_MS);
+  return Number.isFinite(v) && v >= 0 && process.env.GIT_UNDO_LOCK_WAIT_MS !== "" ? v : 10_000;
+}
+
+/** A snapshot as it would be if the capture were recorded now (for counting targets). */
+function pending(capture: LiveCapture): Snapshot {
+  const latest = latestOf(capture.snapshots);
+  return {
+    number: (latest?.number ?? 0) + 1,
+    ref: "",
+    commit: "",
+    tree: capture.tree,
+    date: Math.floor(Date.now() / 1000),
+    summary: "",
+    trailers: { format: 1, kind: "change", head: "" },
+  };
+}
+
+function resolveTarget(snaps: readonly SnapshotEntry[], request: RestoreRequest): Snapshot {
+  if (request.kind === "restore") return readableSnapshot(snaps, request.number);
+  return navigationTarget(snaps, request.kind, request.steps);
+}
+
+/** index.lock, taken the way Git takes it, so no Git command changes the index while we restore. */
+interface IndexLock {
+  release(): void;
+}
+
+function takeIndexLock(repo: Repo): IndexLock {
+  const path = `${repo.indexFile}.lock`;
+  try {
+    closeSync(openSync(path, "wx", 0o644));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") {
+      throw refuse(`${path} exists: another Git command is running in this repository (if none is, remove the file)`);
+    }
+    throw e;
+  }
+  let held = true;
+  const release = () => {
+    if (!held) return;
+    held = false;
+    try {
+      unlinkSync(path);
+    } catch {
+      /* already gone */
+    }
+  };
+  process.once("exit", release);
+  return { release };
+}
+
+/** Copy an index file with its timestamp, never later (so Git's racy-entry check still works on the copy). */
+function copyFileWithTime(from: string, to: string): void {
+  copyFileSync(from, to);
+  const st = statSync(from);
+  const seconds = Math.floor(st.mtimeMs / 1000);
+  utimesSync(to, seconds, seconds);
+}
+
+/** Copy the real index, when there is one. */
+function copyIndex(repo: Repo, to: string): void {
+  if (existsSync(repo.indexFile)) copyFileWithTime(repo.indexFile, to);
+}
+
+/**
+ * The private index for the working-tree merge: the state left's files with
+ * fresh stat data (spec step 4: read-tree --reset S, update-index --refresh).
+ * Starting from a copy of the real index keeps its stat data, so only files that
+ * changed are read again.
+ */
+async function worktreeIndex(repo: Repo, scratch: string, sWorktree: ObjectId): Promise<string> {
+  const p = join(scratch, "worktree-index");
+  rmSync(p, { force: true });
+  copyIndex(repo, p);
+  const env = { GIT_INDEX_FILE: p };
+  await repo.git.run(["read-tree", "--reset", sWorktree], { env });
+  await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
+  return p;
+}
+
+/** Paths Git's unpack-trees errors name (`Entry 'a' not uptodate`, `Untracked ... file 'b' would be overwritten`). */
+function pathsInErrors(stderr: string): string[] {
+  const names: string[] = [];
+  for (const line of stderr.split("\n")) {
+    const m = /'(.+)'/.exec(line);
+    if (m && /uptodate|overwritten|removed|lost/.test(line)) names.push(m[1]!);
+  }
+  return [...new Set(names)];
+}
+
+/** The two-tree merge as a dry run: fails when a file on disk differs from the state left. */
+async function checkMerge(repo: Repo, plan: RestorePlan, index: string): Promise<Blocker | null> {
+  const s = plan.from.state.worktree!;
+  const t = plan.targetState.worktree!;
+  const r = await repo.git.run(["read-tree", "-m", "-u", "-n", s, t], { env: { GIT_INDEX_FILE: index }, okExit: [128] });
+  if (r.exitCode === 0) return null;
+  const names = pathsInErrors(r.stderr);
+  const untracked = /untracked/i.test(r.stderr);
+  const list = names.length ? names.join(", ") : r.stderr.trim().split("\n")[0] ?? "";
+  return {
+    kind: untracked ? "untracked-file" : "not-uptodate",
+    names,
+    message: untracked
+      ? `an untracked file stands where snapshot #${plan.target.number} creates one: ${list}; move it away first`
+      : `a file on disk differs from the state being left (changed while git-undo was reading it?): ${list}; run the command again`,
+  };
+}
+
+/**
+ * The checks only a look at the disk can make, added to the plan's blockers: the
+ * two-tree merge as a dry run (a file differs from the state left, an untracked
+ * file would be overwritten). Returns the private merge index for the restore.
+ */
+export async function checkWorktree(repo: Repo, scratch: string, plan: RestorePlan): Promise<string | null> {
+  if (plan.worktree.mode !== "merge" || plan.blockers.some((b) => b.kind === "missing-objects")) return null;
+  const mergeIndex = await worktreeIndex(repo, scratch, plan.from.state.worktree!);
+  const b = await checkMerge(repo, plan, mergeIndex);
+  if (b) plan.blockers.push(b);
+  return mergeIndex;
+}
+
+/** Everything checked: the plan plus the private merge index, or the blockers. */
+async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Snapshot, opts: RestoreOptions, holdsIndexLock: boolean) {
+  const plan = await planRestore(repo, from, target, { force: opts.force ?? false, holdsIndexLock });
+  const mergeIndex = await checkWorktree(repo, scratch, plan);
+  return { plan, mergeIndex };
+}
+
+/**
+ * Restore the target of `request` in this worktree: take capture.lock (waiting a
+ * bounded time), record the current state first if it is new, check everything,
+ * apply, and record the restore snapshot. A dry run stops after the checks and
+ * returns the plan with its blockers.
+ */
+export async function restore(repo: Repo, request: RestoreRequest, opts: RestoreOptions = {}): Promise<RestoreResult> {
+  const lock = await acquireLock(repo.undoDir, lockWaitMs());
+  try {
+    // index.lock next: a Git command writing the index right now makes the state a moving target.
+    const indexLock = opts.dryRun || repo.bare ? null : takeIndexLock(repo);
+    try {
+      return await withScratch(repo, (scratch) => restoreLocked(repo, scratch, request, opts, indexLock !== null));
+    } finally {
+      indexLock?.release();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+async function restoreLocked(repo: Repo, scratch: string, request: RestoreRequest, opts: RestoreOptions, holdsIndexLock: boolean): Promise<RestoreResult> {
+  const capture = await captureLive(repo);
+  const latest = unchanged(capture);
+  // Count the target as if the current state were already recorded (record first ends the streak).
+  const snaps = latest ? capture.snapshots : [...capture.snapshots, pending(capture)];
+  const target = resolveTarget(request.kind === "restore" ? capture.snapshots : snaps, request);
+  const from: StateSide = { number: latest?.number ?? null, tree: capture.tree, state: capture.state };
+  let { plan, mergeIndex } = await fullPlan(repo, scratch, from, target, opts, holdsIndexLock);
+  const result: RestoreResult = {
+    plan,
+    dryRun: Boolean(opts.dryRun),
+    recordedFirst: null,
+    endedOperations: [],
+    restoreSnapshot: null,
+    differences: [],
+    goBack: [],
+  };
+  if (opts.dryRun) return result;
+  if (plan.blockers.length) throw refusal(plan.blockers);
+
+  const journal = new Journal();
+  const guard = ignoreSignals();
+  try {
+    let fromNumber = latest?.number ?? null;
+    if (fromNumber === null) {
+      const made = await commitCapture(repo, capture, { kind: "change" });
+      if (made.created) {
+        result.recordedFirst = made.snapshot;
+        fromNumber = made.snapshot.number;
+      } else fromNumber = made.latest.number;
+      plan.from.number = fromNumber;
+    }
+    failAfter("record-first");
+
+    if (plan.operations.length && opts.force) {
+      result.endedOperations = await endOperations(repo);
+      // Ending an operation can change more than its markers (rebase --quit stores an autostash).
+      const after = await captureLive(repo);
+      if (!(await sameButMarkers(repo, capture.tree, after.tree))) {
+        const made = await commitCapture(repo, after, { kind: "change", message: `ended ${result.endedOperations.join(", ")} (git undo --force)` });
+        if (made.created) {
+          fromNumber = made.snapshot.number;
+          result.recordedFirst ??= made.snapshot;
+        }
+        ({ plan, mergeIndex } = await fullPlan(repo, scratch, { number: fromNumber, tree: after.tree, state: after.state }, target, opts, holdsIndexLock));
+        result.plan = plan;
+        if (plan.blockers.length) throw refusal(plan.blockers);
+      }
+    }
+
+    await applyPlan(repo, scratch, plan, mergeIndex, Boolean(opts.force), journal);
+
+    const recorded = await captureLive(repo);
+    const made = await commitCapture(repo, recorded, {
+      kind: "restore",
+      restored: target.number,
+      from: fromNumber,
+      message: `restore #${target.number}: ${target.summary}`,
+    });
+    if (!made.created) throw fatal("the restore snapshot was not recorded");
+    const snap = made.snapshot;
+    journal.push("record", () => repo.git.run(["update-ref", "-d", snap.ref, snap.commit]).then(() => undefined));
+    failAfter("record");
+    result.restoreSnapshot = snap;
+    if (recorded.tree !== target.tree) result.differences = await differences(repo, target, recorded);
+    result.goBack = goBack([...recorded.snapshots, snap], fromNumber);
+    return result;
+  } catch (e) {
+    const failures = await journal.rollback();
+    const why = e instanceof UndoError || e instanceof GitError ? e.message : (e as Error).message;
+    if (failures.length) {
+      throw fatal(
+        `restore of #${target.number} failed (${why}) and rolling it back failed too (${failures.join("; ")}); the state before the restore is snapshot #${plan.from.number ?? "?"} (git undo restore ${plan.from.number ?? "?"})`,
+      );
+    }
+    if (e instanceof UndoError && e.kind === "refused" && journal.empty) throw e;
+    throw fatal(`restore of #${target.number} failed and was rolled back, nothing changed: ${why}`);
+  } finally {
+    guard();
+  }
+}
+
+/** Undo actions of the steps done so far; played backwards on failure. */
+class Journal {
+  private entries: { step: string; undo: () => Promise<void> }[] = [];
+  push(step: string, undo: () => Promise<void>): void {
+    this.entries.push({ step, undo });
+  }
+  get empty(): boolean {
+    return this.entries.length === 0;
+  }
+  async rollback(): Promise<string[]> {
+    const failures: string[] = [];
+    for (const e of this.entries.reverse()) {
+      try {
+        await e.undo();
+      } catch (err) {
+        failures.push(`${e.step}: ${(err as Error).message}`);
+      }
+    }
+    this.entries = [];
+    return failures;
+  }
+}
+
+/** Hold off Ctrl-C while files and refs move: a half-done restore is worse than a late one. */
+function ignoreSignals(): () => void {
+  const noop = () => {};
+  const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const s of signals) process.on(s, noop);
+  return () => {
+    for (const s of signals) process.off(s, noop);
+  };
+}
+
+const refLine = (name: string, ...fields: string[]) => `${name}\0${fields.map((f) => `${f}\0`).join("")}`;
+
+/** Run one update-ref -z transaction; `lines` are complete commands. */
+async function transaction(repo: Repo, message: string, commands: string[]): Promise<void> {
+  if (!commands.length) return;
+  await repo.git.run(["update-ref", "--no-deref", "-m", message, "--stdin", "-z"], { input: commands.join("") });
+}
+
+/** Set a ref (symbolic or not) to a recorded line, or delete it (null). Used for symbolic refs and their rollback. */
+async function setRef(repo: Repo, name: string, line: RefMove["old"], message: string): Promise<void> {
+  // Deleting a ref that does not exist succeeds; --no-deref removes a symbolic ref itself.
+  await repo.git.run(["update-ref", "--no-deref", "-d", name]);
+  if (!line) return;
+  if (line.symrefTarget) await repo.git.run(["symbolic-ref", "-m", message, name, line.symrefTarget]);
+  else await repo.git.run(["update-ref", "--no-deref", "-m", message, name, line.object, ""]);
+}
+
+async function setHead(repo: Repo, head: HeadState, message: string): Promise<void> {
+  if (head.kind === "symbolic") await repo.git.run(["symbolic-ref", "-m", message, "HEAD", head.target]);
+  else await repo.git.run(["update-ref", "--no-deref", "-m", message, "HEAD", head.commit]);
+}
+
+async function storeStash(repo: Repo, entries: readonly { commit: ObjectId; message: string }[], hadStash: boolean, message: string): Promise<void> {
+  if (hadStash) await repo.git.run(["update-ref", "-m", message, "-d", "refs/stash"]);
+  for (const e of [...entries].reverse()) await repo.git.run(["stash", "store", "-q", "-m", e.message, e.commit]);
+}
+
+/** Spec steps 3 to 6, each leaving its undo in the journal. */
+async function applyPlan(repo: Repo, scratch: string, plan: RestorePlan, mergeIndex: string | null, force: boolean, journal: Journal): Promise<void> {
+  const T = plan.target.number;
+  const message = `git undo: restore #${T}`;
+  const back = `git undo: restore #${T} (rolled back)`;
+  const moves = plan.refs.filter((m) => force || m.checkedOutIn === undefined);
+
+  // Step 3: refs. Deletes and updates first, creates second: Git refuses to delete
+  // refs/heads/a and create refs/heads/a/b in one transaction.
+  const plain = moves.filter((m) => !m.symbolic);
+  const first = plain.filter((m) => m.action !== "create");
+  const second = plain.filter((m) => m.action === "create");
+  await transaction(
+    repo,
+    message,
+    first.map((m) => (m.action === "delete" ? `delete ${refLine(m.name, m.old!.object)}` : `update ${refLine(m.name, m.new!.object, m.old!.object)}`)),
+  );
+  journal.push("refs", () =>
+    transaction(
+      repo,
+      back,
+      first.map((m) => (m.action === "delete" ? `create ${refLine(m.name, m.old!.object)}` : `update ${refLine(m.name, m.old!.object, m.new!.object)}`)),
+    ),
+  );
+  await transaction(repo, message, second.map((m) => `create ${refLine(m.name, m.new!.object)}`));
+  journal.push("refs", () => transaction(repo, back, second.map((m) => `delete ${refLine(m.name, m.new!.object)}`)));
+  failAfter("refs");
+
+  // Symbolic refs other than HEAD.
+  for (const m of moves.filter((x) => x.symbolic)) {
+    journal.push("symbolic-refs", () => setRef(repo, m.name, m.old, back));
+    await setRef(repo, m.name, m.new, message);
+  }
+  failAfter("symbolic-refs");
+
+  // HEAD.
+  if (plan.head) {
+    const old = plan.head.old;
+    journal.push("head", () => setHead(repo, old, back));
+    await setHead(repo, plan.head.new, message);
+  }
+  failAfter("head");
+
+  // Step 4: the working tree, by a two-tree merge on the private index.
+  if (plan.worktree.mode === "merge" && mergeIndex) {
+    const s = plan.from.state.worktree!;
+    const t = plan.targetState.worktree!;
+    const env = { GIT_INDEX_FILE: mergeIndex };
+    // A failed merge changes nothing (it checks every path before writing), so
+    // only a completed one needs undoing; the reverse merge refuses to overwrite
+    // a file that changed since, rather than lose it.
+    await repo.git.run(["read-tree", "-m", "-u", s, t], { env });
+    journal.push("worktree", () => repo.git.run(["read-tree", "-m", "-u", t, s], { env }).then(() => undefined));
+  }
+  failAfter("worktree");
+
+  // Step 5: the index, built aside and moved into place while we hold index.lock.
+  if (!repo.bare && plan.targetState.index !== undefined) {
+    const next = join(scratch, "next-index");
+    rmSync(next, { force: true });
+    // After a merge, the private index has fresh stat data for every file on disk:
+    // starting from it, entries T's index shares with the files need no refresh,
+    // and the others (staged content that differs from the file) need none either.
+    const fromMerge = plan.worktree.mode === "merge" && mergeIndex !== null;
+    if (fromMerge) copyFileWithTime(mergeIndex, next);
+    else copyIndex(repo, next);
+    const env = { GIT_INDEX_FILE: next };
+    await repo.git.run(["read-tree", "--reset", plan.targetState.index], { env });
+    if (plan.targetState.indexUnmerged) {
+      await repo.git.run(["update-index", "-z", "--index-info"], { env, input: plan.targetState.indexUnmerged });
+    }
+    if (!fromMerge) await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
+    const backup = join(scratch, "index-before");
+    const hadIndex = existsSync(repo.indexFile);
+    if (hadIndex) linkSync(repo.indexFile, backup);
+    journal.push("index", async () => {
+      if (hadIndex) renameSync(backup, repo.indexFile);
+      else rmSync(repo.indexFile, { force: true });
+    });
+    renameSync(next, repo.indexFile);
+  }
+  failAfter("index");
+
+  // Step 6: the stash, rebuilt oldest first with each entry's own message.
+  if (plan.stash) {
+    const { now, after } = plan.stash;
+    journal.push("stash", async () => {
+      const current = await repo.git.run(["rev-parse", "-q", "--verify", "refs/stash"], { okExit: [1] });
+      await storeStash(repo, now, current.exitCode === 0, back);
+    });
+    await storeStash(repo, after, now.length > 0, message);
+  }
+  failAfter("stash");
+}
+
+/** End the operations in progress with Git's own --quit (index and files stay as they are). */
+async function endOperations(repo: Repo): Promise<OperationMarker[]> {
+  const ended = readMarkers(repo);
+  const has = (m: OperationMarker) => readMarkers(repo).includes(m);
+  if (has("rebase-apply") && existsSync(join(repo.gitDir, "rebase-apply", "applying"))) await repo.git.run(["am", "--quit"]);
+  if (has("rebase-merge") || has("rebase-apply")) await repo.git.run(["rebase", "--quit"]);
+  if (has("REVERT_HEAD")) await repo.git.run(["revert", "--quit"]);
+  if (has("CHERRY_PICK_HEAD") || has("sequencer")) await repo.git.run(["cherry-pick", "--quit"]);
+  if (has("MERGE_HEAD")) await repo.git.run(["merge", "--quit"]);
+  if (has("BISECT_LOG")) {
+    // Bisect has no --quit; its refs/bisect/* are refs the restore puts back as recorded.
+    for (const f of ["BISECT_LOG", "BISECT_START", "BISECT_EXPECTED_REV", "BISECT_ANCESTORS_OK", "BISECT_NAMES", "BISECT_TERMS", "BISECT_RUN", "BISECT_HEAD", "BISECT_FIRST_PARENT"]) {
+      rmSync(join(repo.gitDir, f), { force: true });
+    }
+  }
+  const left = readMarkers(repo);
+  if (left.length) throw fatal(`could not end the operation in progress (${left.join(", ")} still there)`);
+  return ended;
+}
+
+/** Whether two state trees differ only in the `state` entry (the operation markers). */
+async function sameButMarkers(repo: Repo, a: ObjectId, b: ObjectId): Promise<boolean> {
+  if (a === b) return true;
+  const out = await repo.git.records(["diff-tree", "-z", "--name-only", a, b]);
+  return out.every((p) => p === "state");
+}
+
+/** Which parts of the restore snapshot differ from the target, for the report. */
+async function differences(repo: Repo, target: Snapshot, recorded: LiveCapture): Promise<PartDifference[]> {
+  const out = await repo.git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", target.tree, recorded.tree]);
+  const parts = new Map<string, string[]>();
+  const add = (part: string, name?: string) => {
+    const list = parts.get(part) ?? [];
+    if (name !== undefined && !list.includes(name)) list.push(name);
+    parts.set(part, list);
+  };
+  for (const c of parseRawNumstat(out.stdout)) {
+    const slash = c.path.indexOf("/");
+    const part = slash < 0 ? c.path : c.path.slice(0, slash);
+    if (part === "index-blobs") continue;
+    if (slash < 0) add(part);
+    else add(part, c.path.slice(slash + 1) + (c.oldMode === "160000" || c.newMode === "160000" ? " (submodule checkout)" : ""));
+  }
+  if (parts.has("refs")) {
+    const t = await loadState(repo, target.tree);
+    parts.set(
+      "refs",
+      refMoves(t.refs, recorded.state.refs).map((m) => m.name),
+    );
+  }
+  return [...parts].map(([part, names]) => ({ part, names }));
+}
+
+/** How to get back to the state left: redo or undo when one step lands on it, and restore always. */
+function goBack(snaps: readonly SnapshotEntry[], from: number | null): string[] {
+  const left = snaps.find((s) => s.number === from);
+  if (!left) return [];
+  const cmds: string[] = [];
+  for (const [dir, cmd] of [
+    ["redo", "git undo redo"],
+    ["undo", "git undo"],
+  ] as const) {
+    try {
+      if (navigationTarget(snaps, dir, 1).tree === left.tree) {
+        cmds.push(cmd);
+        break;
+      }
+    } catch {
+      /* nothing that way */
+    }
+  }
+  cmds.push(`git undo restore ${left.number}`);
+  return cmds;
+}

@@ -1,0 +1,175 @@
+// Automatic recording's shared rules: the marks the hooks leave, the worker's
+// pid file and log, and when a burst of Git activity has settled enough to
+// record. Used by worker/main.ts and `git undo watch`.
+import { closeSync, existsSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync, appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { OPERATION_MARKERS } from "./format.ts";
+import type { Repo } from "./repo.ts";
+
+/** Written (truncated) by the hooks after every change: "something to record". */
+export const MARK = "pending";
+/** The mark the worker is recording; a new `pending` made meanwhile means record again. */
+export const TAKEN = "pending.taken";
+export const PID_FILE = "worker.pid";
+export const LOG_FILE = "worker.log";
+/** worker.log is cut back to its newest half past this size. */
+export const LOG_LIMIT = 64 * 1024;
+
+/** Milliseconds since the mark was last touched, or null when there is none. */
+export function markAge(undoDir: string, now = Date.now()): number | null {
+  try {
+    return Math.max(0, now - statSync(join(undoDir, MARK)).mtimeMs);
+  } catch {
+    return null;
+  }
+}
+
+export const hasMark = (undoDir: string): boolean => existsSync(join(undoDir, MARK));
+export const hasTaken = (undoDir: string): boolean => existsSync(join(undoDir, TAKEN));
+
+/** Take the mark for a recording. False when it vanished (another taker). */
+export function takeMark(undoDir: string): boolean {
+  try {
+    renameSync(join(undoDir, MARK), join(undoDir, TAKEN));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The recording that took the mark succeeded. */
+export function dropTaken(undoDir: string): void {
+  try {
+    unlinkSync(join(undoDir, TAKEN));
+  } catch {
+    /* already gone */
+  }
+}
+
+/** What Git is in the middle of: an operation marker, or index.lock (a command running now). */
+export function busyReason(repo: Repo): string | null {
+  for (const m of OPERATION_MARKERS) if (existsSync(join(repo.gitDir, m))) return m;
+  if (existsSync(`${repo.indexFile}.lock`)) return "index.lock";
+  return null;
+}
+
+export interface SettleInput {
+  /** ms since the mark was last touched. */
+  quietMs: number;
+  /** ms since this mark was first seen. */
+  waitedMs: number;
+  busy: string | null;
+  settleMs: number;
+  settleMaxMs: number;
+}
+
+/**
+ * Record once the mark has been quiet for undo.settle and Git is not in the
+ * middle of something; after undo.settleMax, record anyway (a rebase stopped
+ * at a conflict, or marks that never stop), the state blob saying what was in
+ * progress. Returns how long to wait before asking again, or 0 to record now.
+ */
+export function settleDelay(s: SettleInput): number {
+  const overdue = s.waitedMs >= s.settleMaxMs || s.quietMs >= s.settleMaxMs;
+  if (s.quietMs < s.settleMs && !overdue) return Math.max(5, s.settleMs - s.quietMs + 5);
+  if (s.busy !== null && !overdue) return Math.max(20, Math.min(250, s.settleMs));
+  return 0;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The pid in the worker's pid file when that process is alive. */
+export function liveWorker(undoDir: string): number | null {
+  try {
+    const pid = Number(readFileSync(join(undoDir, PID_FILE), "utf8").trim());
+    return Number.isInteger(pid) && pid > 0 && pidAlive(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Become the worktree's one worker: create the pid file exclusively, taking over a dead owner's. */
+export function claimWorker(undoDir: string): boolean {
+  const path = join(undoDir, PID_FILE);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(path, "wx", 0o644);
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") return false;
+    }
+    let content: string;
+    try {
+      content = readFileSync(path, "utf8");
+    } catch {
+      continue;
+    }
+    const pid = Number(content.trim());
+    if (content.trim() !== "" && (!Number.isInteger(pid) || pid <= 0 || pidAlive(pid))) return false;
+    if (content.trim() === "" && Date.now() - safeMtime(path) < 5000) return false; // being written
+    try {
+      if (readFileSync(path, "utf8") === content) unlinkSync(path);
+    } catch {
+      /* gone already */
+    }
+  }
+  return false;
+}
+
+function safeMtime(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+export function releaseWorker(undoDir: string): void {
+  const path = join(undoDir, PID_FILE);
+  try {
+    if (Number(readFileSync(path, "utf8").trim()) === process.pid) unlinkSync(path);
+  } catch {
+    /* already gone */
+  }
+}
+
+/** Append a line to worker.log, keeping the file under LOG_LIMIT. */
+export function logLine(undoDir: string, message: string): void {
+  const path = join(undoDir, LOG_FILE);
+  try {
+    const line = `${new Date().toISOString()} [${process.pid}] ${message.replace(/\n+$/, "").replace(/\n/g, "\n    ")}\n`;
+    appendFileSync(path, line);
+    if (statSync(path).size > LOG_LIMIT) {
+      const body = readFileSync(path, "utf8");
+      const tail = body.slice(body.length - LOG_LIMIT / 2);
+      writeFileSync(path, tail.slice(tail.indexOf("\n") + 1));
+    }
+  } catch {
+    /* a log that cannot be written must not stop the recording */
+  }
+}
+
+/** The last `n` lines of worker.log. */
+export function lastLogLines(undoDir: string, n: number): string[] {
+  try {
+    return readFileSync(join(undoDir, LOG_FILE), "utf8").split("\n").filter(Boolean).slice(-n);
+  } catch {
+    return [];
+  }
+}
+
+/** The paths among `paths` (relative to the worktree top) that Git ignores; tracked files never are. */
+export async function ignoredPaths(repo: Repo, paths: readonly string[]): Promise<Set<string>> {
+  if (paths.length === 0) return new Set();
+  const r = await repo.git.run(["check-ignore", "-z", "--stdin"], { input: paths.join("\0") + "\0", okExit: [1] });
+  return new Set(new TextDecoder().decode(r.stdout).split("\0").filter(Boolean));
+}

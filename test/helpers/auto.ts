@@ -1,0 +1,88 @@
+// Helpers for the automatic-recording tests: a repository with git-undo's hooks
+// installed, and waiting (with a deadline, never a fixed sleep) for the worker.
+import { expect } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeRepo, type RepoOptions, type SnapshotJson, type TestRepo } from "./repo.ts";
+
+/** Short settle times keep the suite fast; settleMax bounds waits on conflicts. */
+export const SETTLE_MS = 150;
+
+export interface AutoRepoOptions extends RepoOptions {
+  settleMaxMs?: number;
+  /** Files of the first commit (default a.txt). */
+  files?: Record<string, string>;
+}
+
+/** A repository with one commit and `git undo init` run in it. */
+export function autoRepo(opts: AutoRepoOptions = {}): TestRepo {
+  const r = makeRepo(opts);
+  r.git(["config", "undo.settle", String(SETTLE_MS)]);
+  if (opts.settleMaxMs !== undefined) r.git(["config", "undo.settleMax", String(opts.settleMaxMs)]);
+  r.commit("base", opts.files ?? { "a.txt": "a\n" });
+  const init = r.undo(["init"]);
+  if (init.code !== 0) throw new Error(`git undo init failed: ${init.stderr}`);
+  return r;
+}
+
+const pidAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Whether the worktree's worker has nothing left to do: no mark, no mark being recorded, no live worker. */
+export function idle(undoDir: string): boolean {
+  if (existsSync(join(undoDir, "pending")) || existsSync(join(undoDir, "pending.taken"))) return false;
+  try {
+    const pid = Number(readFileSync(join(undoDir, "worker.pid"), "utf8").trim());
+    return !(pid > 0 && pidAlive(pid));
+  } catch {
+    return true;
+  }
+}
+
+/** Poll until `pred` holds; fail after the deadline. */
+export async function waitFor(pred: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+/** Wait until the worker of the worktree whose git dir is `gitDir` is done. */
+export async function settled(gitDir: string, timeoutMs?: number): Promise<void> {
+  await waitFor(() => idle(join(gitDir, "undo")), `the worker in ${gitDir} to finish`, timeoutMs);
+}
+
+/**
+ * After a Git command: wait for the worker, then check that exactly one new
+ * snapshot appeared, that its summary matches, and that it holds the live
+ * state (recording again finds nothing new).
+ */
+export async function expectRecorded(
+  r: TestRepo,
+  before: SnapshotJson[],
+  summary: RegExp,
+  opts: { cwd?: string; gitDir?: string } = {},
+): Promise<SnapshotJson[]> {
+  await settled(opts.gitDir ?? r.gitDir());
+  const after = list(r, opts.cwd);
+  expect(after.length).toBe(before.length + 1);
+  const latest = after[0]!;
+  expect(latest.kind).toBe("change");
+  expect(latest.summary ?? "").toMatch(summary);
+  const again = r.undo(["snapshot"], opts.cwd ? { cwd: opts.cwd } : {});
+  expect(again.stdout).toBe(`no change since #${latest.number}\n`);
+  return after;
+}
+
+export function list(r: TestRepo, cwd?: string): SnapshotJson[] {
+  const res = r.undo(["list", "--json"], cwd ? { cwd } : {});
+  if (res.code !== 0) throw new Error(`git undo list failed: ${res.stderr}`);
+  return JSON.parse(res.stdout) as SnapshotJson[];
+}

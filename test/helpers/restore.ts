@@ -1,0 +1,51 @@
+// Shared by the restore tests: snapshot trailers, fingerprints without git-undo's own refs.
+import { expect } from "bun:test";
+import { fingerprint, type RunResult, type TestRepo } from "./repo.ts";
+
+/** The fingerprint minus refs/undo/ lines: what the user sees, whatever git-undo recorded. */
+export function userFingerprint(r: TestRepo): string {
+  return fingerprint(r)
+    .split("\n")
+    .filter((l) => !l.startsWith("refs/undo/"))
+    .join("\n");
+}
+
+/** The Undo-* trailers of snapshot n (main worktree unless a prefix is given). */
+export function trailersOf(r: TestRepo, n: number, prefix = "refs/undo/snapshots/"): Record<string, string> {
+  const msg = r.g("log", "-1", "--format=%B", prefix + String(n).padStart(10, "0"));
+  const out: Record<string, string> = {};
+  for (const line of msg.split("\n")) {
+    const m = /^(Undo-[A-Za-z]+): (.*)$/.exec(line);
+    if (m) out[m[1]!] = m[2]!;
+  }
+  return out;
+}
+
+/** Numbers of the snapshots, oldest first. */
+export const numbers = (r: TestRepo): number[] => r.snapshots().map((s) => s.number).reverse();
+
+/** The position the list marks. */
+export const positionOf = (r: TestRepo): number | undefined => r.snapshots().find((s) => s.current)?.number;
+
+/** A refused restore: non-zero exit, the reason on stderr, nothing changed. */
+export function expectRefused(r: TestRepo, args: string[], reason: RegExp, opts: { env?: Record<string, string> } = {}): RunResult {
+  const before = fingerprint(r);
+  const res = r.undo(args, opts);
+  expect(res.code).not.toBe(0);
+  expect(res.stderr).toMatch(reason);
+  expect(fingerprint(r)).toBe(before);
+  return res;
+}
+
+/** Run core functions in-process with `r`'s isolated environment (HOME, no system config). */
+export async function withRepoEnv<T>(r: TestRepo, fn: () => Promise<T>): Promise<T> {
+  const saved = { ...process.env };
+  for (const k of Object.keys(process.env)) if (k.startsWith("GIT_")) delete process.env[k];
+  Object.assign(process.env, r.env);
+  try {
+    return await fn();
+  } finally {
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
+  }
+}

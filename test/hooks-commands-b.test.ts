@@ -1,0 +1,65 @@
+// Automatic recording of branch, tag, merge, cherry-pick and revert (spec:
+// Automatic recording). A conflicted merge is an operation in progress: the
+// worker waits for it up to undo.settleMax, then records it with its state.
+import { expect, test } from "bun:test";
+import { autoRepo, expectRecorded, list, settled } from "./helpers/auto.ts";
+
+test("branch create/rename/delete, tag, merges (ff, real, conflicted, aborted), cherry-pick, revert are each recorded", async () => {
+  const r = autoRepo({ settleMaxMs: 1000 });
+  const gitDir = r.gitDir();
+  let snaps = list(r);
+  const step = async (run: () => void, summary: RegExp) => {
+    run();
+    snaps = await expectRecorded(r, snaps, summary, { gitDir });
+  };
+  /** Set-up commands are recorded too; let them settle before the step under test. */
+  const setUp = async (run: () => void) => {
+    run();
+    await settled(gitDir);
+    snaps = list(r);
+  };
+  const stateBlob = (commit: string) => r.git(["cat-file", "-p", `${commit}:state`], { allowFail: true });
+
+  await step(() => r.git(["branch", "topic"]), /^branch topic created$/);
+  await step(() => r.git(["branch", "-m", "topic", "side"]), /side/);
+  await step(() => r.git(["branch", "-D", "side"]), /^branch side deleted$/);
+  await step(() => r.git(["tag", "v1"]), /^tag v1 created$/);
+
+  await setUp(() => {
+    r.git(["checkout", "-q", "-b", "ff"]);
+    r.commit("ff work", { "f.txt": "f\n" });
+    r.git(["checkout", "-q", "main"]);
+  });
+  await step(() => r.git(["merge", "-q", "ff"]), /^merge ff: Fast-forward$/);
+
+  await setUp(() => {
+    r.git(["checkout", "-q", "-b", "other", "HEAD~1"]);
+    r.commit("other work", { "o.txt": "o\n" });
+    r.git(["checkout", "-q", "main"]);
+  });
+  await step(() => r.git(["merge", "-q", "--no-edit", "other"]), /^merge other: Merge made by the 'ort' strategy\.$/);
+
+  // Conflicted: recorded once settleMax has passed, the state blob naming the merge.
+  await setUp(() => {
+    r.git(["checkout", "-q", "-b", "clash", "HEAD~1"]);
+    r.commit("clash", { "a.txt": "theirs\n" });
+    r.git(["checkout", "-q", "main"]);
+    r.commit("ours", { "a.txt": "ours\n" });
+  });
+  await step(() => r.git(["merge", "-q", "clash"], { allowFail: true }), /conflict in a\.txt/);
+  expect(stateBlob(snaps[0]!.commit).stdout).toBe("MERGE_HEAD\n");
+  await step(() => r.git(["merge", "--abort"]), /^reset: moving to HEAD$|operation ended/);
+  expect(stateBlob(snaps[0]!.commit).code).not.toBe(0);
+  expect(r.read("a.txt")).toBe("ours\n");
+
+  await step(() => r.git(["cherry-pick", "clash"], { allowFail: true }), /conflict in a\.txt/);
+  expect(stateBlob(snaps[0]!.commit).stdout).toBe("CHERRY_PICK_HEAD\n");
+  await setUp(() => {
+    r.git(["cherry-pick", "--abort"]);
+    r.git(["checkout", "-q", "-b", "pick"]);
+    r.commit("picked work", { "p.txt": "p\n" });
+    r.git(["checkout", "-q", "main"]);
+  });
+  await step(() => r.git(["cherry-pick", "pick"]), /^cherry-pick: picked work$/);
+  await step(() => r.git(["revert", "--no-edit", "HEAD"]), /^revert: Revert "picked work"$/);
+}, 120_000);

@@ -1,0 +1,95 @@
+// The hooks never break Git (project rule: hooks always exit 0, never print,
+// never wait): Git keeps working when Bun or the toolkit is gone, and twenty
+// Git processes at once still make one worker per worktree at a time.
+import { expect, test } from "bun:test";
+import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { expectRecorded, list, settled, SETTLE_MS } from "./helpers/auto.ts";
+import { makeRepo, ROOT, tempDir } from "./helpers/repo.ts";
+
+/** A copy of the toolkit (sources only; dependencies linked) that a test may break. */
+function copyToolkit(): string {
+  const dir = join(tempDir("toolkit"), "git-undo");
+  for (const part of ["core", "cli", "worker", "hooks", "package.json"]) cpSync(join(ROOT, part), join(dir, part), { recursive: true });
+  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
+  return dir;
+}
+
+test("Git keeps working, silently, when Bun is missing and when the toolkit folder is gone", async () => {
+  const toolkit = copyToolkit();
+  const bin = tempDir("bin");
+  const bun = join(bin, "bun");
+  writeFileSync(bun, `#!/bin/sh\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+  const r = makeRepo();
+  r.git(["config", "undo.settle", String(SETTLE_MS)]);
+  r.commit("base", { "a.txt": "a\n" });
+  const init = Bun.spawnSync({ cmd: [bun, join(toolkit, "cli", "main.ts"), "init"], cwd: r.dir, env: { ...r.env, GIT_UNDO_BUN: bun } });
+  expect(init.exitCode).toBe(0);
+  expect(readFileSync(join(r.gitDir(), "hooks", "reference-transaction"), "utf8")).toContain(`git_undo_root='${toolkit}'`);
+  const gitDir = r.gitDir();
+  const undoDir = join(gitDir, "undo");
+  const noBunPath = "/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin".split(":").filter((d) => !existsSync(join(d, "bun"))).join(":");
+  const git = (args: string[]) => r.git(args, { env: { PATH: noBunPath } });
+
+  // The copy works while its Bun exists.
+  let snaps = list(r);
+  r.git(["commit", "-q", "--allow-empty", "-m", "with bun"]);
+  snaps = await expectRecorded(r, snaps, /^commit: with bun$/, { gitDir });
+
+  // No Bun anywhere the hook looks: Git works, nothing is printed, the mark waits.
+  unlinkSync(bun);
+  let res = git(["commit", "-q", "--allow-empty", "-m", "without bun"]);
+  expect(res.stdout + res.stderr).toBe("");
+  expect(r.g("log", "-1", "--format=%s")).toBe("without bun");
+  expect(existsSync(join(undoDir, "pending"))).toBe(true);
+  await Bun.sleep(SETTLE_MS * 3);
+  expect(existsSync(join(undoDir, "worker.pid"))).toBe(false);
+  expect(list(r)).toHaveLength(snaps.length);
+
+  // The toolkit folder removed: the hook does not even mark.
+  rmSync(join(toolkit, ".."), { recursive: true, force: true });
+  unlinkSync(join(undoDir, "pending"));
+  res = r.git(["commit", "-q", "--allow-empty", "-m", "without the toolkit"]);
+  expect(res.stdout + res.stderr).toBe("");
+  res = r.git(["checkout", "-q", "-b", "still-fine"]);
+  expect(res.stdout + res.stderr).toBe("");
+  expect(r.g("log", "-1", "--format=%s")).toBe("without the toolkit");
+  expect(existsSync(join(undoDir, "pending"))).toBe(false);
+}, 60_000);
+
+test("20 Git processes at once: never two workers in a worktree, and the final state is recorded", async () => {
+  const r = makeRepo();
+  r.git(["config", "undo.settle", String(SETTLE_MS)]);
+  r.commit("base", { "a.txt": "a\n" });
+  expect(r.undo(["init"]).code).toBe(0);
+  const gitDir = r.gitDir();
+  const trace = join(tempDir("trace"), "workers");
+  writeFileSync(trace, "");
+  const env = { ...r.env, GIT_UNDO_WORKER_TRACE: trace };
+  const procs = Array.from({ length: 20 }, (_, i) =>
+    Bun.spawn({
+      cmd: ["sh", "-c", `git branch b${i} && git tag t${i} && git update-ref refs/heads/u${i} HEAD && git status --short >/dev/null`],
+      cwd: r.dir,
+      env,
+      stdout: "pipe",
+      stderr: "pipe",
+    }),
+  );
+  const outputs = await Promise.all(procs.map(async (p) => [await p.exited, await new Response(p.stdout).text(), await new Response(p.stderr).text()]));
+  for (const o of outputs) expect(o).toEqual([0, "", ""]);
+  await settled(gitDir);
+
+  // Every start is followed by its own stop before any other worker starts.
+  const events = readFileSync(trace, "utf8").trim().split("\n");
+  expect(events.length).toBeGreaterThanOrEqual(2);
+  for (let i = 0; i < events.length; i += 2) {
+    const [start, pid] = events[i]!.split(" ");
+    expect(start).toBe("start");
+    expect(events[i + 1]).toBe(`stop ${pid}`);
+  }
+  // The state they ended in is the latest snapshot.
+  const latest = list(r)[0]!;
+  expect(r.undo(["snapshot"]).stdout).toBe(`no change since #${latest.number}\n`);
+  const refs = r.g("cat-file", "-p", `${latest.commit}:refs`);
+  for (let i = 0; i < 20; i++) for (const ref of [`refs/heads/b${i}`, `refs/tags/t${i}`, `refs/heads/u${i}`]) expect(refs).toContain(`${ref}\t`);
+}, 60_000);

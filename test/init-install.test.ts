@@ -1,0 +1,70 @@
+// install.sh sets up the repository it is given or the one the shell is in;
+// uninstall --purge removes the snapshots too; doctor reports what it finds.
+import { expect, test } from "bun:test";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { expectRecorded, list, settled, SETTLE_MS } from "./helpers/auto.ts";
+import { makeRepo, ROOT, tempDir } from "./helpers/repo.ts";
+
+function install(args: string[], cwd: string, env: Record<string, string>) {
+  const p = Bun.spawnSync({ cmd: ["sh", join(ROOT, "install.sh"), ...args], cwd, env: { ...env, GIT_UNDO_BUN: process.execPath }, stdout: "pipe", stderr: "pipe" });
+  return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
+}
+
+test("install.sh runs init in the repository it is given, and in the one the shell is in", async () => {
+  const prefix = join(tempDir("prefix"), "bin");
+  const a = makeRepo();
+  a.git(["config", "undo.settle", String(SETTLE_MS)]);
+  a.commit("base", { "a.txt": "a\n" });
+  let res = install(["--prefix", prefix, a.dir], tempDir("elsewhere"), a.env);
+  expect(res.code).toBe(0);
+  expect(res.stdout).toContain(`Setting up ${a.dir}`);
+  expect(existsSync(join(a.gitDir(), "hooks", "reference-transaction"))).toBe(true);
+  expect(existsSync(join(prefix, "git-undo"))).toBe(true);
+  const snaps = list(a);
+  expect(snaps).toHaveLength(1);
+  a.commit("after install", { "b.txt": "b\n" });
+  await expectRecorded(a, snaps, /^commit: after install$/);
+
+  const b = makeRepo();
+  b.commit("base");
+  mkdirSync(b.path("sub"));
+  res = install(["--prefix", prefix], b.path("sub"), b.env);
+  expect(res.code).toBe(0);
+  expect(existsSync(join(b.gitDir(), "hooks", "post-index-change"))).toBe(true);
+  expect(list(b)).toHaveLength(1);
+}, 60_000);
+
+test("uninstall --purge deletes every snapshot and git-undo's files; doctor reports the set-up", async () => {
+  const r = makeRepo();
+  r.git(["config", "undo.settle", String(SETTLE_MS)]);
+  r.commit("base", { "a.txt": "a\n" });
+  let doc = r.undo(["doctor"]);
+  expect(doc.code).toBe(1);
+  expect(doc.stdout).toContain("recording is off here");
+  expect(doc.stdout).toContain("reference-transaction: ");
+
+  expect(r.undo(["init"]).code).toBe(0);
+  r.commit("two", { "b.txt": "b\n" });
+  await settled(r.gitDir());
+  // A git-undo of someone else's on PATH (git-extras ships one) shadows this one.
+  const bin = tempDir("bin");
+  writeFileSync(join(bin, "git-undo"), "#!/bin/sh\necho extras\n", { mode: 0o755 });
+  doc = r.undo(["doctor"], { env: { PATH: `${bin}:${process.env.PATH ?? ""}` } });
+  expect(doc.stdout).toContain("ok       reference-transaction: installed and executable");
+  expect(doc.stdout).toContain("ok       post-index-change: installed and executable");
+  expect(doc.stdout).toContain("ok       the worker starts");
+  expect(doc.stdout).toContain(`'git undo' runs ${join(bin, "git-undo")}, not this toolkit`);
+  expect(doc.code).toBe(1);
+  writeFileSync(join(r.gitDir(), "undo", "worker.log"), "2024-01-01T00:00:00.000Z [1] recording failed: boom\n");
+  doc = r.undo(["doctor"]);
+  expect(doc.stdout).toContain("recording failed: boom");
+
+  expect(list(r).length).toBeGreaterThanOrEqual(2);
+  const res = r.undo(["uninstall", "--purge"]);
+  expect(res.code).toBe(0);
+  expect(r.g("for-each-ref", "refs/undo/")).toBe("");
+  expect(existsSync(join(r.gitDir(), "undo"))).toBe(false);
+  expect(existsSync(join(r.gitDir(), "hooks", "reference-transaction"))).toBe(false);
+  expect(r.g("log", "-1", "--format=%s")).toBe("two");
+}, 60_000);

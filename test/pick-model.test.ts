@@ -1,0 +1,116 @@
+// The picker's parts that need no terminal: the list model (order, position,
+// filter, moves) and the preview scheduler (lazy, cached, one at a time).
+import { expect, test } from "bun:test";
+import type { SnapshotEntry } from "../core/format.ts";
+import { LazyCache } from "../cli/pick/lazy.ts";
+import { PickModel, rowsOf } from "../cli/pick/model.ts";
+import { fit } from "../cli/pick/text.ts";
+
+function snap(number: number, summary: string, head = "main", kind: "change" | "manual" | "restore" = "change"): SnapshotEntry {
+  return {
+    number,
+    ref: `refs/undo/snapshots/${String(number).padStart(10, "0")}`,
+    commit: "c".repeat(40),
+    tree: "t".repeat(40),
+    date: 1_700_000_000 + number,
+    summary,
+    trailers: { format: 1, kind, head },
+  } as SnapshotEntry;
+}
+
+const snaps = [snap(1, "commit: one"), snap(2, "commit: parser fix", "feature"), snap(3, "edited: a.c"), snap(4, "restore #2", "feature", "restore")];
+
+test("rows are newest first and the cursor starts just below the position", () => {
+  // Position 2 (the latest is a restore of #2): the cursor starts on #1, what `git undo` would pick.
+  const m = new PickModel(rowsOf(snaps, 2));
+  expect(m.rows.map((r) => r.number)).toEqual([4, 3, 2, 1]);
+  expect(m.rows.filter((r) => r.current).map((r) => r.number)).toEqual([2]);
+  expect(m.highlighted()?.number).toBe(1);
+});
+
+test("the filter matches number, summary, branch and changed paths; every word must match", () => {
+  const m = new PickModel(rowsOf(snaps, 3));
+  m.setFilter("parser");
+  expect(m.visible.map((r) => r.number)).toEqual([2]);
+  m.setFilter("#3");
+  expect(m.visible.map((r) => r.number)).toEqual([3]);
+  m.setFilter("feature");
+  expect(m.visible.map((r) => r.number)).toEqual([4, 2]);
+  m.setFilter("feature fix");
+  expect(m.visible.map((r) => r.number)).toEqual([2]);
+  m.setFilter("src/lexer.c");
+  expect(m.visible).toEqual([]);
+  m.rows.find((r) => r.number === 1)!.paths = ["src/lexer.c"];
+  m.refilter();
+  expect(m.visible.map((r) => r.number)).toEqual([1]);
+  m.setFilter("");
+  expect(m.visible).toHaveLength(4);
+  // The highlighted row stays highlighted when the filter is cleared.
+  expect(m.highlighted()?.number).toBe(1);
+});
+
+test("moves stop at the ends and scrolling keeps the cursor on screen", () => {
+  const many = Array.from({ length: 1000 }, (_, i) => snap(i + 1, `change ${i + 1}`));
+  const m = new PickModel(rowsOf(many, 1000));
+  m.home();
+  m.move(-5);
+  expect(m.cursor).toBe(0);
+  m.move(25);
+  expect(m.scroll(10)).toBe(16);
+  m.end();
+  expect(m.highlighted()?.number).toBe(1);
+  expect(m.scroll(10)).toBe(990);
+  m.move(10_000);
+  expect(m.cursor).toBe(999);
+});
+
+test("previews: computed on demand, cached, one at a time, and only the latest request waits", async () => {
+  const started: number[] = [];
+  const release = new Map<number, () => void>();
+  const ready: number[] = [];
+  const cache = new LazyCache<number, string>(
+    (k) => {
+      started.push(k);
+      return new Promise((resolve) => release.set(k, () => resolve(`preview ${k}`)));
+    },
+    (k) => ready.push(k),
+  );
+  // The cursor runs over 1..50 while #1 computes: nothing else starts.
+  for (let k = 1; k <= 50; k++) expect(cache.get(k).state).toBe("pending");
+  expect(started).toEqual([1]);
+  release.get(1)!();
+  await Bun.sleep(0);
+  // Then only the row the cursor rests on (#50), not the 48 it passed.
+  expect(started).toEqual([1, 50]);
+  release.get(50)!();
+  await Bun.sleep(0);
+  expect(ready).toEqual([1, 50]);
+  expect(cache.get(50)).toEqual({ state: "ready", value: "preview 50" });
+  expect(cache.get(1)).toEqual({ state: "ready", value: "preview 1" });
+  expect(started).toEqual([1, 50]); // cached: not computed again
+});
+
+test("a failed preview is reported, not retried in a loop", async () => {
+  let calls = 0;
+  const cache = new LazyCache<number, string>(
+    async () => {
+      calls++;
+      throw new Error("boom");
+    },
+    () => {},
+  );
+  cache.get(1);
+  await Bun.sleep(0);
+  const r = cache.get(1);
+  expect(r.state).toBe("failed");
+  expect(calls).toBe(1);
+});
+
+test("fit cuts to the width with an ellipsis, keeps colours closed, expands tabs", () => {
+  expect(fit("abcdef", 4)).toBe("abc…");
+  expect(fit("abc", 6, true)).toBe("abc   ");
+  expect(fit("\x1b[31mred text\x1b[39m", 4)).toBe("\x1b[31mred…\x1b[0m");
+  expect(Bun.stringWidth(fit("日本語のテキスト", 5))).toBeLessThanOrEqual(5);
+  expect(fit("a\tb", 20)).toBe("a       b");
+  expect(fit("new\nline", 20)).toBe("new?line");
+});

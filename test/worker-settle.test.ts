@@ -1,0 +1,94 @@
+// The worker's rules (spec: Automatic recording): wait for quiet and for the
+// operation to end, bounded by undo.settleMax; one worker per worktree; no mark
+// lost; errors to a bounded worker.log; the hook's environment never leaks in.
+import { expect, test } from "bun:test";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  claimWorker,
+  hasMark,
+  lastLogLines,
+  LOG_LIMIT,
+  logLine,
+  releaseWorker,
+  settleDelay,
+  takeMark,
+} from "../core/settle.ts";
+import { scrubEnvironment } from "../worker/main.ts";
+import { list, settled } from "./helpers/auto.ts";
+import { makeRepo, ROOT, tempDir } from "./helpers/repo.ts";
+
+const base = { settleMs: 700, settleMaxMs: 600_000 };
+
+test("settleDelay waits for quiet, then for the operation, and gives up waiting at settleMax", () => {
+  expect(settleDelay({ ...base, quietMs: 100, waitedMs: 100, busy: null })).toBe(605);
+  expect(settleDelay({ ...base, quietMs: 700, waitedMs: 5000, busy: null })).toBe(0);
+  expect(settleDelay({ ...base, quietMs: 900, waitedMs: 900, busy: "rebase-merge" })).toBeGreaterThan(0);
+  expect(settleDelay({ ...base, quietMs: 600_000, waitedMs: 600_000, busy: "MERGE_HEAD" })).toBe(0);
+  // Marks that never stop coming are recorded once settleMax has passed.
+  expect(settleDelay({ ...base, quietMs: 10, waitedMs: 600_001, busy: null })).toBe(0);
+});
+
+test("one claim at a time; a dead owner's pid file is taken over; a new mark after taking one is kept", () => {
+  const dir = tempDir("undo");
+  expect(claimWorker(dir)).toBe(true);
+  expect(claimWorker(dir)).toBe(false); // held by a live process: this one
+  releaseWorker(dir);
+  writeFileSync(join(dir, "worker.pid"), "999999999\n");
+  expect(claimWorker(dir)).toBe(true);
+  releaseWorker(dir);
+  expect(existsSync(join(dir, "worker.pid"))).toBe(false);
+
+  writeFileSync(join(dir, "pending"), "\n");
+  expect(takeMark(dir)).toBe(true);
+  expect(hasMark(dir)).toBe(false);
+  writeFileSync(join(dir, "pending"), "\n"); // a hook fires during the recording
+  expect(hasMark(dir)).toBe(true);
+  expect(takeMark(dir)).toBe(true);
+});
+
+test("worker.log stays bounded and keeps the newest lines", () => {
+  const dir = tempDir("undo");
+  for (let i = 0; i < 2000; i++) logLine(dir, `line ${i} ${"x".repeat(60)}`);
+  expect(statSync(join(dir, "worker.log")).size).toBeLessThanOrEqual(LOG_LIMIT);
+  expect(lastLogLines(dir, 1)[0]).toContain("line 1999 ");
+});
+
+test("the hook's environment is scrubbed: its index, dates and -c settings are not the state", () => {
+  const env: NodeJS.ProcessEnv = {
+    GIT_DIR: "x", GIT_INDEX_FILE: "i", GIT_WORK_TREE: ".", GIT_CONFIG_PARAMETERS: "'a.b'='c'", GIT_COMMITTER_DATE: "1 +0000",
+    GIT_QUARANTINE_PATH: "q", GIT_REFLOG_ACTION: "rebase", GIT_CONFIG_NOSYSTEM: "1", GIT_COMMITTER_NAME: "Me",
+    GIT_UNDO_BUN: "/b", GIT_UNDO_INTERNAL: "1", HOME: "/h",
+  };
+  scrubEnvironment(env);
+  expect(env).toEqual({ GIT_CONFIG_NOSYSTEM: "1", GIT_COMMITTER_NAME: "Me", GIT_UNDO_BUN: "/b", HOME: "/h" });
+});
+
+test("a worker records the repository it is given, whatever the hook's environment, including a mark left by a crashed worker", async () => {
+  const r = makeRepo();
+  r.git(["config", "undo.settle", "100"]);
+  r.commit("base", { "a.txt": "a\n" });
+  const gitDir = r.gitDir();
+  const undo = join(gitDir, "undo");
+  mkdirSync(undo);
+  writeFileSync(join(undo, "pending.taken"), "\n"); // taken, never recorded
+  writeFileSync(join(undo, "worker.pid"), "999999999\n"); // its owner is dead
+  const bogus = tempDir("bogus");
+  const p = Bun.spawn({
+    cmd: [process.execPath, join(ROOT, "worker", "main.ts"), gitDir, r.dir],
+    cwd: bogus,
+    env: { ...r.env, GIT_DIR: bogus, GIT_INDEX_FILE: join(bogus, "index"), GIT_WORK_TREE: bogus, GIT_CONFIG_PARAMETERS: "'undo.worktree'='false'" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  expect(await p.exited).toBe(0);
+  expect(await new Response(p.stdout).text()).toBe("");
+  expect(await new Response(p.stderr).text()).toBe("");
+  await settled(gitDir);
+  const snaps = list(r);
+  expect(snaps).toHaveLength(1);
+  expect(snaps[0]!.summary).toBe("commit (initial): base");
+  expect(r.g("ls-tree", "--name-only", `${snaps[0]!.commit}:worktree`)).toBe("a.txt");
+  expect(existsSync(join(undo, "pending.taken"))).toBe(false);
+  expect(existsSync(join(undo, "worker.log"))).toBe(false); // nothing went wrong
+}, 30_000);

@@ -1,0 +1,141 @@
+// The settling worker the hooks start: `bun worker/main.ts <gitdir> <worktree-top>`.
+// One per worktree (its pid file; recordings also take capture.lock). It waits
+// until the hooks' mark has been quiet for undo.settle and Git is not in the
+// middle of an operation, takes the mark, records one change snapshot, repeats
+// while new marks arrive, and exits when there is nothing left to record.
+// It never prints: errors go to <gitdir>/undo/worker.log.
+import { appendFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import {
+  busyReason,
+  claimWorker,
+  dropTaken,
+  hasMark,
+  hasTaken,
+  logLine,
+  markAge,
+  releaseWorker,
+  settleDelay,
+  takeMark,
+} from "../core/settle.ts";
+
+/**
+ * The hook's environment describes the Git command that fired it: a temporary
+ * index, a quarantine, `-c` settings, its dates. None of that is the state to
+ * record, so only variables that say who the user is and how Git is set up stay.
+ */
+const KEEP = new Set([
+  "GIT_CONFIG_NOSYSTEM",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_SYSTEM",
+  "GIT_EXEC_PATH",
+  "GIT_COMMITTER_NAME",
+  "GIT_COMMITTER_EMAIL",
+  "GIT_CEILING_DIRECTORIES",
+]);
+
+export function scrubEnvironment(env: NodeJS.ProcessEnv): void {
+  for (const key of Object.keys(env)) {
+    if (!key.startsWith("GIT_") || KEEP.has(key)) continue;
+    if (key.startsWith("GIT_UNDO_") && key !== "GIT_UNDO_INTERNAL") continue;
+    delete env[key];
+  }
+}
+
+function trace(event: string): void {
+  const path = process.env.GIT_UNDO_WORKER_TRACE;
+  if (path) appendFileSync(path, `${event} ${process.pid}\n`);
+}
+
+/** How many recordings may fail in a row before the worker leaves the mark to the next one. */
+const MAX_FAILURES = 3;
+
+async function settleLoop(gitDir: string, cwd: string, undoDir: string): Promise<void> {
+  const { openRepo } = await import("../core/repo.ts");
+  const { record } = await import("../core/record.ts");
+  // Pin the repository the hook named; Git then takes the cwd as the worktree top.
+  process.env.GIT_DIR = gitDir;
+  process.chdir(cwd);
+  const repo = await openRepo(cwd);
+  const { settleMs, settleMaxMs } = repo.config;
+  let firstSeen: number | null = null;
+  let failures = 0;
+  for (;;) {
+    if (!hasTaken(undoDir)) {
+      const age = markAge(undoDir);
+      if (age === null) {
+        // Idle. Leave the pid file first, then look again: a hook that saw us
+        // alive may have marked in between, and then nobody else would record.
+        trace("stop");
+        releaseWorker(undoDir);
+        if (!hasMark(undoDir) && !hasTaken(undoDir)) return;
+        if (!claimWorker(undoDir)) return;
+        trace("start");
+        continue;
+      }
+      const now = Date.now();
+      firstSeen ??= now;
+      const wait = settleDelay({ quietMs: age, waitedMs: now - firstSeen, busy: busyReason(repo), settleMs, settleMaxMs });
+      if (wait > 0) {
+        await Bun.sleep(wait);
+        continue;
+      }
+      if (!takeMark(undoDir)) continue;
+    }
+    try {
+      await record(repo, { kind: "change" });
+      dropTaken(undoDir);
+      firstSeen = null;
+      failures = 0;
+    } catch (e) {
+      failures++;
+      logLine(undoDir, `recording failed: ${(e as Error)?.message ?? String(e)}`);
+      if (failures >= MAX_FAILURES) {
+        logLine(undoDir, `giving up after ${failures} failures; the next Git command tries again`);
+        trace("stop");
+        releaseWorker(undoDir);
+        return;
+      }
+      await Bun.sleep(500 * failures);
+    }
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [gitDirArg, cwdArg] = argv;
+  if (gitDirArg === "--check") {
+    // doctor: can this Bun load the recorder?
+    await import("../core/record.ts");
+    process.stdout.write("ok\n");
+    return 0;
+  }
+  if (!gitDirArg) return 0;
+  scrubEnvironment(process.env);
+  const gitDir = resolve(gitDirArg);
+  const cwd = resolve(cwdArg ?? gitDir);
+  const undoDir = join(gitDir, "undo");
+  // Claim first, before loading the recorder, so a worker that loses the race costs little.
+  if (!claimWorker(undoDir)) return 0;
+  trace("start");
+  // Stopped from outside (uninstall, a shutdown): leave no pid file behind. The mark stays for the next worker.
+  process.on("SIGTERM", () => {
+    trace("stop");
+    releaseWorker(undoDir);
+    process.exit(0);
+  });
+  try {
+    await settleLoop(gitDir, cwd, undoDir);
+  } catch (e) {
+    logLine(undoDir, `worker stopped: ${(e as Error)?.message ?? String(e)}`);
+    trace("stop");
+  } finally {
+    releaseWorker(undoDir);
+  }
+  return 0;
+}
+
+if (import.meta.main) {
+  // Git's streams are not ours; a stray write must go nowhere rather than fail.
+  process.on("uncaughtException", () => process.exit(0));
+  process.exit(await main(process.argv.slice(2)));
+}
