@@ -11,9 +11,6 @@ export interface Parsed {
 
 export interface Command {
   name: string;
-  aliases?: readonly string[];
-  /** One line for `git undo --help`. */
-  summary: string;
   /** The usage block `-h` prints (first line without "usage: "). */
   usage: string;
   options: Options;

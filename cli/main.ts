@@ -32,7 +32,7 @@ export async function main(rawArgv: string[]): Promise<number> {
   }
   // `git undo`, `git undo 3`, `git undo --dry-run`: the undo command itself.
   if (first === undefined || /^\d+$/.test(first) || first.startsWith("-")) {
-    const undoCommand = findCommand("undo")!;
+    const undoCommand = await findCommand("undo")!.load();
     const parsedUndo = parse(undoCommand, argv);
     if (parsedUndo === "help") {
       process.stdout.write(`${helpText(undoCommand)}\n`);
@@ -40,11 +40,12 @@ export async function main(rawArgv: string[]): Promise<number> {
     }
     return undoCommand.run(parsedUndo);
   }
-  const command = findCommand(first);
-  if (!command) {
+  const entry = findCommand(first);
+  if (!entry) {
     process.stderr.write(`git undo: '${first}' is not a git undo command. See 'git undo --help'.\n`);
     return 129;
   }
+  const command = await entry.load();
   const parsed = parse(command, rest);
   if (parsed === "help") {
     process.stdout.write(`${helpText(command)}\n`);

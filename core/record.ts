@@ -30,12 +30,11 @@ import {
   type Trailers,
 } from "./format.ts";
 import { GitError } from "./git.ts";
-import { objectId, treeId } from "./hash.ts";
 import { decodeSnapshots } from "./history.ts";
 import { withLock } from "./lock.ts";
 import { withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
 import type { Repo } from "./repo.ts";
-import { captureIndex, readHead, readHeadReflog, readMarkers, readStash, scanRefs } from "./state.ts";
+import { captureIndex, readHead, readHeadReflog, readMarkers, readStash, scanRefs, type RefScan } from "./state.ts";
 
 /** The live state, written as a tree but not yet committed. */
 export interface LiveCapture {
@@ -50,69 +49,75 @@ export interface LiveCapture {
 export const latestOf = (snaps: readonly SnapshotEntry[]): SnapshotEntry | undefined => snaps[snaps.length - 1];
 
 /** Steps 2 to 4 of the spec's Recording: read everything and write the state tree. */
-export async function captureLive(repo: Repo): Promise<LiveCapture> {
+export async function captureLive(repo: Repo, opts: { keepWorktreeIndex?: string } = {}): Promise<LiveCapture> {
   return withScratch(repo, async (scratch) => {
     const withIndex = !repo.bare;
     // The refs and the index are independent: read them at the same time.
     const [scan, index] = await Promise.all([
       scanRefs(repo),
-      withIndex ? captureIndex(repo, scratch, repo.config.worktree) : Promise.resolve(undefined),
+      withIndex ? captureIndex(repo, scratch, repo.config.worktree, opts.keepWorktreeIndex) : Promise.resolve(undefined),
     ]);
-    const head = readHead(repo);
-    const state: StateTree = {
-      head,
-      refs: scan.refs,
-      stash: readStash(repo, scan.refs),
-      state: readMarkers(repo),
-    };
+    const parts: IndexParts = {};
     if (index) {
-      state.index = index.index;
-      if (index.unmerged) state.indexUnmerged = index.unmerged;
-      if (index.worktree) state.worktree = index.worktree;
+      parts.index = index.index;
+      if (index.unmerged) parts.indexUnmerged = index.unmerged;
+      if (index.worktree) parts.worktree = index.worktree;
     }
-    const blobs: (string | Uint8Array)[] = [encodeHead(head), encodeRefs(state.refs)];
-    if (state.stash.length) blobs.push(encodeStash(state.stash));
-    if (state.state.length) blobs.push(encodeState(state.state));
-    if (state.indexUnmerged) blobs.push(state.indexUnmerged);
-    const keep = state.indexUnmerged ? unmergedBlobIds(decodeUnmerged(state.indexUnmerged)) : [];
-    const indexBlobEntries: TreeEntry[] = keep.map((oid) => ({ mode: "100644", type: "blob", oid, name: oid }));
-    const entriesOf = (ids: readonly ObjectId[], indexBlobs: ObjectId | undefined): TreeEntry[] => {
-      const entries: TreeEntry[] = [];
-      let next = 0;
-      const blob = (name: string) => entries.push({ mode: "100644", type: "blob", oid: ids[next++]!, name });
-      const subtree = (name: string, oid: ObjectId) => entries.push({ mode: "040000", type: "tree", oid, name });
-      blob("HEAD");
-      blob("refs");
-      if (state.stash.length) blob("stash");
-      if (state.state.length) blob("state");
-      if (state.index !== undefined) subtree("index", state.index);
-      if (state.indexUnmerged) {
-        blob("index-unmerged");
-        subtree("index-blobs", indexBlobs!);
-      }
-      if (state.worktree !== undefined) subtree("worktree", state.worktree);
-      return entries;
-    };
-    const snapshots = decodeSnapshots(scan.undoRefs, repo.snapshotPrefix);
-    // Hash the state in-process first: when it is the latest snapshot's tree, every
-    // object already exists and nothing needs writing (two Git processes fewer).
-    const format = repo.objectFormat;
-    const predictedIndexBlobs = state.indexUnmerged ? treeId(format, indexBlobEntries) : undefined;
-    const predicted = treeId(format, entriesOf(blobs.map((b) => objectId(format, "blob", b)), predictedIndexBlobs));
-    let tree: ObjectId;
-    if (predicted === latestOf(snapshots)?.tree) {
-      tree = predicted;
-      if (predictedIndexBlobs !== undefined) state.indexBlobs = predictedIndexBlobs;
-    } else {
-      const ids = await writeBlobs(repo, scratch, blobs);
-      if (state.indexUnmerged) state.indexBlobs = await writeTree(repo, indexBlobEntries);
-      tree = await writeTree(repo, entriesOf(ids, state.indexBlobs));
-    }
-    const reflog = readHeadReflog(repo, head, scan.refs);
-    const capture: LiveCapture = { state, tree, snapshots };
-    if (reflog !== undefined) capture.reflog = reflog;
-    return capture;
+    return buildCapture(repo, scratch, scan, parts);
   });
+}
+
+/** The index and working-tree parts of a state tree. */
+export type IndexParts = Pick<StateTree, "index" | "indexUnmerged" | "worktree">;
+
+/**
+ * The state after a restore: refs, HEAD, stash and markers read afresh, with
+ * the index and working-tree parts the restore itself wrote (known by
+ * construction, so the files need not be read again).
+ */
+export async function captureWith(repo: Repo, parts: IndexParts): Promise<LiveCapture> {
+  return withScratch(repo, async (scratch) => buildCapture(repo, scratch, await scanRefs(repo), parts));
+}
+
+async function buildCapture(repo: Repo, scratch: string, scan: RefScan, parts: IndexParts): Promise<LiveCapture> {
+  const head = readHead(repo);
+  const state: StateTree = {
+    head,
+    refs: scan.refs,
+    stash: readStash(repo, scan.refs),
+    state: readMarkers(repo),
+  };
+  if (parts.index !== undefined) state.index = parts.index;
+  if (parts.indexUnmerged) state.indexUnmerged = parts.indexUnmerged;
+  if (parts.worktree !== undefined) state.worktree = parts.worktree;
+  const blobs: (string | Uint8Array)[] = [encodeHead(head), encodeRefs(state.refs)];
+  if (state.stash.length) blobs.push(encodeStash(state.stash));
+  if (state.state.length) blobs.push(encodeState(state.state));
+  if (state.indexUnmerged) blobs.push(state.indexUnmerged);
+  const ids = await writeBlobs(repo, scratch, blobs);
+  const entries: TreeEntry[] = [];
+  const blob = (name: string) => entries.push({ mode: "100644", type: "blob", oid: ids.shift()!, name });
+  const subtree = (name: string, oid: ObjectId) => entries.push({ mode: "040000", type: "tree", oid, name });
+  blob("HEAD");
+  blob("refs");
+  if (state.stash.length) blob("stash");
+  if (state.state.length) blob("state");
+  if (state.index !== undefined) subtree("index", state.index);
+  if (state.indexUnmerged) {
+    blob("index-unmerged");
+    const keep = unmergedBlobIds(decodeUnmerged(state.indexUnmerged));
+    state.indexBlobs = await writeTree(
+      repo,
+      keep.map((oid) => ({ mode: "100644", type: "blob", oid, name: oid })),
+    );
+    subtree("index-blobs", state.indexBlobs);
+  }
+  if (state.worktree !== undefined) subtree("worktree", state.worktree);
+  const tree = await writeTree(repo, entries);
+  const reflog = readHeadReflog(repo, head, scan.refs);
+  const capture: LiveCapture = { state, tree, snapshots: decodeSnapshots(scan.undoRefs, repo.snapshotPrefix) };
+  if (reflog !== undefined) capture.reflog = reflog;
+  return capture;
 }
 
 export interface RecordOptions {

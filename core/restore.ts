@@ -17,7 +17,7 @@ import { loadState } from "./inspect.ts";
 import { acquireLock } from "./lock.ts";
 import { withScratch } from "./objects.ts";
 import { parseRawNumstat, planRestore, refMoves, type Blocker, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
-import { captureLive, commitCapture, latestOf, unchanged, type LiveCapture } from "./record.ts";
+import { captureLive, captureWith, commitCapture, latestOf, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
 import type { Repo } from "./repo.ts";
 import { readMarkers } from "./state.ts";
 
@@ -61,11 +61,6 @@ export function refusal(blockers: readonly Blocker[]): UndoError {
 
 function failAfter(step: Step): void {
   if (process.env.GIT_UNDO_TEST_FAIL_AFTER === step) throw new Error(`simulated failure after step '${step}' (GIT_UNDO_TEST_FAIL_AFTER)`);
-}
-
-function lockWaitMs(): number {
-  const v = Number(process.env.GIT_UNDO_LOCK_WAIT_MS);
-  return Number.isFinite(v) && v >= 0 && process.env.GIT_UNDO_LOCK_WAIT_MS !== "" ? v : 10_000;
 }
 
 /** A snapshot as it would be if the capture were recorded now (for counting targets). */
@@ -136,14 +131,18 @@ function copyIndex(repo: Repo, to: string): void {
  * changed are read again.
  */
 async function worktreeIndex(repo: Repo, scratch: string, sWorktree: ObjectId): Promise<string> {
-  const p = join(scratch, "worktree-index");
-  rmSync(p, { force: true });
+  const p = join(scratch, KEPT_INDEX);
+  // captureLive left the index it wrote S's worktree tree from: use it as it is.
+  if (existsSync(p)) return p;
   copyIndex(repo, p);
   const env = { GIT_INDEX_FILE: p };
   await repo.git.run(["read-tree", "--reset", sWorktree], { env });
   await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
   return p;
 }
+
+/** Where captureLive keeps its worktree index for the merge (inside the restore's scratch dir). */
+const KEPT_INDEX = "worktree-index";
 
 /** Paths Git's unpack-trees errors name (`Entry 'a' not uptodate`, `Untracked ... file 'b' would be overwritten`). */
 function pathsInErrors(stderr: string): string[] {
@@ -160,10 +159,14 @@ async function checkMerge(repo: Repo, plan: RestorePlan, index: string): Promise
   const s = plan.from.state.worktree!;
   const t = plan.targetState.worktree!;
   const r = await repo.git.run(["read-tree", "-m", "-u", "-n", s, t], { env: { GIT_INDEX_FILE: index }, okExit: [128] });
-  if (r.exitCode === 0) return null;
-  const names = pathsInErrors(r.stderr);
-  const untracked = /untracked/i.test(r.stderr);
-  const list = names.length ? names.join(", ") : r.stderr.trim().split("\n")[0] ?? "";
+  return r.exitCode === 0 ? null : mergeBlocker(plan, r.stderr);
+}
+
+/** What a refused two-tree merge means for the user. */
+function mergeBlocker(plan: RestorePlan, stderr: string): Blocker {
+  const names = pathsInErrors(stderr);
+  const untracked = /untracked/i.test(stderr);
+  const list = names.length ? names.join(", ") : stderr.trim().split("\n")[0] ?? "";
   return {
     kind: untracked ? "untracked-file" : "not-uptodate",
     names,
@@ -189,8 +192,11 @@ export async function checkWorktree(repo: Repo, scratch: string, plan: RestorePl
 /** Everything checked: the plan plus the private merge index, or the blockers. */
 async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Snapshot, opts: RestoreOptions, holdsIndexLock: boolean) {
   const plan = await planRestore(repo, from, target, { force: opts.force ?? false, holdsIndexLock });
-  const mergeIndex = await checkWorktree(repo, scratch, plan);
-  return { plan, mergeIndex };
+  // A dry run asks the merge whether it would go through. A real restore lets the
+  // merge itself decide, first of all steps: it checks every path before writing.
+  if (opts.dryRun) return { plan, mergeIndex: await checkWorktree(repo, scratch, plan) };
+  const merging = plan.worktree.mode === "merge" && !plan.blockers.some((b) => b.kind === "missing-objects");
+  return { plan, mergeIndex: merging ? await worktreeIndex(repo, scratch, plan.from.state.worktree!) : null };
 }
 
 /**
@@ -200,7 +206,7 @@ async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Sn
  * returns the plan with its blockers.
  */
 export async function restore(repo: Repo, request: RestoreRequest, opts: RestoreOptions = {}): Promise<RestoreResult> {
-  const lock = await acquireLock(repo.undoDir, lockWaitMs());
+  const lock = await acquireLock(repo.undoDir);
   try {
     // index.lock next: a Git command writing the index right now makes the state a moving target.
     const indexLock = opts.dryRun || repo.bare ? null : takeIndexLock(repo);
@@ -215,7 +221,7 @@ export async function restore(repo: Repo, request: RestoreRequest, opts: Restore
 }
 
 async function restoreLocked(repo: Repo, scratch: string, request: RestoreRequest, opts: RestoreOptions, holdsIndexLock: boolean): Promise<RestoreResult> {
-  const capture = await captureLive(repo);
+  const capture = await captureLive(repo, { keepWorktreeIndex: join(scratch, KEPT_INDEX) });
   const latest = unchanged(capture);
   // Count the target as if the current state were already recorded (record first ends the streak).
   const snaps = latest ? capture.snapshots : [...capture.snapshots, pending(capture)];
@@ -251,7 +257,8 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     if (plan.operations.length && opts.force) {
       result.endedOperations = await endOperations(repo);
       // Ending an operation can change more than its markers (rebase --quit stores an autostash).
-      const after = await captureLive(repo);
+      rmSync(join(scratch, KEPT_INDEX), { force: true });
+      const after = await captureLive(repo, { keepWorktreeIndex: join(scratch, KEPT_INDEX) });
       if (!(await sameButMarkers(repo, capture.tree, after.tree))) {
         const made = await commitCapture(repo, after, { kind: "change", message: `ended ${result.endedOperations.join(", ")} (git undo --force)` });
         if (made.created) {
@@ -266,7 +273,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
 
     await applyPlan(repo, scratch, plan, mergeIndex, Boolean(opts.force), journal);
 
-    const recorded = await captureLive(repo);
+    const recorded = await captureWith(repo, await partsAfter(repo, plan, mergeIndex));
     const made = await commitCapture(repo, recorded, {
       kind: "restore",
       restored: target.number,
@@ -356,12 +363,28 @@ async function storeStash(repo: Repo, entries: readonly { commit: ObjectId; mess
   for (const e of [...entries].reverse()) await repo.git.run(["stash", "store", "-q", "-m", e.message, e.commit]);
 }
 
-/** Spec steps 3 to 6, each leaving its undo in the journal. */
+/**
+ * Spec steps 3 to 6, each leaving its undo in the journal. The working tree goes
+ * first: the two-tree merge checks every path before it writes one, so a merge
+ * Git refuses is a refusal with nothing changed, and no separate dry run is needed.
+ */
 async function applyPlan(repo: Repo, scratch: string, plan: RestorePlan, mergeIndex: string | null, force: boolean, journal: Journal): Promise<void> {
   const T = plan.target.number;
   const message = `git undo: restore #${T}`;
   const back = `git undo: restore #${T} (rolled back)`;
   const moves = plan.refs.filter((m) => force || m.checkedOutIn === undefined);
+
+  // Step 4: the working tree, by a two-tree merge on the private index.
+  if (plan.worktree.mode === "merge" && mergeIndex) {
+    const s = plan.from.state.worktree!;
+    const t = plan.targetState.worktree!;
+    const env = { GIT_INDEX_FILE: mergeIndex };
+    const r = await repo.git.run(["read-tree", "-m", "-u", s, t], { env, okExit: [128] });
+    if (r.exitCode !== 0) throw refusal([mergeBlocker(plan, r.stderr)]);
+    // The reverse merge refuses to overwrite a file that changed since, rather than lose it.
+    journal.push("worktree", () => repo.git.run(["read-tree", "-m", "-u", t, s], { env }).then(() => undefined));
+  }
+  failAfter("worktree");
 
   // Step 3: refs. Deletes and updates first, creates second: Git refuses to delete
   // refs/heads/a and create refs/heads/a/b in one transaction.
@@ -398,19 +421,6 @@ async function applyPlan(repo: Repo, scratch: string, plan: RestorePlan, mergeIn
     await setHead(repo, plan.head.new, message);
   }
   failAfter("head");
-
-  // Step 4: the working tree, by a two-tree merge on the private index.
-  if (plan.worktree.mode === "merge" && mergeIndex) {
-    const s = plan.from.state.worktree!;
-    const t = plan.targetState.worktree!;
-    const env = { GIT_INDEX_FILE: mergeIndex };
-    // A failed merge changes nothing (it checks every path before writing), so
-    // only a completed one needs undoing; the reverse merge refuses to overwrite
-    // a file that changed since, rather than lose it.
-    await repo.git.run(["read-tree", "-m", "-u", s, t], { env });
-    journal.push("worktree", () => repo.git.run(["read-tree", "-m", "-u", t, s], { env }).then(() => undefined));
-  }
-  failAfter("worktree");
 
   // Step 5: the index, built aside and moved into place while we hold index.lock.
   if (!repo.bare && plan.targetState.index !== undefined) {
@@ -449,6 +459,40 @@ async function applyPlan(repo: Repo, scratch: string, plan: RestorePlan, mergeIn
     await storeStash(repo, after, now.length > 0, message);
   }
   failAfter("stash");
+}
+
+/**
+ * The index and working-tree parts of the state the restore left, known by
+ * construction: the real index is T's, and the merge index holds T's files
+ * (S's when no merge ran). Only a submodule's checkout is not moved by the
+ * merge, so changed gitlinks are read from disk again.
+ */
+async function partsAfter(repo: Repo, plan: RestorePlan, mergeIndex: string | null): Promise<IndexParts> {
+  if (repo.bare) return {};
+  const t = plan.targetState;
+  const parts: IndexParts = {};
+  if (t.index !== undefined) {
+    parts.index = t.index;
+    if (t.indexUnmerged) parts.indexUnmerged = t.indexUnmerged;
+  } else if (plan.from.state.index !== undefined) {
+    parts.index = plan.from.state.index;
+    if (plan.from.state.indexUnmerged) parts.indexUnmerged = plan.from.state.indexUnmerged;
+  }
+  if (!repo.config.worktree) return parts;
+  const merged = plan.worktree.mode === "merge" && mergeIndex !== null;
+  parts.worktree = merged ? t.worktree : plan.from.state.worktree;
+  const gitlinks = plan.worktree.files.filter((f) => f.oldMode === "160000" || f.newMode === "160000");
+  if (merged && gitlinks.length) {
+    const env = { GIT_INDEX_FILE: mergeIndex };
+    const paths = gitlinks.map((f) => Buffer.concat([Buffer.from(":(literal)"), f.raw, Buffer.from([0])]));
+    await repo.git.run(["add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"], {
+      env,
+      input: Buffer.concat(paths),
+      okExit: [1],
+    });
+    parts.worktree = await repo.git.line(["write-tree"], { env });
+  }
+  return parts;
 }
 
 /** End the operations in progress with Git's own --quit (index and files stay as they are). */

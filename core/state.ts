@@ -2,7 +2,7 @@
 // markers, HEAD's newest reflog entry, and the index and working tree as trees.
 // Plain files (HEAD, markers, reflogs, loose symbolic refs) are read directly;
 // everything else comes from one for-each-ref and the tree writers.
-import { closeSync, copyFileSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync, utimesSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import {
   compareBytes,
@@ -238,7 +238,7 @@ export interface IndexCapture {
  * Write the index and the working tree as trees, on a private copy of the index
  * so the real one is never written (a Git command may hold index.lock).
  */
-export async function captureIndex(repo: Repo, scratchDir: string, withWorktree: boolean): Promise<IndexCapture> {
+export async function captureIndex(repo: Repo, scratchDir: string, withWorktree: boolean, keepWorktreeIndex?: string): Promise<IndexCapture> {
   const copy = copyIndex(repo.indexFile, join(scratchDir, "index"));
   const env = { GIT_INDEX_FILE: copy };
   const git = repo.git;
@@ -270,7 +270,12 @@ export async function captureIndex(repo: Repo, scratchDir: string, withWorktree:
   }
   const result: IndexCapture = { index };
   if (unmerged) result.unmerged = unmerged;
-  if (withWorktree) result.worktree = early && !unmerged ? await early : await worktreeTree(repo, copy);
+  if (withWorktree) {
+    const worktreeIndex = early && !unmerged ? join(scratchDir, "index-worktree") : copy;
+    result.worktree = early && !unmerged ? await early : await worktreeTree(repo, copy);
+    // A restore merges on this index: it matches the worktree tree and its stat data is fresh.
+    if (keepWorktreeIndex !== undefined) renameSync(worktreeIndex, keepWorktreeIndex);
+  }
   return result;
 }
 

@@ -29,7 +29,6 @@ const real = (p: string): string => {
 
 export const doctor: Command = {
   name: "doctor",
-  summary: "check that automatic recording is set up and would work",
   usage: "git undo doctor\n\nExits 1 when it finds a problem.",
   options: {},
   async run({ positionals }) {

@@ -8,7 +8,6 @@ import { out } from "../ui.ts";
 
 export const gc: Command = {
   name: "gc",
-  summary: "delete snapshots older than undo.expire",
   usage: [
     "git undo gc [--expire <age>] [--dry-run]",
     "",

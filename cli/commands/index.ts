@@ -1,20 +1,31 @@
 // Every command the CLI knows, in the order `git undo --help` lists them.
+// Each command's module loads only when it runs: a recording from the CLI
+// should not pay for the picker's prompt library.
 import type { Command } from "../command.ts";
-import { doctor } from "./doctor.ts";
-import { gc } from "./gc.ts";
-import { init } from "./init.ts";
-import { list } from "./list.ts";
-import { pick } from "./pick.ts";
-import { redo } from "./redo.ts";
-import { restore } from "./restore.ts";
-import { show } from "./show.ts";
-import { snapshot } from "./snapshot.ts";
-import { undo } from "./undo.ts";
-import { uninstall } from "./uninstall.ts";
-import { watch } from "./watch.ts";
 
-export const COMMANDS: readonly Command[] = [undo, redo, restore, pick, snapshot, list, show, gc, init, uninstall, doctor, watch];
+export interface CommandEntry {
+  name: string;
+  aliases?: readonly string[];
+  /** One line for `git undo --help`. */
+  summary: string;
+  load(): Promise<Command>;
+}
 
-export function findCommand(name: string): Command | undefined {
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: "undo", summary: "go back N snapshots (also plain 'git undo [N]')", load: async () => (await import("./undo.ts")).undo },
+  { name: "redo", summary: "go forward N snapshots again after git undo", load: async () => (await import("./redo.ts")).redo },
+  { name: "restore", summary: "restore the state of snapshot <n>", load: async () => (await import("./restore.ts")).restore },
+  { name: "pick", summary: "choose a state to restore, with a preview of what it changes", load: async () => (await import("./pick.ts")).pick },
+  { name: "snapshot", summary: "record the current state as a manual snapshot", load: async () => (await import("./snapshot.ts")).snapshot },
+  { name: "list", aliases: ["log"], summary: "list snapshots, newest first", load: async () => (await import("./list.ts")).list },
+  { name: "show", summary: "show what a snapshot holds", load: async () => (await import("./show.ts")).show },
+  { name: "gc", summary: "delete snapshots older than undo.expire", load: async () => (await import("./gc.ts")).gc },
+  { name: "init", summary: "record automatically after every Git command (installs the hooks)", load: async () => (await import("./init.ts")).init },
+  { name: "uninstall", summary: "stop recording automatically (removes what init added)", load: async () => (await import("./uninstall.ts")).uninstall },
+  { name: "doctor", summary: "check that automatic recording is set up and would work", load: async () => (await import("./doctor.ts")).doctor },
+  { name: "watch", summary: "record edits made outside Git as they happen (Ctrl-C stops)", load: async () => (await import("./watch.ts")).watch },
+];
+
+export function findCommand(name: string): CommandEntry | undefined {
   return COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
 }

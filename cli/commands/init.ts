@@ -18,7 +18,6 @@ const SAID: Record<HookAction, string> = {
 
 export const init: Command = {
   name: "init",
-  summary: "record automatically after every Git command (installs the hooks)",
   usage: [
     "git undo init [--global-hooks]",
     "",

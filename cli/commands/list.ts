@@ -60,8 +60,6 @@ function line(s: SnapshotEntry, current: number | null): string {
 
 export const list: Command = {
   name: "list",
-  aliases: ["log"],
-  summary: "list snapshots, newest first",
   usage: [
     "git undo list [-n <count>] [--all-worktrees] [--json]",
     "",

@@ -16,7 +16,6 @@ import { runRestore } from "./undo.ts";
 
 export const pick: Command = {
   name: "pick",
-  summary: "choose a state to restore, with a preview of what it changes",
   usage: [
     "git undo pick",
     "",

@@ -4,7 +4,6 @@ import { RESTORE_FLAGS, RESTORE_OPTIONS, runRestore, steps } from "./undo.ts";
 
 export const redo: Command = {
   name: "redo",
-  summary: "go forward N snapshots again after git undo",
   usage: ["git undo redo [<N>] [--force] [--dry-run]", "", "Restores the state N snapshots after the current position (default 1).", "", RESTORE_FLAGS].join("\n"),
   options: RESTORE_OPTIONS,
   async run({ values, positionals }) {

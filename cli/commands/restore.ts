@@ -6,7 +6,6 @@ import { RESTORE_FLAGS, RESTORE_OPTIONS, runRestore } from "./undo.ts";
 
 export const restore: Command = {
   name: "restore",
-  summary: "restore the state of snapshot <n>",
   usage: ["git undo restore <n> [--force] [--dry-run]", "", "Restores snapshot <n> (as 'git undo list' numbers it).", "", RESTORE_FLAGS].join("\n"),
   options: RESTORE_OPTIONS,
   async run({ values, positionals }) {

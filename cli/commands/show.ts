@@ -14,7 +14,6 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 export const show: Command = {
   name: "show",
-  summary: "show what a snapshot holds",
   usage: [
     "git undo show <n> [--json]",
     "   or: git undo show <n> -p [--against <m>]",

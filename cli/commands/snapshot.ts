@@ -8,7 +8,6 @@ import { out } from "../ui.ts";
 
 export const snapshot: Command = {
   name: "snapshot",
-  summary: "record the current state as a manual snapshot",
   usage: "git undo snapshot [-m <message>]\n\n    -m, --message <message>   the summary line (default: what changed)",
   options: { message: { type: "string", short: "m" } },
   async run({ values, positionals }) {

@@ -39,7 +39,6 @@ export async function runRestore(request: RestoreRequest, values: Parsed["values
 
 export const undo: Command = {
   name: "undo",
-  summary: "go back N snapshots (also plain 'git undo [N]')",
   usage: ["git undo [<N>] [--force] [--dry-run]", "", "Restores the state N snapshots before the current position (default 1).", "", RESTORE_FLAGS].join("\n"),
   options: RESTORE_OPTIONS,
   async run({ values, positionals }) {

@@ -45,7 +45,6 @@ async function purge(repo: Repo, dirs: readonly string[]): Promise<number> {
 
 export const uninstall: Command = {
   name: "uninstall",
-  summary: "stop recording automatically (removes what init added)",
   usage: [
     "git undo uninstall [--purge] [--global-hooks]",
     "",

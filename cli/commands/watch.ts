@@ -15,7 +15,6 @@ const inGitDir = (rel: string): boolean => rel === ".git" || rel.startsWith(".gi
 
 export const watch: Command = {
   name: "watch",
-  summary: "record edits made outside Git as they happen (Ctrl-C stops)",
   usage: "git undo watch\n\nRecords a change snapshot once edits have been quiet for undo.settle ms.",
   options: {},
   async run({ positionals }) {
