@@ -11,17 +11,17 @@ export interface Lock {
   release(): void;
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    // EPERM: the process exists but belongs to someone else.
     return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
-/** Whether the lock at `path` belongs to a dead process on this host. */
+/** Whether the lock content belongs to a dead process on this host. */
 function isStale(content: string): boolean {
   const [pidText, host] = content.trim().split(" ");
   const pid = Number(pidText);
@@ -30,15 +30,45 @@ function isStale(content: string): boolean {
   return !pidAlive(pid);
 }
 
-function tryCreate(path: string): boolean {
+/**
+ * Create `path` exclusively with `content`, taking over a file whose content
+ * `stale` says belongs to a dead owner. Only the stale content that was read is
+ * removed, so a fresh owner's file never is. Shared by capture.lock and the
+ * worker's pid file.
+ */
+export function claimFile(path: string, content: string, stale: (current: string, path: string) => boolean): boolean {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(path, "wx", 0o644);
+      writeSync(fd, content);
+      closeSync(fd);
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    }
+    let current: string;
+    try {
+      current = readFileSync(path, "utf8");
+    } catch {
+      continue; // released between our attempt and the read
+    }
+    if (!stale(current, path)) return false;
+    try {
+      if (readFileSync(path, "utf8") === current) unlinkSync(path);
+    } catch {
+      /* gone already */
+    }
+  }
+  return false;
+}
+
+/** Remove `path` if its first word is our pid. */
+export function releaseFile(path: string): void {
   try {
-    const fd = openSync(path, "wx", 0o644);
-    writeSync(fd, `${process.pid} ${hostname()}\n`);
-    closeSync(fd);
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw e;
+    const [pid] = readFileSync(path, "utf8").trim().split(" ");
+    if (Number(pid) === process.pid) unlinkSync(path);
+  } catch {
+    /* already gone */
   }
 }
 
@@ -46,32 +76,8 @@ function tryCreate(path: string): boolean {
 export function tryLock(undoDir: string): Lock | null {
   mkdirSync(undoDir, { recursive: true });
   const path = join(undoDir, "capture.lock");
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (tryCreate(path)) return { path, release: () => releaseIfOurs(path) };
-    let content: string;
-    try {
-      content = readFileSync(path, "utf8");
-    } catch {
-      continue; // released between our attempt and the read
-    }
-    if (!isStale(content)) return null;
-    // Remove only the stale content we read, so a fresh owner's lock is not removed.
-    try {
-      if (readFileSync(path, "utf8") === content) unlinkSync(path);
-    } catch {
-      /* gone already */
-    }
-  }
-  return null;
-}
-
-function releaseIfOurs(path: string): void {
-  try {
-    const [pid] = readFileSync(path, "utf8").split(" ");
-    if (Number(pid) === process.pid) unlinkSync(path);
-  } catch {
-    /* already gone */
-  }
+  if (!claimFile(path, `${process.pid} ${hostname()}\n`, isStale)) return null;
+  return { path, release: () => releaseFile(path) };
 }
 
 /** Who holds the lock, for messages. */

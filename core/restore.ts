@@ -7,7 +7,7 @@
 // after that step (record-first, refs, symbolic-refs, head, worktree, index,
 // stash, record), so tests can prove the rollback of each one.
 // GIT_UNDO_LOCK_WAIT_MS bounds the wait for capture.lock (default 10000).
-import { closeSync, copyFileSync, existsSync, linkSync, openSync, renameSync, rmSync, statSync, unlinkSync, utimesSync } from "node:fs";
+import { closeSync, existsSync, linkSync, openSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fatal, refuse, UndoError } from "./errors.ts";
 import { type HeadState, type ObjectId, type OperationMarker, type Snapshot, type SnapshotEntry } from "./format.ts";
@@ -19,7 +19,7 @@ import { withScratch } from "./objects.ts";
 import { parseRawNumstat, planRestore, refMoves, type Blocker, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
 import { captureLive, captureWith, commitCapture, latestOf, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
 import type { Repo } from "./repo.ts";
-import { readMarkers } from "./state.ts";
+import { copyIndex, readMarkers } from "./state.ts";
 
 export type RestoreRequest = { kind: Direction; steps: number } | { kind: "restore"; number: number };
 
@@ -111,19 +111,6 @@ function takeIndexLock(repo: Repo): IndexLock {
   return { release };
 }
 
-/** Copy an index file with its timestamp, never later (so Git's racy-entry check still works on the copy). */
-function copyFileWithTime(from: string, to: string): void {
-  copyFileSync(from, to);
-  const st = statSync(from);
-  const seconds = Math.floor(st.mtimeMs / 1000);
-  utimesSync(to, seconds, seconds);
-}
-
-/** Copy the real index, when there is one. */
-function copyIndex(repo: Repo, to: string): void {
-  if (existsSync(repo.indexFile)) copyFileWithTime(repo.indexFile, to);
-}
-
 /**
  * The private index for the working-tree merge: the state left's files with
  * fresh stat data (spec step 4: read-tree --reset S, update-index --refresh).
@@ -134,7 +121,7 @@ async function worktreeIndex(repo: Repo, scratch: string, sWorktree: ObjectId): 
   const p = join(scratch, KEPT_INDEX);
   // captureLive left the index it wrote S's worktree tree from: use it as it is.
   if (existsSync(p)) return p;
-  copyIndex(repo, p);
+  copyIndex(repo.indexFile, p);
   const env = { GIT_INDEX_FILE: p };
   await repo.git.run(["read-tree", "--reset", sWorktree], { env });
   await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
@@ -430,8 +417,7 @@ async function applyPlan(repo: Repo, scratch: string, plan: RestorePlan, mergeIn
     // starting from it, entries T's index shares with the files need no refresh,
     // and the others (staged content that differs from the file) need none either.
     const fromMerge = plan.worktree.mode === "merge" && mergeIndex !== null;
-    if (fromMerge) copyFileWithTime(mergeIndex, next);
-    else copyIndex(repo, next);
+    copyIndex(fromMerge ? mergeIndex : repo.indexFile, next);
     const env = { GIT_INDEX_FILE: next };
     await repo.git.run(["read-tree", "--reset", plan.targetState.index], { env });
     if (plan.targetState.indexUnmerged) {

@@ -1,9 +1,10 @@
 // Automatic recording's shared rules: the marks the hooks leave, the worker's
 // pid file and log, and when a burst of Git activity has settled enough to
 // record. Used by worker/main.ts and `git undo watch`.
-import { closeSync, existsSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync, appendFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { OPERATION_MARKERS } from "./format.ts";
+import { claimFile, pidAlive, releaseFile } from "./lock.ts";
 import type { Repo } from "./repo.ts";
 
 /** Written (truncated) by the hooks after every change: "something to record". */
@@ -76,15 +77,6 @@ export function settleDelay(s: SettleInput): number {
   return 0;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** The pid in the worker's pid file when that process is alive. */
 export function liveWorker(undoDir: string): number | null {
   try {
@@ -97,32 +89,15 @@ export function liveWorker(undoDir: string): number | null {
 
 /** Become the worktree's one worker: create the pid file exclusively, taking over a dead owner's. */
 export function claimWorker(undoDir: string): boolean {
-  const path = join(undoDir, PID_FILE);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = openSync(path, "wx", 0o644);
-      writeSync(fd, `${process.pid}\n`);
-      closeSync(fd);
-      return true;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") return false;
-    }
-    let content: string;
-    try {
-      content = readFileSync(path, "utf8");
-    } catch {
-      continue;
-    }
-    const pid = Number(content.trim());
-    if (content.trim() !== "" && (!Number.isInteger(pid) || pid <= 0 || pidAlive(pid))) return false;
-    if (content.trim() === "" && Date.now() - safeMtime(path) < 5000) return false; // being written
-    try {
-      if (readFileSync(path, "utf8") === content) unlinkSync(path);
-    } catch {
-      /* gone already */
-    }
+  try {
+    return claimFile(join(undoDir, PID_FILE), `${process.pid}\n`, (content, path) => {
+      const pid = Number(content.trim());
+      if (content.trim() === "") return Date.now() - safeMtime(path) >= 5000; // empty: being written, unless old
+      return Number.isInteger(pid) && pid > 0 && !pidAlive(pid);
+    });
+  } catch {
+    return false; // no undo dir, or no permission: no worker
   }
-  return false;
 }
 
 function safeMtime(path: string): number {
@@ -134,12 +109,7 @@ function safeMtime(path: string): number {
 }
 
 export function releaseWorker(undoDir: string): void {
-  const path = join(undoDir, PID_FILE);
-  try {
-    if (Number(readFileSync(path, "utf8").trim()) === process.pid) unlinkSync(path);
-  } catch {
-    /* already gone */
-  }
+  releaseFile(join(undoDir, PID_FILE));
 }
 
 /** Append a line to worker.log, keeping the file under LOG_LIMIT. */

@@ -285,7 +285,7 @@ export async function captureIndex(repo: Repo, scratchDir: string, withWorktree:
  * The time is read before the copy, so an index replaced meanwhile can only
  * make the copy look older, never newer.
  */
-function copyIndex(from: string, copy: string): string {
+export function copyIndex(from: string, copy: string): string {
   if (existsSync(from)) {
     const seconds = Math.floor(statSync(from).mtimeMs / 1000);
     copyFileSync(from, copy);
