@@ -1,7 +1,7 @@
 # Sourced by the launcher, the test runner and install.sh: sets $bun to a Bun
 # that can run the toolkit, or leaves it empty. The toolkit's own copy (from
 # the npm registry, under .tools/) wins over one on PATH so versions match.
-# shellcheck shell=sh
+# shellcheck shell=sh disable=SC2034,SC2154  # sourced: $root comes from the caller, $bun goes back to it
 bun=""
 if [ -n "${GIT_UNDO_BUN:-}" ] && [ -x "$GIT_UNDO_BUN" ]; then
   bun=$GIT_UNDO_BUN
