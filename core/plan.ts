@@ -487,6 +487,17 @@ export async function planRestore(repo: Repo, from: StateSide, target: Snapshot,
   };
 }
 
+/**
+ * The same check again, just before the merge: an ignored file written since the
+ * plan was made (a build running meanwhile) would be overwritten by the merge,
+ * which treats ignored files as expendable. Only lstat()s, unless one is found.
+ */
+export async function occupiedNow(repo: Repo, plan: RestorePlan): Promise<Blocker | null> {
+  if (repo.workTree === null || plan.worktree.mode !== "merge") return null;
+  const occupied = occupiedPaths(repo.workTree, plan.worktree.files);
+  return occupied.length ? occupiedBlocker(repo, plan.target.number, occupied) : null;
+}
+
 /** Name what stands in the way: ignored files, or untracked ones Git could not record (a FIFO, say). */
 async function occupiedBlocker(repo: Repo, target: number, occupied: { path: string; raw: Buffer }[]): Promise<Blocker> {
   const input = Buffer.concat(occupied.flatMap((o) => [o.raw, Buffer.from([0])]));

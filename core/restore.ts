@@ -16,7 +16,7 @@ import { navigationTarget, readableSnapshot, type Direction } from "./history.ts
 import { loadState } from "./inspect.ts";
 import { acquireLock } from "./lock.ts";
 import { withScratch } from "./objects.ts";
-import { parseRawNumstat, planRestore, refMoves, type Blocker, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
+import { nameList, occupiedNow, parseRawNumstat, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
 import { captureLive, captureWith, commitCapture, latestOf, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
 import type { Repo } from "./repo.ts";
 import { copyIndex, readMarkers } from "./state.ts";
@@ -258,9 +258,9 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
       }
     }
 
-    await applyPlan(repo, scratch, plan, mergeIndex, Boolean(opts.force), journal);
+    const applied = await applyPlan(repo, scratch, plan, mergeIndex, Boolean(opts.force), journal);
 
-    const recorded = await captureWith(repo, await partsAfter(repo, plan, mergeIndex));
+    const recorded = await captureWith(repo, await partsAfter(repo, scratch, plan, mergeIndex, applied.readFilesAgain));
     const made = await commitCapture(repo, recorded, {
       kind: "restore",
       restored: target.number,
@@ -291,7 +291,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
 }
 
 /** Undo actions of the steps done so far; played backwards on failure. */
-class Journal {
+export class Journal {
   private entries: { step: string; undo: () => Promise<void> }[] = [];
   push(step: string, undo: () => Promise<void>): void {
     this.entries.push({ step, undo });
@@ -354,20 +354,58 @@ async function storeStash(repo: Repo, entries: readonly { commit: ObjectId; mess
  * Spec steps 3 to 6, each leaving its undo in the journal. The working tree goes
  * first: the two-tree merge checks every path before it writes one, so a merge
  * Git refuses is a refusal with nothing changed, and no separate dry run is needed.
+ * A merge that fails while writing is undone here, before any other step ran.
+ * Exported for tests that change files between the capture and the merge.
  */
-async function applyPlan(repo: Repo, scratch: string, plan: RestorePlan, mergeIndex: string | null, force: boolean, journal: Journal): Promise<void> {
+export async function applyPlan(
+  repo: Repo,
+  scratch: string,
+  plan: RestorePlan,
+  mergeIndex: string | null,
+  force: boolean,
+  journal: Journal,
+): Promise<{ readFilesAgain: boolean }> {
   const T = plan.target.number;
   const message = `git undo: restore #${T}`;
   const back = `git undo: restore #${T} (rolled back)`;
   const moves = plan.refs.filter((m) => force || m.checkedOutIn === undefined);
 
   // Step 4: the working tree, by a two-tree merge on the private index.
+  let readFilesAgain = false;
   if (plan.worktree.mode === "merge" && mergeIndex) {
     const s = plan.from.state.worktree!;
     const t = plan.targetState.worktree!;
     const env = { GIT_INDEX_FILE: mergeIndex };
-    const r = await repo.git.run(["read-tree", "-m", "-u", s, t], { env, okExit: [128] });
-    if (r.exitCode !== 0) throw refusal([mergeBlocker(plan, r.stderr)]);
+    // The merge checks every path before it writes one, but a write can still fail
+    // halfway (a directory it may not write in, a full disk, a signal): then some
+    // files are T's and others S's, and its index is left as it was.
+    const occupied = await occupiedNow(repo, plan);
+    if (occupied) throw refusal([occupied]);
+    let failed: string | null = null;
+    let refused: Blocker | null = null;
+    try {
+      const r = await repo.git.run(["read-tree", "-m", "-u", s, t], { env, okExit: [128] });
+      if (r.exitCode !== 0) {
+        failed = r.stderr.trim().split("\n").filter(Boolean).join("; ");
+        refused = mergeBlocker(plan, r.stderr);
+      }
+      // A merge that went through can still warn: a file it could not remove stays on disk.
+      readFilesAgain = r.stderr.trim() !== "" || plan.worktree.files.some((f) => RULE_FILES.test(f.path));
+    } catch (e) {
+      failed = (e as Error).message;
+    }
+    if (failed !== null) {
+      let putBack: string[];
+      try {
+        putBack = await undoPartialMerge(repo, scratch, plan, mergeIndex);
+      } catch (e) {
+        // Leave the rollback's own failure for the journal to report (the state left is recorded).
+        journal.push("worktree", () => Promise.reject(e as Error));
+        throw new Error(`the working-tree merge failed (${failed})`);
+      }
+      if (!putBack.length && refused) throw refusal([refused]);
+      throw new Error(`the working-tree merge failed (${failed})${putBack.length ? `; the files it had changed are back: ${nameList(putBack)}` : ""}`);
+    }
     // The reverse merge refuses to overwrite a file that changed since, rather than lose it.
     journal.push("worktree", () => repo.git.run(["read-tree", "-m", "-u", t, s], { env }).then(() => undefined));
   }
@@ -445,15 +483,66 @@ async function applyPlan(repo: Repo, scratch: string, plan: RestorePlan, mergeIn
     await storeStash(repo, after, now.length > 0, message);
   }
   failAfter("stash");
+  return { readFilesAgain };
+}
+
+/** Files whose change changes what `git add -A` reads from the others: ignore rules, attributes (filters, eol). */
+const RULE_FILES = /(^|\/)\.git(ignore|attributes)$/;
+
+/**
+ * After a working-tree merge that failed, put back S's version of every path the
+ * merge changed, and only those. The files are read as a capture reads them (on
+ * a copy of the merge index, which still holds S): a path of the plan that now
+ * holds T's version was written by the merge and goes back to S's; one that holds
+ * S's needs nothing; one that holds neither was changed by someone else meanwhile
+ * and stays as it is. Git's own two-tree merge then does the writing, with its
+ * checks. Returns the paths put back: none when the merge refused before writing.
+ */
+async function undoPartialMerge(repo: Repo, scratch: string, plan: RestorePlan, mergeIndex: string): Promise<string[]> {
+  const probe = join(scratch, "probe-index");
+  rmSync(probe, { force: true });
+  copyIndex(mergeIndex, probe);
+  const env = { GIT_INDEX_FILE: probe };
+  await repo.git.run(["add", "-A", "--ignore-errors"], { env, okExit: [1] });
+  const disk = await repo.git.line(["write-tree"], { env });
+  const s = plan.from.state.worktree!;
+  if (disk === s) return [];
+  const key = (raw: Uint8Array) => Buffer.from(raw).toString("latin1");
+  const planned = new Map(plan.worktree.files.map((f) => [key(f.raw), f]));
+  const out = await repo.git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", s, disk]);
+  const back: FileChange[] = [];
+  for (const c of parseRawNumstat(out.stdout)) {
+    const f = planned.get(key(c.raw));
+    if (f && c.newMode === f.newMode && c.newObject === f.newObject) back.push(f);
+  }
+  if (!back.length) return [];
+  // The tree to go back to: the disk as it is, with S's entries at those paths
+  // (removals first, so that a file can take the place of a directory).
+  const goal = join(scratch, "goal-index");
+  rmSync(goal, { force: true });
+  copyIndex(probe, goal);
+  const line = (mode: string, oid: string, raw: Uint8Array) => Buffer.concat([Buffer.from(`${mode} ${oid}\t`), raw, Buffer.from([0])]);
+  const input = Buffer.concat([
+    ...back.filter((f) => f.oldMode === "000000").map((f) => line("0", f.oldObject, f.raw)),
+    ...back.filter((f) => f.oldMode !== "000000").map((f) => line(f.oldMode, f.oldObject, f.raw)),
+  ]);
+  await repo.git.run(["update-index", "-z", "--index-info"], { env: { GIT_INDEX_FILE: goal }, input });
+  const goalTree = await repo.git.line(["write-tree"], { env: { GIT_INDEX_FILE: goal } });
+  await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
+  await repo.git.run(["read-tree", "-m", "-u", disk, goalTree], { env });
+  return back.map((f) => f.path);
 }
 
 /**
  * The index and working-tree parts of the state the restore left, known by
  * construction: the real index is T's, and the merge index holds T's files
  * (S's when no merge ran). Only a submodule's checkout is not moved by the
- * merge, so changed gitlinks are read from disk again.
+ * merge, so changed gitlinks are read from disk again; and when the merge
+ * warned (a file it could not remove) or changed ignore rules or attributes,
+ * the files are read again as a capture reads them, so the snapshot says what
+ * is on disk. Both read on a copy: the merge index stays T's for a rollback.
  */
-async function partsAfter(repo: Repo, plan: RestorePlan, mergeIndex: string | null): Promise<IndexParts> {
+async function partsAfter(repo: Repo, scratch: string, plan: RestorePlan, mergeIndex: string | null, readFilesAgain: boolean): Promise<IndexParts> {
   if (repo.bare) return {};
   const t = plan.targetState;
   const parts: IndexParts = {};
@@ -467,17 +556,22 @@ async function partsAfter(repo: Repo, plan: RestorePlan, mergeIndex: string | nu
   if (!repo.config.worktree) return parts;
   const merged = plan.worktree.mode === "merge" && mergeIndex !== null;
   parts.worktree = merged ? t.worktree : plan.from.state.worktree;
+  if (!merged) return parts;
   const gitlinks = plan.worktree.files.filter((f) => f.oldMode === "160000" || f.newMode === "160000");
-  if (merged && gitlinks.length) {
-    const env = { GIT_INDEX_FILE: mergeIndex };
+  if (!readFilesAgain && !gitlinks.length) return parts;
+  const after = copyIndex(mergeIndex, join(scratch, "after-index"));
+  const env = { GIT_INDEX_FILE: after };
+  if (readFilesAgain) {
+    await repo.git.run(["add", "-A", "--ignore-errors"], { env, okExit: [1] });
+  } else {
     const paths = gitlinks.map((f) => Buffer.concat([Buffer.from(":(literal)"), f.raw, Buffer.from([0])]));
     await repo.git.run(["add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"], {
       env,
       input: Buffer.concat(paths),
       okExit: [1],
     });
-    parts.worktree = await repo.git.line(["write-tree"], { env });
   }
+  parts.worktree = await repo.git.line(["write-tree"], { env });
   return parts;
 }
 
