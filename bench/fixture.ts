@@ -9,6 +9,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { rng } from "../test/helpers/rng.ts";
 
 export interface FixtureOptions {
   /** Tracked files (default 100,000). */
@@ -114,17 +115,6 @@ export async function workingCopy(options: FixtureOptions & { label?: string } =
 
 // --- generation -------------------------------------------------------------
 
-/** mulberry32: small, fast, deterministic. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   "core util net io ui model view api db auth cache config parser render store http cli internal common impl " +

@@ -11,18 +11,8 @@ import { createHash } from "node:crypto";
 import { chmodSync, lstatSync, readFileSync, readlinkSync, symlinkSync } from "node:fs";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { userFingerprint } from "./helpers/restore.ts";
+import { rng } from "./helpers/rng.ts";
 
-/** mulberry32: small, seeded, the same sequence on every machine. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Git's blob id of some content. */
 const blobId = (content: Uint8Array | string) => {
