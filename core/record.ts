@@ -240,7 +240,8 @@ async function commitTree(
   message: string,
   env: Record<string, string>,
 ): Promise<ObjectId> {
-  const args = ["commit-tree", tree];
+  // i18n.commitEncoding would add an `encoding` header: messages are UTF-8, and identical states must hash identically.
+  const args = ["-c", "i18n.commitEncoding=UTF-8", "commit-tree", tree];
   for (const p of parents) args.push("-p", p);
   return repo.git.line(args, { input: message, env });
 }

@@ -165,8 +165,8 @@ export function readMarkers(repo: Repo): OperationMarker[] {
   return OPERATION_MARKERS.filter((m) => existsSync(join(repo.gitDir, m)));
 }
 
-/** The last line of a file, read from its end (reflogs grow for years). */
-function lastLine(path: string): string | null {
+/** The last line of a file that `accept` takes, read from its end (reflogs grow for years). */
+function lastLine(path: string, accept: (line: string) => boolean = () => true): string | null {
   let fd: number;
   try {
     fd = openSync(path, "r");
@@ -180,9 +180,10 @@ function lastLine(path: string): string | null {
       const start = Math.max(0, size - chunk);
       const buf = Buffer.alloc(size - start);
       readSync(fd, buf, 0, buf.length, start);
-      const body = buf.toString("utf8").replace(/\n+$/, "");
-      const nl = body.lastIndexOf("\n");
-      if (nl >= 0 || start === 0) return body.slice(nl + 1) || null;
+      const lines = buf.toString("utf8").split("\n");
+      if (start > 0) lines.shift(); // may be cut
+      for (let i = lines.length - 1; i >= 0; i--) if (lines[i] && accept(lines[i]!)) return lines[i]!;
+      if (start === 0) return null;
       chunk *= 4;
     }
   } finally {
@@ -205,7 +206,8 @@ function parseReflogLine(line: string): { commit: ObjectId; message: string } | 
  */
 export function readHeadReflog(repo: Repo, head: HeadState, refs: readonly RefLine[]): string | undefined {
   if (head.kind === "symbolic" && !refs.some((r) => r.name === head.target && r.object)) return undefined;
-  const line = lastLine(join(repo.gitDir, "logs", "HEAD"));
+  // Git's reflog walk skips entries with a null new id (a deletion of HEAD's branch).
+  const line = lastLine(join(repo.gitDir, "logs", "HEAD"), (l) => !/^\S+ 0+ /.test(l));
   const entry = line ? parseReflogLine(line) : null;
   return entry ? `${entry.commit} ${entry.message}` : undefined;
 }
