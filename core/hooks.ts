@@ -14,6 +14,25 @@ export type HookName = (typeof HOOK_NAMES)[number];
 /** The checkout this code runs from: the hooks start its worker. */
 export const TOOLKIT_ROOT = join(import.meta.dir, "..");
 
+/**
+ * The file in <gitdir>/undo/ that says 'git undo init' ran in this worktree.
+ * The hooks act only where it exists (the directory alone is no sign: a
+ * snapshot taken by hand creates it too), which matters when one hooks folder
+ * serves many repositories. hooks/* spell the name out.
+ */
+export const ENABLED = "hooks-enabled";
+
+/** Mark a worktree's <gitdir>/undo/ as one the hooks record in. */
+export function enableHooks(undoDir: string): void {
+  mkdirSync(undoDir, { recursive: true });
+  writeFileSync(join(undoDir, ENABLED), "git undo init ran here; git-undo's hooks record while this file exists\n");
+}
+
+/** Whether the hooks act in this worktree: its marker, or its repository's (the hooks then copy it). */
+export function hooksEnabled(repo: Repo): boolean {
+  return existsSync(join(repo.undoDir, ENABLED)) || (repo.worktreeName !== null && existsSync(join(repo.commonDir, "undo", ENABLED)));
+}
+
 export const BEGIN = "# >>> git-undo >>>";
 export const END = "# <<< git-undo <<<";
 /** Line 2 of a hook git-undo created: uninstall deletes such a file rather than editing it. */

@@ -4,7 +4,7 @@
 import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { usage } from "../../core/errors.ts";
-import { hookBun, hooksFolder, hookStatus, TOOLKIT_ROOT } from "../../core/hooks.ts";
+import { ENABLED, hookBun, hooksEnabled, hooksFolder, hookStatus, TOOLKIT_ROOT } from "../../core/hooks.ts";
 import { openRepo } from "../../core/repo.ts";
 import { lastLogLines, liveWorker, markAge, MARK } from "../../core/settle.ts";
 import type { Command } from "../command.ts";
@@ -48,9 +48,8 @@ export const doctor: Command = {
     else ok(`hooks folder: ${folder.dir} ${where}`);
     if (folder.where === "outside") note("that folder is outside this repository: its hooks run in every repository using it");
 
-    const enabled = existsSync(repo.undoDir) || (repo.worktreeName !== null && existsSync(join(repo.commonDir, "undo")));
-    if (enabled) ok(`recording is on here (${repo.undoDir})`);
-    else bad(`recording is off here: ${repo.undoDir} does not exist; run 'git undo init'`);
+    if (hooksEnabled(repo)) ok(`recording is on here (${repo.undoDir})`);
+    else bad(`recording is off here: init has not run here (no ${join(repo.undoDir, ENABLED)}); run 'git undo init'`);
 
     const bun = hookBun();
     const bunsSeen = new Set<string>();

@@ -1,9 +1,9 @@
-// git undo init: turn on automatic recording in this repository. Creates
-// <gitdir>/undo/, installs the two hooks where Git runs hooks from (adding a
-// marked block to hooks the user already has), and records a first snapshot.
-import { mkdirSync } from "node:fs";
+// git undo init: turn on automatic recording in this repository. Installs the
+// two hooks where Git runs hooks from (adding a marked block to hooks the user
+// already has), writes <gitdir>/undo/hooks-enabled, which the hooks look for
+// before doing anything, and records a first snapshot.
 import { usage } from "../../core/errors.ts";
-import { applyInstall, hookBun, planInstall, type HookAction } from "../../core/hooks.ts";
+import { applyInstall, enableHooks, hookBun, planInstall, type HookAction } from "../../core/hooks.ts";
 import { record } from "../../core/record.ts";
 import { openRepo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
@@ -30,8 +30,8 @@ export const init: Command = {
     if (positionals.length) throw usage(`git undo init takes no arguments (got '${positionals[0]}')`);
     const repo = await openRepo();
     const plan = await planInstall(repo, { bun: hookBun(), globalHooks: Boolean(values["global-hooks"]) });
-    mkdirSync(repo.undoDir, { recursive: true });
     applyInstall(repo, plan);
+    enableHooks(repo.undoDir);
     for (const c of plan.changes) out(`${SAID[c.action]} ${c.path}`);
     for (const rel of plan.exclude) out(`added /${rel} to info/exclude`);
     const result = await record(repo, { kind: "change" });

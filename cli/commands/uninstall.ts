@@ -1,9 +1,10 @@
 // git undo uninstall: remove exactly what init added (our hook files and
-// blocks, our info/exclude lines). Snapshots stay until gc, or --purge.
+// blocks, our info/exclude lines, every worktree's undo/hooks-enabled).
+// Snapshots stay until gc, or --purge.
 import { existsSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { refuse, usage } from "../../core/errors.ts";
-import { candidateFolders, findBlock, HOOK_NAMES, removeHooks } from "../../core/hooks.ts";
+import { candidateFolders, ENABLED, findBlock, HOOK_NAMES, removeHooks } from "../../core/hooks.ts";
 import { withLock } from "../../core/lock.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";
 import { liveWorker, MARK } from "../../core/settle.ts";
@@ -67,11 +68,15 @@ export const uninstall: Command = {
     const removed = removeHooks(repo, folders);
     for (const r of removed) out(`${r.deleted ? "removed" : "removed git-undo's block from"} ${r.path}`);
     const dirs = undoDirs(repo);
+    // Without its marker a worktree is one the hooks leave alone, even where
+    // they stay installed for other repositories (a shared core.hooksPath).
     for (const d of dirs) {
-      try {
-        unlinkSync(join(d, MARK));
-      } catch {
-        /* no mark */
+      for (const f of [ENABLED, MARK]) {
+        try {
+          unlinkSync(join(d, f));
+        } catch {
+          /* not there */
+        }
       }
     }
     if (values.purge) {
