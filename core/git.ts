@@ -4,6 +4,7 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { decodeBytes, encodeBytes, hasEscapedBytes } from "./format.ts";
 
 export class GitError extends Error {
   constructor(
@@ -33,8 +34,21 @@ export interface GitResult {
   stderr: string;
 }
 
-const decoder = new TextDecoder();
-export const text = (bytes: Uint8Array): string => decoder.decode(bytes);
+/** Git's output as a core string: non-UTF-8 bytes kept (see core/format.ts). */
+export const text = (bytes: Uint8Array): string => decodeBytes(bytes);
+
+/**
+ * Bun hands arguments to the OS as UTF-8, so one holding non-UTF-8 bytes (a
+ * ref name, a stash message) would arrive mangled; then the shell's printf
+ * rebuilds every argument from octal escapes and execs Git with the exact bytes.
+ */
+function withExactArgs(cmd: string[]): string[] {
+  if (!cmd.some(hasEscapedBytes)) return cmd;
+  const octal = (arg: string) => [...encodeBytes(arg)].map((b) => `\\${b.toString(8).padStart(3, "0")}`).join("");
+  // The trailing x keeps $(...) from dropping trailing newlines.
+  const assign = cmd.map((arg, i) => `a${i}=$(printf '${octal(arg)}x'); a${i}=\${a${i}%x}`);
+  return ["/bin/sh", "-c", `${assign.join("; ")}; exec ${cmd.map((_, i) => `"$a${i}"`).join(" ")}`];
+}
 
 let emptyHooksDir: string | undefined;
 function emptyHooks(): string {
@@ -107,9 +121,9 @@ export class Git {
     spawned++;
     const trace = process.env.GIT_UNDO_TRACE_SPAWNS;
     if (trace) appendFileSync(trace, `${args.join(" ")}\n`);
-    const input = typeof opts.input === "string" ? new TextEncoder().encode(opts.input) : opts.input;
+    const input = typeof opts.input === "string" ? encodeBytes(opts.input) : opts.input;
     const proc = Bun.spawn({
-      cmd,
+      cmd: withExactArgs(cmd),
       cwd: opts.cwd ?? this.cwd,
       env,
       stdin: input ?? "ignore",
@@ -143,7 +157,7 @@ export class Git {
     const trace = process.env.GIT_UNDO_TRACE_SPAWNS;
     if (trace) appendFileSync(trace, `${args.join(" ")}\n`);
     const proc = Bun.spawn({
-      cmd: ["git", "-c", `core.hooksPath=${emptyHooks()}`, ...args],
+      cmd: withExactArgs(["git", "-c", `core.hooksPath=${emptyHooks()}`, ...args]),
       cwd: this.cwd,
       env,
       stdin: "inherit",

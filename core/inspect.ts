@@ -1,7 +1,7 @@
 // Reading a recorded state back: the decoded state tree of a snapshot and the
 // counts `git undo show` prints.
 import { fatal } from "./errors.ts";
-import { decodeHead, decodeRefs, decodeStash, decodeState, decodeUnmerged, type ObjectId, type RefLine, type Snapshot, type StateTree } from "./format.ts";
+import { decodeBytes, decodeHead, decodeRefs, decodeStash, decodeState, decodeUnmerged, type ObjectId, type RefLine, type Snapshot, type StateTree } from "./format.ts";
 import { parseNameStatus } from "./describe.ts";
 import { readObjects } from "./objects.ts";
 import type { Repo } from "./repo.ts";
@@ -17,12 +17,11 @@ export async function loadState(repo: Repo, tree: ObjectId): Promise<StateTree> 
   const head = get("HEAD");
   const refs = get("refs");
   if (!head || !refs) throw fatal(`tree ${tree} is not a git-undo state (no HEAD or refs entry)`);
-  const dec = new TextDecoder();
   const state: StateTree = {
-    head: decodeHead(dec.decode(head.content)),
-    refs: decodeRefs(dec.decode(refs.content)),
-    stash: decodeStash(dec.decode(get("stash")?.content ?? new Uint8Array())),
-    state: decodeState(dec.decode(get("state")?.content ?? new Uint8Array())),
+    head: decodeHead(decodeBytes(head.content)),
+    refs: decodeRefs(decodeBytes(refs.content)),
+    stash: decodeStash(decodeBytes(get("stash")?.content ?? new Uint8Array())),
+    state: decodeState(decodeBytes(get("state")?.content ?? new Uint8Array())),
   };
   const unmerged = get("index-unmerged");
   if (unmerged) state.indexUnmerged = unmerged.content;

@@ -1,13 +1,13 @@
 // Reading and writing objects in batches: one cat-file, hash-object or mktree per batch.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ObjectId } from "./format.ts";
+import { decodeBytes, encodeBytes, type ObjectId } from "./format.ts";
 import type { Repo } from "./repo.ts";
 
 /** Read blobs by name (`<tree>:<path>`) in one cat-file; a missing one reads as null. */
 export async function readBlobs(repo: Repo, names: readonly string[]): Promise<(string | null)[]> {
   const raw = await readObjects(repo, names);
-  return raw.map((o) => (o ? new TextDecoder().decode(o.content) : null));
+  return raw.map((o) => (o ? decodeBytes(o.content) : null));
 }
 
 export interface RawObject {
@@ -45,7 +45,7 @@ export async function writeBlobs(repo: Repo, scratchDir: string, contents: reado
   if (contents.length === 0) return [];
   const paths = contents.map((c, i) => {
     const p = join(scratchDir, `blob-${i}`);
-    writeFileSync(p, c);
+    writeFileSync(p, typeof c === "string" ? encodeBytes(c) : c);
     return p;
   });
   const out = await repo.git.text(["hash-object", "-w", "--no-filters", "--stdin-paths"], { input: paths.join("\n") + "\n" });

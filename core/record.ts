@@ -4,6 +4,7 @@
 import { cut, describeChange } from "./describe.ts";
 import { UndoError } from "./errors.ts";
 import {
+  commitText,
   commitsToKeep,
   encodeHead,
   encodeMessage,
@@ -172,10 +173,18 @@ export async function commitCapture(repo: Repo, capture: LiveCapture, opts: Reco
     commit,
     tree: capture.tree,
     date: Number(committer.GIT_COMMITTER_DATE.split(" ")[0]),
-    summary: message.split("\n", 1)[0]!,
-    trailers,
+    // As stored: what a later read of this snapshot sees.
+    summary: commitText(message.split("\n", 1)[0]!),
+    trailers: storedTrailers(trailers),
   };
   return { created: true, snapshot: created, capture };
+}
+
+/** Trailers as commit-tree stored them (non-UTF-8 bytes read as Latin-1). */
+function storedTrailers(t: Trailers): Trailers {
+  const stored: Trailers = { ...t, head: commitText(t.head) };
+  if (t.reflog !== undefined) stored.reflog = commitText(t.reflog);
+  return stored;
 }
 
 /** The summary of a change: HEAD's reflog message when it is new, otherwise what differs. */
@@ -183,7 +192,7 @@ async function summarize(repo: Repo, capture: LiveCapture): Promise<string> {
   const latest = latestOf(capture.snapshots);
   const previousReflog = latest && isReadable(latest) ? latest.trailers.reflog : undefined;
   const reflogMessage =
-    capture.reflog !== undefined && capture.reflog !== previousReflog ? capture.reflog.slice(capture.reflog.indexOf(" ") + 1) : "";
+    capture.reflog !== undefined && commitText(capture.reflog) !== previousReflog ? capture.reflog.slice(capture.reflog.indexOf(" ") + 1) : "";
   if (!latest) return reflogMessage ? cut(reflogMessage) : "first snapshot";
   // `git stash` writes "reset: moving to HEAD" to HEAD's reflog without moving
   // HEAD; then the stash, not that message, says what happened. Only in that

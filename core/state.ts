@@ -6,6 +6,7 @@ import { closeSync, copyFileSync, existsSync, fstatSync, openSync, readdirSync, 
 import { join } from "node:path";
 import {
   compareBytes,
+  decodeBytes,
   decodeUnmerged,
   OPERATION_MARKERS,
   type HeadState,
@@ -142,7 +143,7 @@ export function looseSymrefs(repo: Repo): Map<string, string> {
       else if (e.isFile() && !e.name.endsWith(".lock")) {
         let content: string;
         try {
-          content = readFileSync(join(base, child), "utf8");
+          content = decodeBytes(readFileSync(join(base, child)));
         } catch {
           continue;
         }
@@ -156,7 +157,7 @@ export function looseSymrefs(repo: Repo): Map<string, string> {
 }
 
 export function readHead(repo: Repo): HeadState {
-  const content = readFileSync(join(repo.gitDir, "HEAD"), "utf8").trim();
+  const content = decodeBytes(readFileSync(join(repo.gitDir, "HEAD"))).trim();
   if (content.startsWith("ref: ")) return { kind: "symbolic", target: content.slice(5).trim() };
   return { kind: "detached", commit: content };
 }
@@ -180,7 +181,7 @@ function lastLine(path: string, accept: (line: string) => boolean = () => true):
       const start = Math.max(0, size - chunk);
       const buf = Buffer.alloc(size - start);
       readSync(fd, buf, 0, buf.length, start);
-      const lines = buf.toString("utf8").split("\n");
+      const lines = decodeBytes(buf).split("\n");
       if (start > 0) lines.shift(); // may be cut
       for (let i = lines.length - 1; i >= 0; i--) if (lines[i] && accept(lines[i]!)) return lines[i]!;
       if (start === 0) return null;
@@ -217,7 +218,7 @@ export function readStash(repo: Repo, refs: readonly RefLine[]): StashEntry[] {
   if (!refs.some((r) => r.name === "refs/stash")) return [];
   let content: string;
   try {
-    content = readFileSync(join(repo.commonDir, "logs", "refs", "stash"), "utf8");
+    content = decodeBytes(readFileSync(join(repo.commonDir, "logs", "refs", "stash")));
   } catch {
     return [];
   }
