@@ -10,7 +10,7 @@
 import { closeSync, existsSync, linkSync, openSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fatal, refuse, UndoError } from "./errors.ts";
-import { type HeadState, type ObjectId, type OperationMarker, type Snapshot, type SnapshotEntry } from "./format.ts";
+import { decodeUnmerged, type HeadState, type ObjectId, type OperationMarker, type Snapshot, type SnapshotEntry } from "./format.ts";
 import { GitError } from "./git.ts";
 import { navigationTarget, readableSnapshot, type Direction } from "./history.ts";
 import { loadState } from "./inspect.ts";
@@ -365,10 +365,33 @@ export async function applyPlan(
   force: boolean,
   journal: Journal,
 ): Promise<{ readFilesAgain: boolean }> {
+  const moves = plan.refs.filter((m) => force || m.checkedOutIn === undefined);
+
+  // Step 5's new index is built aside while the merge runs (they touch different files).
+  const nextIndex = !repo.bare && plan.targetState.index !== undefined ? buildNextIndex(repo, scratch, plan) : null;
+  const settled = nextIndex?.then(
+    () => undefined,
+    () => undefined,
+  );
+  try {
+    return await applySteps(repo, plan, mergeIndex, nextIndex, scratch, moves, journal);
+  } finally {
+    await settled; // no Git left writing into the scratch directory
+  }
+}
+
+async function applySteps(
+  repo: Repo,
+  plan: RestorePlan,
+  mergeIndex: string | null,
+  nextIndex: Promise<string> | null,
+  scratch: string,
+  moves: RefMove[],
+  journal: Journal,
+): Promise<{ readFilesAgain: boolean }> {
   const T = plan.target.number;
   const message = `git undo: restore #${T}`;
   const back = `git undo: restore #${T} (rolled back)`;
-  const moves = plan.refs.filter((m) => force || m.checkedOutIn === undefined);
 
   // Step 4: the working tree, by a two-tree merge on the private index.
   let readFilesAgain = false;
@@ -448,20 +471,9 @@ export async function applyPlan(
   failAfter("head");
 
   // Step 5: the index, built aside and moved into place while we hold index.lock.
-  if (!repo.bare && plan.targetState.index !== undefined) {
-    const next = join(scratch, "next-index");
-    rmSync(next, { force: true });
-    // After a merge, the private index has fresh stat data for every file on disk:
-    // starting from it, entries T's index shares with the files need no refresh,
-    // and the others (staged content that differs from the file) need none either.
-    const fromMerge = plan.worktree.mode === "merge" && mergeIndex !== null;
-    copyIndex(fromMerge ? mergeIndex : repo.indexFile, next);
-    const env = { GIT_INDEX_FILE: next };
-    await repo.git.run(["read-tree", "--reset", plan.targetState.index], { env });
-    if (plan.targetState.indexUnmerged) {
-      await repo.git.run(["update-index", "-z", "--index-info"], { env, input: plan.targetState.indexUnmerged });
-    }
-    if (!fromMerge) await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
+  if (nextIndex) {
+    const next = await nextIndex;
+    await refreshChanged(repo, plan, next);
     const backup = join(scratch, "index-before");
     const hadIndex = existsSync(repo.indexFile);
     if (hadIndex) linkSync(repo.indexFile, backup);
@@ -484,6 +496,54 @@ export async function applyPlan(
   }
   failAfter("stash");
   return { readFilesAgain };
+}
+
+/**
+ * T's index over a copy of the real index (spec step 5: read-tree --reset, then
+ * the unmerged entries). The one-way merge keeps the stat data of every entry
+ * T shares with the index now, so only the entries refreshChanged names can be stale.
+ */
+async function buildNextIndex(repo: Repo, scratch: string, plan: RestorePlan): Promise<string> {
+  const next = join(scratch, "next-index");
+  rmSync(next, { force: true });
+  copyIndex(repo.indexFile, next);
+  const env = { GIT_INDEX_FILE: next };
+  await repo.git.run(["read-tree", "--reset", plan.targetState.index!], { env });
+  if (plan.targetState.indexUnmerged) {
+    await repo.git.run(["update-index", "-z", "--index-info"], { env, input: plan.targetState.indexUnmerged });
+  }
+  return next;
+}
+
+/**
+ * Step 5's refresh, limited to the entries whose stat data can be stale: files
+ * the merge wrote and entries T's index changed. `git add --refresh` takes a
+ * pathspec, but one that matches no entry is fatal, so only paths in T's index
+ * (asked in one cat-file) are named; conflicted paths have no stat to refresh.
+ */
+async function refreshChanged(repo: Repo, plan: RestorePlan, next: string): Promise<void> {
+  const env = { GIT_INDEX_FILE: next };
+  const t = plan.targetState;
+  const key = (raw: Uint8Array) => Buffer.from(raw).toString("latin1");
+  const conflicted = new Set(t.indexUnmerged ? decodeUnmerged(t.indexUnmerged).map((e) => key(e.path)) : []);
+  const paths = new Map<string, Uint8Array>();
+  for (const f of [...plan.worktree.files, ...(plan.index?.entries ?? [])]) {
+    if (f.newMode !== "000000" && !conflicted.has(key(f.raw))) paths.set(key(f.raw), f.raw);
+  }
+  if (paths.size === 0) return;
+  const raws = [...paths.values()];
+  if (raws.some((r) => r.includes(10))) {
+    // A newline in a name does not fit cat-file's lines: refresh everything.
+    await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
+    return;
+  }
+  const nl = Buffer.from("\n");
+  const query = Buffer.concat(raws.flatMap((r) => [Buffer.from(`${t.index}:`), r, nl]));
+  const answers = (await repo.git.text(["cat-file", "--batch-check"], { input: query })).split("\n");
+  const inIndex = raws.filter((_, i) => answers[i] !== undefined && !answers[i]!.endsWith(" missing"));
+  if (inIndex.length === 0) return;
+  const spec = Buffer.concat(inIndex.flatMap((r) => [Buffer.from(":(literal)"), r, Buffer.from([0])]));
+  await repo.git.run(["add", "--refresh", "--pathspec-from-file=-", "--pathspec-file-nul"], { env, input: spec, okExit: [1] });
 }
 
 /** Files whose change changes what `git add -A` reads from the others: ignore rules, attributes (filters, eol). */
