@@ -69,8 +69,17 @@ test("a hooks folder outside the repository, set through includeIf: explicit fla
   expect(existsSync(join(other.gitDir(), "undo"))).toBe(false);
   expect(other.g("for-each-ref", "refs/undo/")).toBe("");
 
-  expect(r.undo(["uninstall"]).code).toBe(1);
+  // Without --global-hooks, uninstall turns recording off in this repository only.
+  const here = r.undo(["uninstall"]);
+  expect(here.code).toBe(0);
+  expect(here.stdout).toContain("automatic recording is off in this repository");
   expect(existsSync(join(shared, "reference-transaction"))).toBe(true);
+  expect(existsSync(join(r.gitDir(), "undo", "hooks-enabled"))).toBe(false);
+  const before = r.g("for-each-ref", "refs/undo/");
+  r.commit("not recorded either", { "d.txt": "d\n" });
+  await Bun.sleep(SETTLE_MS * 3);
+  expect(r.g("for-each-ref", "refs/undo/")).toBe(before);
+  expect(existsSync(join(r.gitDir(), "undo", "pending"))).toBe(false);
   expect(r.undo(["uninstall", "--global-hooks"]).code).toBe(0);
   expect(existsSync(join(shared, "reference-transaction"))).toBe(false);
 }, 60_000);

@@ -3,7 +3,7 @@
 // Snapshots stay until gc, or --purge.
 import { existsSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { refuse, usage } from "../../core/errors.ts";
+import { usage } from "../../core/errors.ts";
 import { candidateFolders, ENABLED, findBlock, HOOK_NAMES, removeHooks } from "../../core/hooks.ts";
 import { withLock } from "../../core/lock.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";
@@ -59,13 +59,10 @@ export const uninstall: Command = {
     const repo = await openRepo();
     const folders = (await candidateFolders(repo)).filter((f) => !f.problem);
     const shared = folders.filter((f) => f.where === "outside" && HOOK_NAMES.some((n) => hasOurBlock(join(f.dir, n))));
-    if (shared.length && !values["global-hooks"]) {
-      throw refuse(
-        `git-undo's hooks are in ${shared[0]!.dir}, outside this repository, where every repository using that folder runs them.\n` +
-          "Run 'git undo uninstall --global-hooks' to remove them from there.",
-      );
-    }
-    const removed = removeHooks(repo, folders);
+    // A shared hooks folder serves other repositories too: without --global-hooks
+    // its hooks stay, and only this repository's marker goes (recording off here).
+    const keepShared = shared.length > 0 && !values["global-hooks"];
+    const removed = removeHooks(repo, keepShared ? folders.filter((f) => !shared.includes(f)) : folders);
     for (const r of removed) out(`${r.deleted ? "removed" : "removed git-undo's block from"} ${r.path}`);
     const dirs = undoDirs(repo);
     // Without its marker a worktree is one the hooks leave alone, even where
@@ -79,9 +76,14 @@ export const uninstall: Command = {
         }
       }
     }
+    if (keepShared) {
+      out(`automatic recording is off in this repository; the hooks in ${shared[0]!.dir} stay for the other repositories using that folder ('git undo uninstall --global-hooks' removes them)`);
+    }
     if (values.purge) {
       const n = await purge(repo, dirs);
       out(`deleted ${n} snapshot${n === 1 ? "" : "s"} and git-undo's files`);
+    } else if (keepShared) {
+      out("snapshots stay until 'git undo gc' (or 'git undo uninstall --purge')");
     } else if (removed.length === 0) {
       out("git-undo's hooks are not installed here; nothing to remove");
     } else {
