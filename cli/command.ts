@@ -1,6 +1,6 @@
 // The shape of a command, and the parsing every command shares.
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { usage } from "../core/errors.ts";
+import { UndoError, usage } from "../core/errors.ts";
 
 export type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -14,6 +14,10 @@ export interface Command {
   /** The usage block `-h` prints (first line without "usage: "). */
   usage: string;
   options: Options;
+  /** Whether the command takes positional arguments; the others refuse any. */
+  takesArguments?: boolean;
+  /** Added to the refusal of a stray argument (e.g. "use -m for a message"). */
+  argumentHint?: string;
   run(args: Parsed): Promise<number>;
 }
 
@@ -27,8 +31,13 @@ export function parse(command: Command, argv: string[]): Parsed | "help" {
       allowPositionals: true,
       strict: true,
     });
+    if (positionals.length && !command.takesArguments) {
+      const hint = command.argumentHint ? `; ${command.argumentHint}` : "";
+      throw usage(`git undo ${command.name} takes no arguments (got '${positionals[0]}'${hint})`);
+    }
     return { values: values as Parsed["values"], positionals };
   } catch (e) {
+    if (e instanceof UndoError) throw e;
     // One line, as Git says it: node's wording up to its first sentence.
     const first = (e as Error).message.split("\n")[0]!.replace(/\. To specify .*$/, "").replace(/\.$/, "");
     throw usage(`${first.charAt(0).toLowerCase()}${first.slice(1)} (see 'git undo ${command.name} -h')`);

@@ -3,7 +3,6 @@
 // last errors, and whether something else answers to `git undo`.
 import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { usage } from "../../core/errors.ts";
 import { ENABLED, hookBun, hooksEnabled, hooksFolder, hookStatus, TOOLKIT_ROOT } from "../../core/hooks.ts";
 import { openRepo } from "../../core/repo.ts";
 import { lastLogLines, liveWorker, markAge, MARK } from "../../core/settle.ts";
@@ -31,8 +30,7 @@ export const doctor: Command = {
   name: "doctor",
   usage: "git undo doctor\n\nExits 1 when it finds a problem.",
   options: {},
-  async run({ positionals }) {
-    if (positionals.length) throw usage(`git undo doctor takes no arguments (got '${positionals[0]}')`);
+  async run() {
     const repo = await openRepo();
     let problems = 0;
     const ok = (msg: string) => out(`${color.green("ok")}       ${msg}`);

@@ -16,8 +16,7 @@ export const gc: Command = {
     "    -n, --dry-run    say what would be deleted, delete nothing",
   ].join("\n"),
   options: { expire: { type: "string" }, "dry-run": { type: "boolean", short: "n" } },
-  async run({ values, positionals }) {
-    if (positionals.length) throw usage(`git undo gc takes no arguments (got '${positionals[0]}')`);
+  async run({ values }) {
     const given = str(values.expire);
     let ageGiven: number | null | undefined;
     try {

@@ -2,7 +2,6 @@
 // two hooks where Git runs hooks from (adding a marked block to hooks the user
 // already has), writes <gitdir>/undo/hooks-enabled, which the hooks look for
 // before doing anything, and records a first snapshot.
-import { usage } from "../../core/errors.ts";
 import { applyInstall, enableHooks, hookBun, planInstall, type HookAction } from "../../core/hooks.ts";
 import { record } from "../../core/record.ts";
 import { openRepo } from "../../core/repo.ts";
@@ -26,8 +25,7 @@ export const init: Command = {
     "                     they only act where 'git undo init' ran)",
   ].join("\n"),
   options: { "global-hooks": { type: "boolean" } },
-  async run({ values, positionals }) {
-    if (positionals.length) throw usage(`git undo init takes no arguments (got '${positionals[0]}')`);
+  async run({ values }) {
     const repo = await openRepo();
     const plan = await planInstall(repo, { bun: hookBun(), globalHooks: Boolean(values["global-hooks"]) });
     applyInstall(repo, plan);

@@ -1,5 +1,4 @@
 // git undo list (alias log): the snapshots, newest first, with the position marked.
-import { usage } from "../../core/errors.ts";
 import { isReadable, type SnapshotEntry } from "../../core/format.ts";
 import { decodeSnapshots, position } from "../../core/history.ts";
 import { openRepo, snapshotPrefixFor, type Repo } from "../../core/repo.ts";
@@ -72,8 +71,7 @@ export const list: Command = {
     "all-worktrees": { type: "boolean" },
     json: { type: "boolean" },
   },
-  async run({ values, positionals }) {
-    if (positionals.length) throw usage(`git undo list takes no arguments (got '${positionals[0]}')`);
+  async run({ values }) {
     const repo = await openRepo();
     const limit = count("-n", str(values["max-count"]));
     const seqs: Sequence[] = values["all-worktrees"]

@@ -8,6 +8,7 @@ export const restore: Command = {
   name: "restore",
   usage: ["git undo restore <n> [--force] [--dry-run]", "", "Restores snapshot <n> (as 'git undo list' numbers it).", "", RESTORE_FLAGS].join("\n"),
   options: RESTORE_OPTIONS,
+  takesArguments: true,
   async run({ values, positionals }) {
     if (positionals.length !== 1) throw usage("git undo restore takes one snapshot number, such as 'git undo restore 12'");
     const n = parseSnapshotNumber(positionals[0]!);

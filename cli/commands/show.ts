@@ -24,6 +24,7 @@ export const show: Command = {
     "    --against <m>    diff from snapshot <m> instead of the current state",
   ].join("\n"),
   options: { json: { type: "boolean" }, patch: { type: "boolean", short: "p" }, against: { type: "string" } },
+  takesArguments: true,
   async run({ values, positionals }) {
     if (positionals.length !== 1) throw usage("git undo show takes one snapshot number, such as 'git undo show 12'");
     const n = parseSnapshotNumber(positionals[0]!);

@@ -1,7 +1,6 @@
 // git undo snapshot: record the current state now.
 import { foldSummary } from "../../core/format.ts";
 import { record } from "../../core/record.ts";
-import { usage } from "../../core/errors.ts";
 import { openRepo } from "../../core/repo.ts";
 import { str, type Command } from "../command.ts";
 import { out } from "../ui.ts";
@@ -10,8 +9,8 @@ export const snapshot: Command = {
   name: "snapshot",
   usage: "git undo snapshot [-m <message>]\n\n    -m, --message <message>   the summary line (default: what changed)",
   options: { message: { type: "string", short: "m" } },
-  async run({ values, positionals }) {
-    if (positionals.length) throw usage(`git undo snapshot takes no arguments (got '${positionals[0]}'; use -m for a message)`);
+  argumentHint: "use -m for a message",
+  async run({ values }) {
     const repo = await openRepo();
     // An empty -m says nothing: describe the change instead, as without -m.
     const given = str(values.message);

@@ -41,6 +41,7 @@ export const undo: Command = {
   name: "undo",
   usage: ["git undo [<N>] [--force] [--dry-run]", "", "Restores the state N snapshots before the current position (default 1).", "", RESTORE_FLAGS].join("\n"),
   options: RESTORE_OPTIONS,
+  takesArguments: true,
   async run({ values, positionals }) {
     return runRestore({ kind: "undo", steps: steps(positionals, "git undo") }, values);
   },

@@ -3,7 +3,6 @@
 // Snapshots stay until gc, or --purge.
 import { existsSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { usage } from "../../core/errors.ts";
 import { candidateFolders, ENABLED, findBlock, HOOK_NAMES, removeHooks } from "../../core/hooks.ts";
 import { withLock } from "../../core/lock.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";
@@ -54,8 +53,7 @@ export const uninstall: Command = {
     "                     repository (every repository using that folder loses them)",
   ].join("\n"),
   options: { purge: { type: "boolean" }, "global-hooks": { type: "boolean" } },
-  async run({ values, positionals }) {
-    if (positionals.length) throw usage(`git undo uninstall takes no arguments (got '${positionals[0]}')`);
+  async run({ values }) {
     const repo = await openRepo();
     const folders = (await candidateFolders(repo)).filter((f) => !f.problem);
     const shared = folders.filter((f) => f.where === "outside" && HOOK_NAMES.some((n) => hasOurBlock(join(f.dir, n))));

@@ -3,7 +3,7 @@
 // like the worker, records change snapshots, prints one line per snapshot,
 // and never records while a Git command holds index.lock.
 import { existsSync, watch as fsWatch, type FSWatcher } from "node:fs";
-import { usage, refuse } from "../../core/errors.ts";
+import { refuse } from "../../core/errors.ts";
 import { record } from "../../core/record.ts";
 import { openRepo } from "../../core/repo.ts";
 import { busyReason, ignoredPaths, settleDelay } from "../../core/settle.ts";
@@ -17,8 +17,7 @@ export const watch: Command = {
   name: "watch",
   usage: "git undo watch\n\nRecords a change snapshot once edits have been quiet for undo.settle ms.",
   options: {},
-  async run({ positionals }) {
-    if (positionals.length) throw usage(`git undo watch takes no arguments (got '${positionals[0]}')`);
+  async run() {
     const repo = await openRepo();
     if (repo.workTree === null) throw refuse("git undo watch needs a working tree; this repository is bare");
     const top = repo.workTree;
