@@ -314,6 +314,9 @@ export function decodeState(blob: string): OperationMarker[] {
   return OPERATION_MARKERS.filter((m) => lines.includes(m));
 }
 
+/** A path's bytes as a map key (one char per byte, so any bytes compare exactly). */
+export const pathKey = (raw: Uint8Array): string => Buffer.from(raw).toString("latin1");
+
 /** One entry of `git ls-files -z --unmerged`: `<mode> <object> <stage>\t<path>`. */
 export interface UnmergedEntry {
   mode: string;

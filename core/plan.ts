@@ -6,6 +6,7 @@ import { existsSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import {
   decodeUnmerged,
+  pathKey,
   type HeadState,
   type ObjectId,
   type OperationMarker,
@@ -269,8 +270,8 @@ async function branchesElsewhere(repo: Repo): Promise<Map<string, string>> {
  * `known` holds the paths of S's worktree that the restore removes.
  */
 function occupiedPaths(workTree: string, files: readonly FileChange[]): { path: string; raw: Buffer }[] {
-  const removed = new Set(files.filter((f) => f.action !== "created").map((f) => Buffer.from(f.raw).toString("latin1")));
-  const sInTree = (rel: Buffer) => removed.has(rel.toString("latin1"));
+  const removed = new Set(files.filter((f) => f.action !== "created").map((f) => pathKey(f.raw)));
+  const sInTree = (rel: Buffer) => removed.has(pathKey(rel));
   const found: { path: string; raw: Buffer }[] = [];
   const checkedAncestors = new Set<string>();
   const abs = (rel: Buffer) => Buffer.concat([Buffer.from(workTree), Buffer.from("/"), rel]);
@@ -304,7 +305,7 @@ function occupiedPaths(workTree: string, files: readonly FileChange[]): { path: 
     // Leading directories: one that exists as a file or symlink S does not record blocks the path.
     for (let i = rel.indexOf(0x2f); i > 0; i = rel.indexOf(0x2f, i + 1)) {
       const dir = rel.subarray(0, i);
-      const key = dir.toString("latin1");
+      const key = pathKey(dir);
       if (checkedAncestors.has(key)) continue;
       checkedAncestors.add(key);
       const st = lstat(abs(dir));
@@ -443,10 +444,8 @@ export async function planRestore(repo: Repo, from: StateSide, target: Snapshot,
   } else {
     const files = changes.filter((c) => c.path.startsWith("worktree/")).map((c) => stripPrefix(c, "worktree/"));
     worktree = { mode: files.length ? "merge" : "same", files };
-    if (repo.workTree !== null) {
-      const occupied = occupiedPaths(repo.workTree, files);
-      if (occupied.length) blockers.push(await occupiedBlocker(repo, target.number, occupied));
-    }
+    const occupied = await occupiedBlocker(repo, target.number, files);
+    if (occupied) blockers.push(occupied);
   }
 
   // Index.
@@ -493,13 +492,17 @@ export async function planRestore(repo: Repo, from: StateSide, target: Snapshot,
  * which treats ignored files as expendable. Only lstat()s, unless one is found.
  */
 export async function occupiedNow(repo: Repo, plan: RestorePlan): Promise<Blocker | null> {
-  if (repo.workTree === null || plan.worktree.mode !== "merge") return null;
-  const occupied = occupiedPaths(repo.workTree, plan.worktree.files);
-  return occupied.length ? occupiedBlocker(repo, plan.target.number, occupied) : null;
+  return plan.worktree.mode === "merge" ? occupiedBlocker(repo, plan.target.number, plan.worktree.files) : null;
 }
 
-/** Name what stands in the way: ignored files, or untracked ones Git could not record (a FIFO, say). */
-async function occupiedBlocker(repo: Repo, target: number, occupied: { path: string; raw: Buffer }[]): Promise<Blocker> {
+/**
+ * Files no snapshot holds standing where the target creates one, named: ignored
+ * files, or untracked ones Git could not record (a FIFO, say). Null when none.
+ */
+async function occupiedBlocker(repo: Repo, target: number, files: readonly FileChange[]): Promise<Blocker | null> {
+  if (repo.workTree === null) return null;
+  const occupied = occupiedPaths(repo.workTree, files);
+  if (!occupied.length) return null;
   const input = Buffer.concat(occupied.flatMap((o) => [o.raw, Buffer.from([0])]));
   const r = await repo.git.run(["check-ignore", "-z", "--stdin", "--no-index"], { input, okExit: [1] });
   const ignored = new Set(new TextDecoder().decode(r.stdout).split("\0").filter(Boolean));

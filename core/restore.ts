@@ -10,7 +10,7 @@
 import { closeSync, existsSync, linkSync, openSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fatal, refuse, UndoError } from "./errors.ts";
-import { decodeUnmerged, type HeadState, type ObjectId, type OperationMarker, type Snapshot, type SnapshotEntry } from "./format.ts";
+import { decodeUnmerged, pathKey, type HeadState, type ObjectId, type OperationMarker, type Snapshot, type SnapshotEntry } from "./format.ts";
 import { GitError } from "./git.ts";
 import { navigationTarget, readableSnapshot, type Direction } from "./history.ts";
 import { loadState } from "./inspect.ts";
@@ -524,11 +524,10 @@ async function buildNextIndex(repo: Repo, scratch: string, plan: RestorePlan): P
 async function refreshChanged(repo: Repo, plan: RestorePlan, next: string): Promise<void> {
   const env = { GIT_INDEX_FILE: next };
   const t = plan.targetState;
-  const key = (raw: Uint8Array) => Buffer.from(raw).toString("latin1");
-  const conflicted = new Set(t.indexUnmerged ? decodeUnmerged(t.indexUnmerged).map((e) => key(e.path)) : []);
+  const conflicted = new Set(t.indexUnmerged ? decodeUnmerged(t.indexUnmerged).map((e) => pathKey(e.path)) : []);
   const paths = new Map<string, Uint8Array>();
   for (const f of [...plan.worktree.files, ...(plan.index?.entries ?? [])]) {
-    if (f.newMode !== "000000" && !conflicted.has(key(f.raw))) paths.set(key(f.raw), f.raw);
+    if (f.newMode !== "000000" && !conflicted.has(pathKey(f.raw))) paths.set(pathKey(f.raw), f.raw);
   }
   if (paths.size === 0) return;
   const raws = [...paths.values()];
@@ -567,12 +566,11 @@ async function undoPartialMerge(repo: Repo, scratch: string, plan: RestorePlan, 
   const disk = await repo.git.line(["write-tree"], { env });
   const s = plan.from.state.worktree!;
   if (disk === s) return [];
-  const key = (raw: Uint8Array) => Buffer.from(raw).toString("latin1");
-  const planned = new Map(plan.worktree.files.map((f) => [key(f.raw), f]));
+  const planned = new Map(plan.worktree.files.map((f) => [pathKey(f.raw), f]));
   const out = await repo.git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", s, disk]);
   const back: FileChange[] = [];
   for (const c of parseRawNumstat(out.stdout)) {
-    const f = planned.get(key(c.raw));
+    const f = planned.get(pathKey(c.raw));
     if (f && c.newMode === f.newMode && c.newObject === f.newObject) back.push(f);
   }
   if (!back.length) return [];

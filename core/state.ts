@@ -6,6 +6,7 @@ import { closeSync, copyFileSync, existsSync, fstatSync, openSync, readdirSync, 
 import { join } from "node:path";
 import {
   compareBytes,
+  pathKey,
   decodeBytes,
   decodeUnmerged,
   OPERATION_MARKERS,
@@ -263,7 +264,7 @@ export async function captureIndex(repo: Repo, scratchDir: string, withWorktree:
     const paths = new Set<string>();
     const parts: Uint8Array[] = [];
     for (const e of decodeUnmerged(unmerged)) {
-      const key = Buffer.from(e.path).toString("latin1");
+      const key = pathKey(e.path);
       if (paths.has(key)) continue;
       paths.add(key);
       parts.push(e.path, new Uint8Array([0]));
