@@ -45,6 +45,8 @@ export interface LiveCapture {
   reflog?: string;
   /** This worktree's snapshots before this capture, oldest first. */
   snapshots: SnapshotEntry[];
+  /** The worktree tree came from the index the last recording kept (core/kept-index.ts). */
+  fromKept?: boolean;
 }
 
 export const latestOf = (snaps: readonly SnapshotEntry[]): SnapshotEntry | undefined => snaps[snaps.length - 1];
@@ -52,19 +54,24 @@ export const latestOf = (snaps: readonly SnapshotEntry[]): SnapshotEntry | undef
 /** Steps 2 to 4 of the spec's Recording: read everything and write the state tree. */
 export async function captureLive(repo: Repo, opts: { keepWorktreeIndex?: string } = {}): Promise<LiveCapture> {
   return withScratch(repo, async (scratch) => {
-    const withIndex = !repo.bare;
     // The refs and the index are independent: read them at the same time.
-    const [scan, index] = await Promise.all([
-      scanRefs(repo),
-      withIndex ? captureIndex(repo, scratch, repo.config.worktree, opts.keepWorktreeIndex) : Promise.resolve(undefined),
-    ]);
-    const parts: IndexParts = {};
-    if (index) {
-      parts.index = index.index;
-      if (index.unmerged) parts.indexUnmerged = index.unmerged;
-      if (index.worktree) parts.worktree = index.worktree;
-    }
-    return buildCapture(repo, scratch, scan, parts);
+    const indexing = repo.bare ? undefined : captureIndex(repo, scratch, repo.config.worktree, opts.keepWorktreeIndex);
+    indexing?.catch(() => {}); // awaited in buildCapture
+    const scan = await scanRefs(repo).catch(async (e) => {
+      await indexing?.catch(() => undefined); // no Git left running on the scratch directory
+      throw e;
+    });
+    let fromKept = false;
+    const parts = indexing?.then((index): IndexParts => {
+      fromKept = Boolean(index.fromKept);
+      const p: IndexParts = { index: index.index };
+      if (index.unmerged) p.indexUnmerged = index.unmerged;
+      if (index.worktree) p.worktree = index.worktree;
+      return p;
+    });
+    const capture = await buildCapture(repo, scratch, scan, parts ?? Promise.resolve({}));
+    if (fromKept) capture.fromKept = true;
+    return capture;
   });
 }
 
@@ -77,10 +84,11 @@ export type IndexParts = Pick<StateTree, "index" | "indexUnmerged" | "worktree">
  * construction, so the files need not be read again).
  */
 export async function captureWith(repo: Repo, parts: IndexParts): Promise<LiveCapture> {
-  return withScratch(repo, async (scratch) => buildCapture(repo, scratch, await scanRefs(repo), parts));
+  return withScratch(repo, async (scratch) => buildCapture(repo, scratch, await scanRefs(repo), Promise.resolve(parts)));
 }
 
-async function buildCapture(repo: Repo, scratch: string, scan: RefScan, parts: IndexParts): Promise<LiveCapture> {
+/** The state tree: the refs' parts are written while the index parts may still be on their way. */
+async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexParts: Promise<IndexParts>): Promise<LiveCapture> {
   const head = readHead(repo);
   const state: StateTree = {
     head,
@@ -88,14 +96,20 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefScan, parts: I
     stash: readStash(repo, scan.refs),
     state: readMarkers(repo),
   };
-  if (parts.index !== undefined) state.index = parts.index;
-  if (parts.indexUnmerged) state.indexUnmerged = parts.indexUnmerged;
-  if (parts.worktree !== undefined) state.worktree = parts.worktree;
   const blobs: (string | Uint8Array)[] = [encodeHead(head), encodeRefs(state.refs)];
   if (state.stash.length) blobs.push(encodeStash(state.stash));
   if (state.state.length) blobs.push(encodeState(state.state));
-  if (state.indexUnmerged) blobs.push(state.indexUnmerged);
-  const ids = await writeBlobs(repo, scratch, blobs);
+  const written = writeBlobs(repo, scratch, blobs);
+  written.catch(() => {}); // awaited below
+  const parts = await indexParts.catch(async (e) => {
+    await written.catch(() => undefined);
+    throw e;
+  });
+  if (parts.index !== undefined) state.index = parts.index;
+  if (parts.indexUnmerged) state.indexUnmerged = parts.indexUnmerged;
+  if (parts.worktree !== undefined) state.worktree = parts.worktree;
+  const ids = await written;
+  if (state.indexUnmerged) ids.push(...(await writeBlobs(repo, scratch, [state.indexUnmerged])));
   const entries: TreeEntry[] = [];
   const blob = (name: string) => entries.push({ mode: "100644", type: "blob", oid: ids.shift()!, name });
   const subtree = (name: string, oid: ObjectId) => entries.push({ mode: "040000", type: "tree", oid, name });

@@ -52,6 +52,12 @@ export interface Repo {
   /** <gitDir>/undo: locks, the pending mark, the worker's files. */
   undoDir: string;
   config: Config;
+  /** Everything `git config --list` printed when the config was read, last value per key (keys lowercased). */
+  settings: ReadonlyMap<string, string | null>;
+  /** A digest of that listing: two equal digests mean Git ran with the same configuration. */
+  configDigest: string;
+  /** Whether no recording has used configDigest since it was read (core/kept-index.ts). */
+  configFresh: boolean;
 }
 
 /** The snapshot ref prefix of a worktree (main: null). */
@@ -98,7 +104,7 @@ export async function openRepo(cwd: string = process.cwd()): Promise<Repo> {
   if (format !== "sha1" && format !== "sha256") throw fatal(`unsupported object format ${format}`);
   const worktreeName = gitDir === commonDir ? null : basename(gitDir);
   const git = here.bind(gitDir, workTree);
-  const config = await readConfig(git);
+  const { config, settings, configDigest } = await readConfig(git);
   const repo: Repo = {
     git,
     gitDir,
@@ -111,6 +117,9 @@ export async function openRepo(cwd: string = process.cwd()): Promise<Repo> {
     snapshotPrefix: snapshotPrefixFor(worktreeName),
     undoDir: join(gitDir, "undo"),
     config,
+    settings,
+    configDigest,
+    configFresh: true,
   };
   for (const listener of openListeners) listener(repo);
   return repo;
@@ -123,18 +132,41 @@ export function onRepoOpened(listener: RepoListener): void {
   openListeners.push(listener);
 }
 
-async function readConfig(git: Git): Promise<Config> {
-  // One read for undo.* and the two colour keys (no extra spawn on the recording path).
-  const r = await git.run(["config", "-z", "--get-regexp", "^(undo\\.|color\\.(ui|undo)$)"], { okExit: [1] });
-  const values = new Map<string, string | null>();
+/** What one `git config --list` gives: git-undo's settings, every key, and a digest of them all. */
+export interface ConfigRead {
+  config: Config;
+  settings: Map<string, string | null>;
+  configDigest: string;
+}
+
+/**
+ * Read the whole configuration in one spawn: git-undo's own keys, the colour
+ * keys, and the core settings the recorder checks before it reuses its kept
+ * worktree index (core/kept-index.ts), whose digest tells it whether anything changed.
+ */
+export async function readConfig(git: Git): Promise<ConfigRead> {
+  const r = await git.run(["config", "-z", "--list"], { okExit: [1] });
+  const settings = new Map<string, string | null>();
   for (const rec of new TextDecoder().decode(r.stdout).split("\0")) {
     if (!rec) continue;
     const nl = rec.indexOf("\n");
     // A key with no value ("[undo] worktree") prints no newline: Git reads it as true.
-    if (nl < 0) values.set(rec.toLowerCase(), null);
-    else values.set(rec.slice(0, nl).toLowerCase(), rec.slice(nl + 1));
+    if (nl < 0) settings.set(rec.toLowerCase(), null);
+    else settings.set(rec.slice(0, nl).toLowerCase(), rec.slice(nl + 1));
   }
-  return parseConfig(values);
+  return { config: parseConfig(settings), settings, configDigest: configDigest(r.stdout) };
+}
+
+/** The digest of a `git config -z --list` output. */
+export const configDigest = (listing: Uint8Array): string => `${listing.length}:${Bun.hash(listing).toString(16)}`;
+
+/** Read the configuration again (a long-running worker or watch, before each recording). */
+export async function rereadConfig(repo: Repo): Promise<void> {
+  const fresh = await readConfig(repo.git);
+  repo.config = fresh.config;
+  repo.settings = fresh.settings;
+  repo.configDigest = fresh.configDigest;
+  repo.configFresh = true;
 }
 
 /** Turn raw undo.* values (last one wins, as Git reads them) into a Config. */

@@ -2,7 +2,7 @@
 // markers, HEAD's newest reflog entry, and the index and working tree as trees.
 // Plain files (HEAD, markers, reflogs, loose symbolic refs) are read directly;
 // everything else comes from one for-each-ref and the tree writers.
-import { closeSync, copyFileSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, utimesSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   compareBytes,
@@ -17,6 +17,7 @@ import {
   type StashEntry,
 } from "./format.ts";
 import { GitError, text } from "./git.ts";
+import { attributesDigest, captureFromKept, currentConfigDigest, keepAfterFullCapture, readRealIndex, type RealIndex } from "./kept-index.ts";
 import type { Repo } from "./repo.ts";
 
 /** A ref under refs/undo/ as for-each-ref listed it. */
@@ -236,14 +237,49 @@ export interface IndexCapture {
   /** Raw unmerged entries, when there are conflicts. */
   unmerged?: Uint8Array;
   worktree?: ObjectId;
+  /** Whether the worktree tree came from the index kept since the last recording (core/kept-index.ts). */
+  fromKept?: boolean;
 }
 
 /**
  * Write the index and the working tree as trees, on a private copy of the index
- * so the real one is never written (a Git command may hold index.lock).
+ * so the real one is never written (a Git command may hold index.lock). The
+ * worktree tree comes from the index the last recording kept when that gives
+ * the same tree, else from a fresh copy as the spec describes.
  */
 export async function captureIndex(repo: Repo, scratchDir: string, withWorktree: boolean, keepWorktreeIndex?: string): Promise<IndexCapture> {
-  const copy = copyIndex(repo.indexFile, join(scratchDir, "index"));
+  const real = readRealIndex(repo.indexFile, repo.objectFormat === "sha256" ? 32 : 20);
+  const attributes = withWorktree && real ? attributesDigest(repo) : "";
+  const config = withWorktree && real ? currentConfigDigest(repo) : Promise.resolve("");
+  config.catch(() => {}); // awaited below
+  if (withWorktree && real) {
+    const kept = await captureFromKept(repo, real, attributes, config, keepWorktreeIndex);
+    if (kept) {
+      if (process.env.GIT_UNDO_VERIFY_KEPT) await verifyKept(repo, scratchDir, real, kept);
+      return { ...kept, fromKept: true };
+    }
+  }
+  const fresh = await captureFresh(repo, scratchDir, real, withWorktree);
+  const { result, worktreeIndex } = fresh;
+  if (worktreeIndex !== undefined && result.worktree !== undefined) {
+    // A restore merges on this index: it matches the worktree tree and its stat data is fresh.
+    if (keepWorktreeIndex !== undefined) renameSync(worktreeIndex, keepWorktreeIndex);
+    else if (real && !result.unmerged) {
+      const trees = { index: result.index, worktree: result.worktree };
+      keepAfterFullCapture(repo, real, attributes, await config, worktreeIndex, trees, fresh.addOutput);
+    }
+  }
+  return result;
+}
+
+/** The spec's method itself: both trees from a fresh copy of the real index. */
+async function captureFresh(
+  repo: Repo,
+  scratchDir: string,
+  real: RealIndex | null,
+  withWorktree: boolean,
+): Promise<{ result: IndexCapture; worktreeIndex?: string; addOutput: Uint8Array }> {
+  const copy = writeIndexCopy(real, join(scratchDir, "index"));
   const env = { GIT_INDEX_FILE: copy };
   const git = repo.git;
   // Without conflicts the worktree tree is written from a copy of the copy while
@@ -274,13 +310,33 @@ export async function captureIndex(repo: Repo, scratchDir: string, withWorktree:
   }
   const result: IndexCapture = { index };
   if (unmerged) result.unmerged = unmerged;
-  if (withWorktree) {
-    const worktreeIndex = early && !unmerged ? join(scratchDir, "index-worktree") : copy;
-    result.worktree = early && !unmerged ? await early : await worktreeTree(repo, copy);
-    // A restore merges on this index: it matches the worktree tree and its stat data is fresh.
-    if (keepWorktreeIndex !== undefined) renameSync(worktreeIndex, keepWorktreeIndex);
+  if (!withWorktree) return { result, addOutput: new Uint8Array() };
+  const worktree = early && !unmerged ? await early : await worktreeTree(repo, copy);
+  result.worktree = worktree.tree;
+  return { result, worktreeIndex: early && !unmerged ? join(scratchDir, "index-worktree") : copy, addOutput: worktree.addOutput };
+}
+
+/**
+ * GIT_UNDO_VERIFY_KEPT (set by the test suite): check every use of the kept
+ * index against the spec's method on a fresh copy, and fail loudly on a difference.
+ */
+async function verifyKept(repo: Repo, scratchDir: string, real: RealIndex, kept: { index: ObjectId; worktree: ObjectId }): Promise<void> {
+  const dir = join(scratchDir, "verify");
+  mkdirSync(dir, { recursive: true });
+  const { result } = await captureFresh(repo, dir, real, true);
+  if (result.index !== kept.index || result.worktree !== kept.worktree || result.unmerged) {
+    throw new Error(`kept index disagrees with a fresh copy: index ${kept.index} vs ${result.index}, worktree ${kept.worktree} vs ${result.worktree}`);
   }
-  return result;
+}
+
+/** Write the real index's bytes to a private file, keeping its timestamp as copyIndex does. */
+function writeIndexCopy(real: RealIndex | null, copy: string): string {
+  if (real) {
+    writeFileSync(copy, real.bytes);
+    const seconds = Math.floor(real.mtimeMs / 1000);
+    utimesSync(copy, seconds, seconds);
+  }
+  return copy;
 }
 
 /**
@@ -299,9 +355,12 @@ export function copyIndex(from: string, copy: string): string {
 }
 
 /** `git add -A` then write-tree on a private index: the working tree as a tree. */
-async function worktreeTree(repo: Repo, indexFile: string): Promise<ObjectId> {
+async function worktreeTree(repo: Repo, indexFile: string): Promise<{ tree: ObjectId; addOutput: Uint8Array }> {
   const env = { GIT_INDEX_FILE: indexFile };
   // Exit 1 is a file that could not be read; --ignore-errors records the rest.
-  await repo.git.run(["add", "-A", "--ignore-errors"], { env, okExit: [1] });
-  return repo.git.line(["write-tree"], { env });
+  // --verbose lists what add changed: the paths core/kept-index.ts must watch.
+  const added = await repo.git.run(["add", "-A", "--verbose", "--ignore-errors"], { env, okExit: [1] });
+  const tree = await repo.git.line(["write-tree"], { env });
+  // A file that could not be read is missing from this index: not one to keep.
+  return { tree, addOutput: added.exitCode === 0 ? added.stdout : new TextEncoder().encode("unreadable\n") };
 }

@@ -51,13 +51,15 @@ function trace(event: string): void {
 const MAX_FAILURES = 3;
 
 async function settleLoop(gitDir: string, cwd: string, undoDir: string): Promise<void> {
-  const { openRepo } = await import("../core/repo.ts");
+  const { openRepo, rereadConfig } = await import("../core/repo.ts");
   const { record } = await import("../core/record.ts");
   // Pin the repository the hook named; Git then takes the cwd as the worktree top.
   process.env.GIT_DIR = gitDir;
   process.chdir(cwd);
   const repo = await openRepo(cwd);
   const { settleMs, settleMaxMs } = repo.config;
+  // The recorder trusts repo's configuration to be current (core/kept-index.ts): read it again after the first recording.
+  let configRead = true;
   let firstSeen: number | null = null;
   let failures = 0;
   for (;;) {
@@ -83,6 +85,8 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string): Promise
       if (!takeMark(undoDir)) continue;
     }
     try {
+      if (!configRead) await rereadConfig(repo);
+      configRead = false;
       await record(repo, { kind: "change" });
       dropTaken(undoDir);
       firstSeen = null;

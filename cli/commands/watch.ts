@@ -5,7 +5,7 @@
 import { existsSync, watch as fsWatch, type FSWatcher } from "node:fs";
 import { refuse } from "../../core/errors.ts";
 import { record } from "../../core/record.ts";
-import { openRepo } from "../../core/repo.ts";
+import { openRepo, rereadConfig } from "../../core/repo.ts";
 import { busyReason, ignoredPaths, settleDelay } from "../../core/settle.ts";
 import type { Command } from "../command.ts";
 import { out } from "../ui.ts";
@@ -49,7 +49,11 @@ export const watch: Command = {
     process.on("SIGINT", onSigint);
     process.on("SIGTERM", onSigint);
 
+    // The recorder trusts repo's configuration to be current (core/kept-index.ts).
+    let configRead = true;
     const recordNow = async () => {
+      if (!configRead) await rereadConfig(repo);
+      configRead = false;
       const result = await record(repo, { kind: "change" });
       if (result.created) out(`#${result.snapshot.number} ${result.snapshot.summary}`);
     };

@@ -47,6 +47,8 @@ export function isolatedEnv(home: string, extra: Record<string, string> = {}): R
     HOME: home,
     XDG_CONFIG_HOME: join(home, ".config"),
     GIT_CONFIG_NOSYSTEM: "1",
+    // Every reuse of the kept worktree index is checked against a fresh copy (core/state.ts).
+    GIT_UNDO_VERIFY_KEPT: "1",
     LC_ALL: "C",
     NO_COLOR: "1",
     ...extra,

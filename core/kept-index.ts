@@ -1,0 +1,319 @@
+// The worktree index kept between recordings.
+//
+// The spec writes the worktree tree with `git add -A` and `git write-tree` on a
+// fresh copy of the real index. That copy lacks every untracked file, so
+// add -A inserts them all and write-tree rebuilds every directory tree they
+// sit in, writing the whole index twice: on a large repository, most of a
+// recording. The index the previous recording ended with already holds those
+// files, with fresh stat data and a valid cache tree, so add -A and write-tree
+// on it do only what changed since.
+//
+// It is reused only when `git add -A` on it must give the tree the fresh copy
+// would. Where the two indexes agree, add -A treats a path the same way in
+// both; they differ only at the paths the earlier add -A runs added, removed or
+// rehashed, which their --verbose output lists. Reuse therefore needs:
+//   - the real index holding the same entries as the one the kept index came
+//     from (stat data aside: `git status` rewrites it with fresh stat data), in
+//     version 2 (so no intent-to-add or skip-worktree entries), without
+//     conflicts and not split;
+//   - the same configuration, and none of sparse checkout, a split index,
+//     fsmonitor or case folding;
+//   - each listed path still not ignored (an untracked file that became ignored
+//     leaves the fresh copy's tree; a tracked file deleted and recreated under
+//     an ignore rule comes back into it), none of them inside a repository
+//     nested since, none now a directory, and none a .gitattributes or
+//     .gitmodules file or a gitlink;
+//   - the attribute files outside the working tree unchanged, so that a file
+//     hashed earlier would hash the same now.
+// Anything else, or any failure, and the recording copies the real index as
+// the spec says. Before Git touches the kept index its description is deleted,
+// so an interrupted recording leaves nothing that could be reused wrongly.
+import { existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { decodeBytes, encodeBytes, type ObjectId } from "./format.ts";
+import { configDigest, type Repo } from "./repo.ts";
+
+/** What the kept index was made from and what it holds. */
+export interface KeptIndex {
+  version: 1;
+  /** entriesDigest() of the real index it was made from. */
+  realIndex: string;
+  /** Digest of `git config --list` when it was written. */
+  config: string;
+  /** Digest of the attribute files outside the working tree. */
+  attributes: string;
+  /** The real index written as a tree. */
+  index: ObjectId;
+  /** The worktree tree the kept index writes. */
+  worktree: ObjectId;
+  /** Every path where it may differ from the real index (decodeBytes form). */
+  paths: string[];
+}
+
+/** The state of the real index a capture starts from. */
+export interface RealIndex {
+  bytes: Uint8Array;
+  /** Its modification time, read before its content. */
+  mtimeMs: number;
+  /** entriesDigest() of the bytes: null when the kept index cannot stand in for this one. */
+  entries: string | null;
+}
+
+/** Beyond this many differing paths, checking them costs more than the copy saves. */
+const MAX_PATHS = 20000;
+const BASENAMES_NEVER_KEPT = new Set([".gitattributes", ".gitmodules"]);
+
+const keptFile = (repo: Repo): string => join(repo.undoDir, "worktree-index");
+const describedBy = (repo: Repo): string => join(repo.undoDir, "worktree-index.json");
+
+/**
+ * The digest of the configuration as it is now: the one openRepo or
+ * rereadConfig just read, once, else read again. Each read serves one
+ * recording, so a long-lived Repo never answers with an old configuration.
+ */
+export async function currentConfigDigest(repo: Repo): Promise<string> {
+  if (repo.configFresh) {
+    repo.configFresh = false;
+    return repo.configDigest;
+  }
+  return configDigest((await repo.git.run(["config", "-z", "--list"], { okExit: [1] })).stdout);
+}
+
+/** Forget the kept index (before Git writes it, and whenever it cannot be reused). */
+export function dropKeptIndex(repo: Repo): void {
+  rmSync(describedBy(repo), { force: true });
+  rmSync(keptFile(repo), { force: true });
+}
+
+/** The real index, or null when there is none yet (a fresh repository). */
+export function readRealIndex(path: string, hashLength: number): RealIndex | null {
+  let mtimeMs: number;
+  try {
+    mtimeMs = statSync(path).mtimeMs;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+  const bytes = readFileSync(path);
+  return { bytes, mtimeMs, entries: entriesDigest(bytes, hashLength) };
+}
+
+/**
+ * A digest of a version 2 index's entries without their stat data: equal
+ * digests mean the same paths, modes, object ids and flags, so `git status`
+ * refreshing stat data does not count as a change. Null for anything else
+ * (another version, a split index, a file that does not parse as gitformat-index
+ * describes): such an index is never reused.
+ */
+export function entriesDigest(bytes: Uint8Array, hashLength: number): string | null {
+  const end = bytes.length - hashLength; // the trailing checksum
+  if (end < 12 || new TextDecoder().decode(bytes.subarray(0, 4)) !== "DIRC") return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // Version 2 has no extended flags: no intent-to-add or skip-worktree entries.
+  if (view.getUint32(4) !== 2) return null;
+  const count = view.getUint32(8);
+  // A copy with the stat data zeroed (all but the mode), hashed in one call.
+  const masked = bytes.slice();
+  let at = 12;
+  const STAT = 40; // ctime, mtime, dev, ino, mode, uid, gid, size; mode is at 24
+  for (let i = 0; i < count; i++) {
+    const flagsAt = at + STAT + hashLength;
+    if (flagsAt + 2 > end) return null;
+    const flags = view.getUint16(flagsAt);
+    if (flags & 0x4000) return null;
+    const nameAt = flagsAt + 2;
+    const nameLength = flags & 0x0fff;
+    const nameEnd = nameLength < 0x0fff ? nameAt + nameLength : bytes.indexOf(0, nameAt);
+    if (nameEnd < 0 || nameEnd >= end || bytes[nameEnd] !== 0) return null;
+    for (let j = at; j < at + 24; j++) masked[j] = 0;
+    for (let j = at + 28; j < at + STAT; j++) masked[j] = 0;
+    at += (nameEnd - at + 8) & ~7; // 1 to 8 NULs end each entry
+  }
+  const entries = masked.subarray(12, at);
+  // Extensions: cache tree and the like change nothing add -A does, but a
+  // split index keeps its entries in another file.
+  while (at + 8 <= end) {
+    const signature = new TextDecoder().decode(bytes.subarray(at, at + 4));
+    if (signature === "link" || signature === "sdir") return null;
+    at += 8 + view.getUint32(at + 4);
+  }
+  if (at !== end) return null;
+  return `${count}:${entries.length}:${Bun.hash(entries).toString(16)}:${Bun.hash.xxHash64(entries).toString(16)}`;
+}
+
+/** Whether the configuration lets the kept index stand in for a fresh copy at all. */
+function configAllows(repo: Repo): boolean {
+  const on = (key: string) => {
+    const v = repo.settings.get(key);
+    return v !== undefined && !/^(false|no|off|0|)$/i.test(v ?? "true");
+  };
+  return !on("core.sparsecheckout") && !on("core.splitindex") && !on("core.ignorecase") && !repo.settings.has("core.fsmonitor");
+}
+
+/** Digest of the attribute files Git reads besides the working tree's .gitattributes (read before add -A runs). */
+export function attributesDigest(repo: Repo): string {
+  const configured = repo.settings.get("core.attributesfile");
+  const xdg = process.env.XDG_CONFIG_HOME || join(homedir(), ".config");
+  const files = [
+    join(repo.commonDir, "info", "attributes"),
+    configured ? configured.replace(/^~(?=\/|$)/, homedir()) : join(xdg, "git", "attributes"),
+  ];
+  if (!process.env.GIT_ATTR_NOSYSTEM) files.push("/etc/gitattributes", "/usr/local/etc/gitattributes");
+  const parts = files.map((f) => {
+    try {
+      return `${f}\0${Bun.hash(readFileSync(f)).toString(16)}`;
+    } catch {
+      return `${f}\0-`;
+    }
+  });
+  return Bun.hash(parts.join("\n")).toString(16);
+}
+
+/** The paths an `add -A --verbose` run changed, or null when its output cannot be read exactly. */
+export function changedPaths(stdout: Uint8Array, workTree: string): string[] | null {
+  const out = decodeBytes(stdout);
+  const paths: string[] = [];
+  for (const line of out.split("\n")) {
+    if (!line) continue;
+    const m = /^(add|remove) '(.*)'$/s.exec(line);
+    if (!m) return null;
+    const path = m[2]!;
+    // Git prints paths raw: a name with a newline in it would split. What the
+    // line says must then match the disk, or the list is not trusted.
+    const st = lstatOrNull(join(workTree, path));
+    if (m[1] === "add" ? st === null || st.isDirectory() : st !== null) return null;
+    paths.push(path);
+  }
+  return paths;
+}
+
+function lstatOrNull(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
+const neverKept = (path: string): boolean => BASENAMES_NEVER_KEPT.has(path.slice(path.lastIndexOf("/") + 1));
+
+/**
+ * Whether the filesystem still allows reuse at the listed paths: none is now
+ * a directory, and no directory above one holds a nested repository.
+ */
+function layoutAllows(workTree: string, paths: readonly string[]): boolean {
+  const dirs = new Set<string>();
+  for (const p of paths) {
+    if (lstatOrNull(join(workTree, p))?.isDirectory()) return false;
+    for (let d = dirname(p); d !== "." && d !== "/" && !dirs.has(d); d = dirname(d)) dirs.add(d);
+  }
+  for (const d of dirs) if (existsSync(join(workTree, d, ".git"))) return false;
+  return true;
+}
+
+function readKept(repo: Repo): KeptIndex | null {
+  try {
+    const k = JSON.parse(readFileSync(describedBy(repo), "utf8")) as KeptIndex;
+    if (k.version !== 1 || !Array.isArray(k.paths) || !existsSync(keptFile(repo))) return null;
+    return k;
+  } catch {
+    return null;
+  }
+}
+
+function writeKept(repo: Repo, kept: KeptIndex): void {
+  const tmp = `${describedBy(repo)}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(kept));
+  renameSync(tmp, describedBy(repo));
+}
+
+export interface KeptCapture {
+  index: ObjectId;
+  worktree: ObjectId;
+}
+
+/**
+ * The index and worktree trees from the kept index, or null when it cannot
+ * stand in for a fresh copy (the caller then takes the full path). With
+ * `handOver`, the kept index ends at that path (a restore merges on it) and is
+ * no longer kept.
+ */
+export async function captureFromKept(
+  repo: Repo,
+  real: RealIndex,
+  attributes: string,
+  config: Promise<string>,
+  handOver?: string,
+): Promise<KeptCapture | null> {
+  const workTree = repo.workTree;
+  const kept = readKept(repo);
+  if (!workTree || !kept || real.entries === null || kept.realIndex !== real.entries || kept.attributes !== attributes || !configAllows(repo)) return null;
+  // From here Git rewrites the kept index: forget its description first.
+  rmSync(describedBy(repo), { force: true });
+  const env = { GIT_INDEX_FILE: keptFile(repo) };
+  const input = Buffer.concat(kept.paths.map((p) => Buffer.concat([encodeBytes(p), Buffer.from([0])])));
+  // add -A is nearly all of a recording: start it first, check the rest while it runs.
+  const adding = repo.git.run(["add", "-A", "--verbose", "--ignore-errors"], { env, okExit: [1] });
+  // Exit 1: none of them is ignored.
+  const ignoring = kept.paths.length
+    ? repo.git.run(["check-ignore", "--no-index", "-z", "--stdin"], { input, okExit: [0, 1, 128] })
+    : Promise.resolve({ exitCode: 1 });
+  const layoutOk = layoutAllows(workTree, kept.paths);
+  // Settle all three before deciding, so that no Git is left writing the kept index.
+  const [configNow, ignored, added] = await Promise.allSettled([config, ignoring, adding]);
+  if (configNow.status === "rejected" || ignored.status === "rejected" || added.status === "rejected") {
+    dropKeptIndex(repo);
+    return null;
+  }
+  try {
+    const changed = added.value.exitCode === 0 ? changedPaths(added.value.stdout, workTree) : null;
+    if (!layoutOk || configNow.value !== kept.config || ignored.value.exitCode !== 1 || !changed || changed.some(neverKept)) {
+      dropKeptIndex(repo);
+      return null;
+    }
+    const worktree = await repo.git.line(["write-tree"], { env });
+    const paths = changed.length ? [...new Set([...kept.paths, ...changed])] : kept.paths;
+    if (handOver !== undefined) renameSync(keptFile(repo), handOver);
+    else if (paths.length <= MAX_PATHS) writeKept(repo, { ...kept, worktree, paths });
+    else dropKeptIndex(repo);
+    return { index: kept.index, worktree };
+  } catch {
+    dropKeptIndex(repo);
+    return null;
+  }
+}
+
+/**
+ * After a full capture: keep the worktree index it wrote (at `built`) for the
+ * next recording, when that one could reuse it. `addOutput` is its
+ * `add -A --verbose` output; `real`, `attributes` and `config` were read before it ran.
+ */
+export function keepAfterFullCapture(
+  repo: Repo,
+  real: RealIndex,
+  attributes: string,
+  config: string,
+  built: string,
+  trees: { index: ObjectId; worktree: ObjectId },
+  addOutput: Uint8Array,
+): void {
+  const workTree = repo.workTree;
+  if (!workTree || real.entries === null || !configAllows(repo)) return;
+  const paths = changedPaths(addOutput, workTree);
+  if (!paths || paths.length > MAX_PATHS || paths.some(neverKept)) return;
+  try {
+    rmSync(describedBy(repo), { force: true });
+    renameSync(built, keptFile(repo));
+    writeKept(repo, {
+      version: 1,
+      realIndex: real.entries,
+      config,
+      attributes,
+      ...trees,
+      paths,
+    });
+  } catch {
+    dropKeptIndex(repo);
+  }
+}

@@ -1,0 +1,177 @@
+// The kept worktree index (core/kept-index.ts): a recording may reuse the
+// index the last one ended with instead of a fresh copy of the real index,
+// but the worktree tree must be exactly what the spec's method gives (add -A
+// and write-tree on a copy of the index). Every case compares with plain Git
+// run here, and says whether the kept index was used or, where it could give
+// a different tree, refused.
+import { describe, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { captureLive, record } from "../core/record.ts";
+import { openRepo } from "../core/repo.ts";
+import { makeRepo, type TestRepo } from "./helpers/repo.ts";
+import { withRepoEnv } from "./helpers/restore.ts";
+
+/** The spec's index and worktree trees, by plain Git on a copy of the real index. */
+function specTrees(r: TestRepo): { index: string; worktree: string } {
+  const dir = mkdtempSync(join(r.dir, "..", "spec-"));
+  const env = { GIT_INDEX_FILE: join(dir, "index") };
+  copyFileSync(join(r.gitDir(), "index"), env.GIT_INDEX_FILE);
+  const index = r.git(["write-tree"], { env }).stdout.trim();
+  r.git(["add", "-A", "--ignore-errors"], { env, allowFail: true });
+  return { index, worktree: r.git(["write-tree"], { env }).stdout.trim() };
+}
+
+/** Record in-process (without the suite's cross-check, to see the recorder alone) and compare with plain Git. */
+async function recordAndCompare(r: TestRepo): Promise<{ fromKept: boolean }> {
+  const out = await withRepoEnv(r, async () => {
+    process.env.GIT_UNDO_VERIFY_KEPT = "";
+    return record(await openRepo(r.dir), { kind: "manual" });
+  });
+  const { index, worktree } = specTrees(r);
+  expect(out.capture.state.worktree).toBe(worktree);
+  expect(out.capture.state.index).toBe(index);
+  return { fromKept: Boolean(out.capture.fromKept) };
+}
+
+/** A repository with untracked files in a few folders, recorded once (the kept index now exists). */
+async function withUntracked(): Promise<TestRepo> {
+  const r = makeRepo();
+  r.write(".gitignore", "*.log\n");
+  r.commit("base", { "src/a.c": "a\n", "src/deep/b.c": "b\n", "docs/readme.md": "r\n" });
+  r.write("src/new.c", "new\n");
+  r.write("notes/todo.txt", "todo\n");
+  r.write("notes/more/idea.txt", "idea\n");
+  r.write("build.log", "ignored\n");
+  expect((await recordAndCompare(r)).fromKept).toBe(false);
+  return r;
+}
+
+describe("the kept worktree index", () => {
+  test("edits, new, changed and deleted untracked files, and deleted tracked files: reused, same tree as a fresh copy", async () => {
+    const r = await withUntracked();
+    r.write("src/a.c", "edited\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    r.write("notes/todo.txt", "changed\n");
+    r.write("notes/third.txt", "third\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    r.remove("notes/more/idea.txt");
+    r.remove("src/deep/b.c");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    // Same size, same second: Git's racy-entry check must still see the edit.
+    r.write("notes/todo.txt", "CHANGED\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    // Nothing changed: the same tree again.
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+  });
+
+  test("a change to the real index (git add) starts again from a copy", async () => {
+    const r = await withUntracked();
+    r.git(["add", "src/new.c"]);
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+  });
+
+  test("a recorded untracked file that a .gitignore now ignores leaves the tree", async () => {
+    const r = await withUntracked();
+    r.write(".gitignore", "*.log\nnotes/todo.txt\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+  });
+
+  test("a .gitignore that ignores itself and its folder ('*'), which no tree shows", async () => {
+    const r = await withUntracked();
+    r.write("notes/.gitignore", "*\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+  });
+
+  test("a rule in .git/info/exclude", async () => {
+    const r = await withUntracked();
+    writeFileSync(join(r.gitDir(), "info", "exclude"), "src/new.c\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+  });
+
+  test("a tracked file that is ignored, deleted and then recreated comes back into the tree", async () => {
+    const r = await withUntracked();
+    r.write("keep.log", "forced\n");
+    r.git(["add", "-f", "keep.log"]);
+    await recordAndCompare(r);
+    r.remove("keep.log");
+    await recordAndCompare(r);
+    r.write("keep.log", "back\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+  });
+
+  test("a repository created inside a recorded untracked folder becomes a gitlink", async () => {
+    const r = await withUntracked();
+    r.git(["init", "-q", "notes"]);
+    r.git(["-C", "notes", "add", "-A"]);
+    r.git(["-C", "notes", "-c", "user.name=Inner", "-c", "user.email=inner@example.com", "commit", "-q", "-m", "inner"]);
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+  });
+
+  test("a new .gitattributes that changes how untracked files hash", async () => {
+    const r = await withUntracked();
+    r.write("notes/crlf.txt", "one\r\ntwo\r\n");
+    await recordAndCompare(r);
+    r.write(".gitattributes", "*.txt text eol=lf\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+    // Its presence among the changed paths keeps the index from being kept at all.
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+  });
+
+  test("attributes outside the working tree (info/attributes) and the configuration (core.autocrlf)", async () => {
+    const r = await withUntracked();
+    r.write("notes/crlf.txt", "one\r\ntwo\r\n");
+    await recordAndCompare(r);
+    writeFileSync(join(r.gitDir(), "info", "attributes"), "*.txt text\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    r.git(["config", "core.autocrlf", "input"]);
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+  });
+
+  test("an untracked file turned into a folder", async () => {
+    const r = await withUntracked();
+    r.remove("src/new.c");
+    r.write("src/new.c/inside.c", "inside\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+  });
+
+  test("intent-to-add entries (index version 3) are never reused", async () => {
+    const r = await withUntracked();
+    r.git(["add", "-N", "src/new.c"]);
+    await recordAndCompare(r);
+    r.remove("src/new.c");
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+  });
+
+  test("git status rewriting the index with fresh stat data keeps it reusable; a mode or flag change does not", async () => {
+    const r = await withUntracked();
+    // Same content, another mtime: status refreshes the entry and rewrites the index.
+    utimesSync(r.path("src/a.c"), 1_000_000_000, 1_000_000_000);
+    const before = readFileSync(join(r.gitDir(), "index"));
+    r.git(["status", "--porcelain"]);
+    expect(readFileSync(join(r.gitDir(), "index")).equals(before)).toBe(false);
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    r.git(["update-index", "--chmod=+x", "src/a.c"]);
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    r.git(["update-index", "--assume-unchanged", "src/deep/b.c"]);
+    r.write("src/deep/b.c", "hidden edit\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+  });
+
+  test("a restore takes the kept index over and leaves none behind", async () => {
+    const r = await withUntracked();
+    r.write("src/a.c", "edited\n");
+    await recordAndCompare(r);
+    const capture = await withRepoEnv(r, async () =>
+      captureLive(await openRepo(r.dir), { keepWorktreeIndex: join(r.gitDir(), "undo", "handed-over") }),
+    );
+    expect(capture.fromKept).toBe(true);
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+    expect(r.undo(["restore", "1"]).code).toBe(0);
+    expect(r.read("src/a.c")).toBe("a\n");
+    expect(r.read("notes/todo.txt")).toBe("todo\n");
+  });
+});
