@@ -114,7 +114,7 @@ export function entriesDigest(bytes: Uint8Array, hashLength: number): string | n
   if (view.getUint32(4) !== 2) return null;
   const count = view.getUint32(8);
   // A copy with the stat data zeroed (all but the mode), hashed in one call.
-  const masked = bytes.slice();
+  const masked = new Uint8Array(bytes); // a copy: Buffer#slice would share the bytes
   let at = 12;
   const STAT = 40; // ctime, mtime, dev, ino, mode, uid, gid, size; mode is at 24
   for (let i = 0; i < count; i++) {

@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captureLive, record } from "../core/record.ts";
+import { entriesDigest } from "../core/kept-index.ts";
 import { openRepo } from "../core/repo.ts";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { withRepoEnv } from "./helpers/restore.ts";
@@ -173,5 +174,25 @@ describe("the kept worktree index", () => {
     expect(r.undo(["restore", "1"]).code).toBe(0);
     expect(r.read("src/a.c")).toBe("a\n");
     expect(r.read("notes/todo.txt")).toBe("todo\n");
+  });
+});
+
+describe("entriesDigest", () => {
+  test("ignores stat data, sees modes, ids and flags, and leaves the bytes it reads alone", () => {
+    const r = makeRepo();
+    r.commit("base", { "a.c": "a\n", "b.c": "b\n" });
+    const path = join(r.gitDir(), "index");
+    const before = readFileSync(path);
+    const copy = Buffer.from(before);
+    const digest = entriesDigest(copy, 20);
+    expect(digest).not.toBeNull();
+    expect(copy.equals(before)).toBe(true);
+    utimesSync(r.path("a.c"), 1_000_000_000, 1_000_000_000);
+    r.git(["update-index", "--refresh"]);
+    const refreshed = readFileSync(path);
+    expect(refreshed.equals(before)).toBe(false);
+    expect(entriesDigest(refreshed, 20)).toBe(digest);
+    r.git(["update-index", "--chmod=+x", "a.c"]);
+    expect(entriesDigest(readFileSync(path), 20)).not.toBe(digest);
   });
 });
