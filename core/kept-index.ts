@@ -36,9 +36,11 @@ import { configDigest, type Repo } from "./repo.ts";
 
 /** What the kept index was made from and what it holds. */
 export interface KeptIndex {
-  version: 1;
+  version: 2;
   /** entriesDigest() of the real index it was made from. */
   realIndex: string;
+  /** RealIndex.identity of the real index last seen with those entries. */
+  realFile: string;
   /** Digest of `git config --list` when it was written. */
   config: string;
   /** Digest of the attribute files outside the working tree. */
@@ -51,13 +53,43 @@ export interface KeptIndex {
   paths: string[];
 }
 
-/** The state of the real index a capture starts from. */
-export interface RealIndex {
-  bytes: Uint8Array;
-  /** Its modification time, read before its content. */
-  mtimeMs: number;
-  /** entriesDigest() of the bytes: null when the kept index cannot stand in for this one. */
-  entries: string | null;
+/**
+ * The real index a capture starts from: its stat data at once, its content and
+ * entries digest only when asked (reading 10 MB costs more than the stat).
+ */
+export class RealIndex {
+  private content?: Uint8Array;
+  private digest?: string | null;
+  private constructor(
+    readonly path: string,
+    private readonly hashLength: number,
+    /** Its modification time, read before its content. */
+    readonly mtimeMs: number,
+    /** Inode, size and times: Git replaces the index by a rename, so any write changes this. */
+    readonly identity: string,
+  ) {}
+
+  /** The real index, or null when there is none yet (a fresh repository). */
+  static open(path: string, hashLength: number): RealIndex | null {
+    let st;
+    try {
+      st = statSync(path, { bigint: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw e;
+    }
+    return new RealIndex(path, hashLength, Number(st.mtimeMs), `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`);
+  }
+
+  get bytes(): Uint8Array {
+    return (this.content ??= readFileSync(this.path));
+  }
+
+  /** entriesDigest() of the content. */
+  get entries(): string | null {
+    if (this.digest === undefined) this.digest = entriesDigest(this.bytes, this.hashLength);
+    return this.digest;
+  }
 }
 
 /** Beyond this many differing paths, checking them costs more than the copy saves. */
@@ -84,19 +116,6 @@ export async function currentConfigDigest(repo: Repo): Promise<string> {
 export function dropKeptIndex(repo: Repo): void {
   rmSync(describedBy(repo), { force: true });
   rmSync(keptFile(repo), { force: true });
-}
-
-/** The real index, or null when there is none yet (a fresh repository). */
-export function readRealIndex(path: string, hashLength: number): RealIndex | null {
-  let mtimeMs: number;
-  try {
-    mtimeMs = statSync(path).mtimeMs;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw e;
-  }
-  const bytes = readFileSync(path);
-  return { bytes, mtimeMs, entries: entriesDigest(bytes, hashLength) };
 }
 
 /**
@@ -215,7 +234,7 @@ function layoutAllows(workTree: string, paths: readonly string[]): boolean {
 function readKept(repo: Repo): KeptIndex | null {
   try {
     const k = JSON.parse(readFileSync(describedBy(repo), "utf8")) as KeptIndex;
-    if (k.version !== 1 || !Array.isArray(k.paths) || !existsSync(keptFile(repo))) return null;
+    if (k.version !== 2 || !Array.isArray(k.paths) || !existsSync(keptFile(repo))) return null;
     return k;
   } catch {
     return null;
@@ -248,7 +267,9 @@ export async function captureFromKept(
 ): Promise<KeptCapture | null> {
   const workTree = repo.workTree;
   const kept = readKept(repo);
-  if (!workTree || !kept || real.entries === null || kept.realIndex !== real.entries || kept.attributes !== attributes || !configAllows(repo)) return null;
+  if (!workTree || !kept || kept.attributes !== attributes || !configAllows(repo)) return null;
+  // The same file needs no reading; another one (git status rewrote it) must hold the same entries.
+  if (kept.realFile !== real.identity && kept.realIndex !== real.entries) return null;
   // From here Git rewrites the kept index: forget its description first.
   rmSync(describedBy(repo), { force: true });
   const env = { GIT_INDEX_FILE: keptFile(repo) };
@@ -275,7 +296,7 @@ export async function captureFromKept(
     const worktree = await repo.git.line(["write-tree"], { env });
     const paths = changed.length ? [...new Set([...kept.paths, ...changed])] : kept.paths;
     if (handOver !== undefined) renameSync(keptFile(repo), handOver);
-    else if (paths.length <= MAX_PATHS) writeKept(repo, { ...kept, worktree, paths });
+    else if (paths.length <= MAX_PATHS) writeKept(repo, { ...kept, realFile: real.identity, worktree, paths });
     else dropKeptIndex(repo);
     return { index: kept.index, worktree };
   } catch {
@@ -299,15 +320,17 @@ export function keepAfterFullCapture(
   addOutput: Uint8Array,
 ): void {
   const workTree = repo.workTree;
-  if (!workTree || real.entries === null || !configAllows(repo)) return;
+  const entries = real.entries;
+  if (!workTree || entries === null || !configAllows(repo)) return;
   const paths = changedPaths(addOutput, workTree);
   if (!paths || paths.length > MAX_PATHS || paths.some(neverKept)) return;
   try {
     rmSync(describedBy(repo), { force: true });
     renameSync(built, keptFile(repo));
     writeKept(repo, {
-      version: 1,
-      realIndex: real.entries,
+      version: 2,
+      realIndex: entries,
+      realFile: real.identity,
       config,
       attributes,
       ...trees,

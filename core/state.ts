@@ -17,7 +17,7 @@ import {
   type StashEntry,
 } from "./format.ts";
 import { GitError, text } from "./git.ts";
-import { attributesDigest, captureFromKept, currentConfigDigest, keepAfterFullCapture, readRealIndex, type RealIndex } from "./kept-index.ts";
+import { attributesDigest, captureFromKept, currentConfigDigest, keepAfterFullCapture, RealIndex } from "./kept-index.ts";
 import type { Repo } from "./repo.ts";
 
 /** A ref under refs/undo/ as for-each-ref listed it. */
@@ -248,7 +248,7 @@ export interface IndexCapture {
  * the same tree, else from a fresh copy as the spec describes.
  */
 export async function captureIndex(repo: Repo, scratchDir: string, withWorktree: boolean, keepWorktreeIndex?: string): Promise<IndexCapture> {
-  const real = readRealIndex(repo.indexFile, repo.objectFormat === "sha256" ? 32 : 20);
+  const real = RealIndex.open(repo.indexFile, repo.objectFormat === "sha256" ? 32 : 20);
   const attributes = withWorktree && real ? attributesDigest(repo) : "";
   const config = withWorktree && real ? currentConfigDigest(repo) : Promise.resolve("");
   config.catch(() => {}); // awaited below
@@ -288,6 +288,7 @@ async function captureFresh(
   // in the spec's order, after the unmerged paths are removed.
   const early = withWorktree ? worktreeTree(repo, copyIndex(copy, join(scratchDir, "index-worktree"))) : undefined;
   early?.catch(() => {});
+  void real?.entries; // the digest a kept index needs, worked out while Git runs
   const first = await git.run(["write-tree"], { env, okExit: [128] });
   let index: ObjectId;
   let unmerged: Uint8Array | undefined;
