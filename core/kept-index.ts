@@ -254,16 +254,13 @@ export interface KeptCapture {
 
 /**
  * The index and worktree trees from the kept index, or null when it cannot
- * stand in for a fresh copy (the caller then takes the full path). With
- * `handOver`, the kept index ends at that path (a restore merges on it) and is
- * no longer kept.
+ * stand in for a fresh copy (the caller then takes the full path).
  */
 export async function captureFromKept(
   repo: Repo,
   real: RealIndex,
   attributes: string,
   config: Promise<string>,
-  handOver?: string,
 ): Promise<KeptCapture | null> {
   const workTree = repo.workTree;
   const kept = readKept(repo);
@@ -295,8 +292,7 @@ export async function captureFromKept(
     }
     const worktree = await repo.git.line(["write-tree"], { env });
     const paths = changed.length ? [...new Set([...kept.paths, ...changed])] : kept.paths;
-    if (handOver !== undefined) renameSync(keptFile(repo), handOver);
-    else if (paths.length <= MAX_PATHS) writeKept(repo, { ...kept, realFile: real.identity, worktree, paths });
+    if (paths.length <= MAX_PATHS) writeKept(repo, { ...kept, realFile: real.identity, worktree, paths });
     else dropKeptIndex(repo);
     return { index: kept.index, worktree };
   } catch {

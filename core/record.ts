@@ -52,10 +52,10 @@ export interface LiveCapture {
 export const latestOf = (snaps: readonly SnapshotEntry[]): SnapshotEntry | undefined => snaps[snaps.length - 1];
 
 /** Steps 2 to 4 of the spec's Recording: read everything and write the state tree. */
-export async function captureLive(repo: Repo, opts: { keepWorktreeIndex?: string } = {}): Promise<LiveCapture> {
+export async function captureLive(repo: Repo): Promise<LiveCapture> {
   return withScratch(repo, async (scratch) => {
     // The refs and the index are independent: read them at the same time.
-    const indexing = repo.bare ? undefined : captureIndex(repo, scratch, repo.config.worktree, opts.keepWorktreeIndex);
+    const indexing = repo.bare ? undefined : captureIndex(repo, scratch, repo.config.worktree);
     indexing?.catch(() => {}); // awaited in buildCapture
     const scan = await scanRefs(repo).catch(async (e) => {
       await indexing?.catch(() => undefined); // no Git left running on the scratch directory

@@ -7,7 +7,7 @@
 // after that step (record-first, refs, symbolic-refs, head, worktree, index,
 // stash, record), so tests can prove the rollback of each one.
 // GIT_UNDO_LOCK_WAIT_MS bounds the wait for capture.lock (default 10000).
-import { closeSync, existsSync, linkSync, openSync, renameSync, rmSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fatal, refuse, UndoError } from "./errors.ts";
 import { decodeUnmerged, pathKey, type HeadState, type ObjectId, type OperationMarker, type Snapshot, type SnapshotEntry } from "./format.ts";
@@ -19,7 +19,7 @@ import { withScratch } from "./objects.ts";
 import { nameList, occupiedNow, parseRawNumstat, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
 import { captureLive, captureWith, commitCapture, latestOf, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
 import type { Repo } from "./repo.ts";
-import { copyIndex, readMarkers } from "./state.ts";
+import { captureIndex, copyIndex, readMarkers } from "./state.ts";
 
 export type RestoreRequest = { kind: Direction; steps: number } | { kind: "restore"; number: number };
 
@@ -112,24 +112,32 @@ function takeIndexLock(repo: Repo): IndexLock {
 }
 
 /**
- * The private index for the working-tree merge: the state left's files with
- * fresh stat data (spec step 4: read-tree --reset S, update-index --refresh).
- * Starting from a copy of the real index keeps its stat data, so only files that
- * changed are read again.
+ * The private index for the working-tree merge (spec step 4): S's entries at
+ * the paths S and T record differently, with fresh stat data. The two-tree
+ * merge leaves every other path alone whether the index names it or not
+ * ("keep index" where S and T agree), so an index of only these paths gives
+ * the same merge, its checks included, without reading and writing an entry
+ * for every file of the repository. The refresh hashes just these files: one
+ * that differs from S keeps stale stat data, and the merge refuses it.
  */
-async function worktreeIndex(repo: Repo, scratch: string, sWorktree: ObjectId): Promise<string> {
-  const p = join(scratch, KEPT_INDEX);
-  // captureLive left the index it wrote S's worktree tree from: use it as it is.
-  if (existsSync(p)) return p;
-  copyIndex(repo.indexFile, p);
+export async function mergeIndexFor(repo: Repo, scratch: string, plan: RestorePlan): Promise<string> {
+  const p = join(scratch, MERGE_INDEX);
+  rmSync(p, { force: true });
   const env = { GIT_INDEX_FILE: p };
-  await repo.git.run(["read-tree", "--reset", sWorktree], { env });
+  const entries = plan.worktree.files.filter((f) => f.oldMode !== "000000");
+  if (!entries.length) {
+    // An empty index file, not a missing one: without a file read-tree takes the
+    // merge for an initial checkout and writes every path.
+    await repo.git.run(["read-tree", "--empty"], { env });
+    return p;
+  }
+  const input = Buffer.concat(entries.map((f) => Buffer.concat([Buffer.from(`${f.oldMode} ${f.oldObject}\t`), f.raw, Buffer.from([0])])));
+  await repo.git.run(["update-index", "-z", "--index-info"], { env, input });
   await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
   return p;
 }
 
-/** Where captureLive keeps its worktree index for the merge (inside the restore's scratch dir). */
-const KEPT_INDEX = "worktree-index";
+const MERGE_INDEX = "merge-index";
 
 /** Paths Git's unpack-trees errors name (`Entry 'a' not uptodate`, `Untracked ... file 'b' would be overwritten`). */
 function pathsInErrors(stderr: string): string[] {
@@ -170,7 +178,7 @@ function mergeBlocker(plan: RestorePlan, stderr: string): Blocker {
  */
 export async function checkWorktree(repo: Repo, scratch: string, plan: RestorePlan): Promise<string | null> {
   if (plan.worktree.mode !== "merge" || plan.blockers.some((b) => b.kind === "missing-objects")) return null;
-  const mergeIndex = await worktreeIndex(repo, scratch, plan.from.state.worktree!);
+  const mergeIndex = await mergeIndexFor(repo, scratch, plan);
   const b = await checkMerge(repo, plan, mergeIndex);
   if (b) plan.blockers.push(b);
   return mergeIndex;
@@ -183,7 +191,7 @@ async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Sn
   // merge itself decide, first of all steps: it checks every path before writing.
   if (opts.dryRun) return { plan, mergeIndex: await checkWorktree(repo, scratch, plan) };
   const merging = plan.worktree.mode === "merge" && !plan.blockers.some((b) => b.kind === "missing-objects");
-  return { plan, mergeIndex: merging ? await worktreeIndex(repo, scratch, plan.from.state.worktree!) : null };
+  return { plan, mergeIndex: merging ? await mergeIndexFor(repo, scratch, plan) : null };
 }
 
 /**
@@ -208,7 +216,7 @@ export async function restore(repo: Repo, request: RestoreRequest, opts: Restore
 }
 
 async function restoreLocked(repo: Repo, scratch: string, request: RestoreRequest, opts: RestoreOptions, holdsIndexLock: boolean): Promise<RestoreResult> {
-  const capture = await captureLive(repo, { keepWorktreeIndex: join(scratch, KEPT_INDEX) });
+  const capture = await captureLive(repo);
   const latest = unchanged(capture);
   // Count the target as if the current state were already recorded (record first ends the streak).
   const snaps = latest ? capture.snapshots : [...capture.snapshots, pending(capture)];
@@ -244,8 +252,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     if (plan.operations.length && opts.force) {
       result.endedOperations = await endOperations(repo);
       // Ending an operation can change more than its markers (rebase --quit stores an autostash).
-      rmSync(join(scratch, KEPT_INDEX), { force: true });
-      const after = await captureLive(repo, { keepWorktreeIndex: join(scratch, KEPT_INDEX) });
+      const after = await captureLive(repo);
       if (!(await sameButMarkers(repo, capture.tree, after.tree))) {
         const made = await commitCapture(repo, after, { kind: "change", message: `ended ${result.endedOperations.join(", ")} (git undo --force)` });
         if (made.created) {
@@ -260,7 +267,8 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
 
     const applied = await applyPlan(repo, scratch, plan, mergeIndex, Boolean(opts.force), journal);
 
-    const recorded = await captureWith(repo, await partsAfter(repo, scratch, plan, mergeIndex, applied.readFilesAgain));
+    const merged = plan.worktree.mode === "merge" && mergeIndex !== null;
+    const recorded = await captureWith(repo, await partsAfter(repo, scratch, plan, merged, applied.readFilesAgain));
     const made = await commitCapture(repo, recorded, {
       kind: "restore",
       restored: target.number,
@@ -593,14 +601,13 @@ async function undoPartialMerge(repo: Repo, scratch: string, plan: RestorePlan, 
 
 /**
  * The index and working-tree parts of the state the restore left, known by
- * construction: the real index is T's, and the merge index holds T's files
- * (S's when no merge ran). Only a submodule's checkout is not moved by the
- * merge, so changed gitlinks are read from disk again; and when the merge
- * warned (a file it could not remove) or changed ignore rules or attributes,
- * the files are read again as a capture reads them, so the snapshot says what
- * is on disk. Both read on a copy: the merge index stays T's for a rollback.
+ * construction: the real index is T's, and the files are T's (S's when no
+ * merge ran). Only a submodule's checkout is not moved by the merge; and a
+ * merge that warned (a file it could not remove) or changed ignore rules or
+ * attributes changes what a capture reads. Then the files are read again as a
+ * capture reads them, so the snapshot says what is on disk.
  */
-async function partsAfter(repo: Repo, scratch: string, plan: RestorePlan, mergeIndex: string | null, readFilesAgain: boolean): Promise<IndexParts> {
+async function partsAfter(repo: Repo, scratch: string, plan: RestorePlan, merged: boolean, readFilesAgain: boolean): Promise<IndexParts> {
   if (repo.bare) return {};
   const t = plan.targetState;
   const parts: IndexParts = {};
@@ -612,24 +619,13 @@ async function partsAfter(repo: Repo, scratch: string, plan: RestorePlan, mergeI
     if (plan.from.state.indexUnmerged) parts.indexUnmerged = plan.from.state.indexUnmerged;
   }
   if (!repo.config.worktree) return parts;
-  const merged = plan.worktree.mode === "merge" && mergeIndex !== null;
   parts.worktree = merged ? t.worktree : plan.from.state.worktree;
   if (!merged) return parts;
-  const gitlinks = plan.worktree.files.filter((f) => f.oldMode === "160000" || f.newMode === "160000");
-  if (!readFilesAgain && !gitlinks.length) return parts;
-  const after = copyIndex(mergeIndex, join(scratch, "after-index"));
-  const env = { GIT_INDEX_FILE: after };
-  if (readFilesAgain) {
-    await repo.git.run(["add", "-A", "--ignore-errors"], { env, okExit: [1] });
-  } else {
-    const paths = gitlinks.map((f) => Buffer.concat([Buffer.from(":(literal)"), f.raw, Buffer.from([0])]));
-    await repo.git.run(["add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"], {
-      env,
-      input: Buffer.concat(paths),
-      okExit: [1],
-    });
-  }
-  parts.worktree = await repo.git.line(["write-tree"], { env });
+  const gitlinks = plan.worktree.files.some((f) => f.oldMode === "160000" || f.newMode === "160000");
+  if (!readFilesAgain && !gitlinks) return parts;
+  const dir = join(scratch, "after");
+  mkdirSync(dir, { recursive: true });
+  parts.worktree = (await captureIndex(repo, dir, true)).worktree;
   return parts;
 }
 

@@ -2,7 +2,7 @@
 // markers, HEAD's newest reflog entry, and the index and working tree as trees.
 // Plain files (HEAD, markers, reflogs, loose symbolic refs) are read directly;
 // everything else comes from one for-each-ref and the tree writers.
-import { closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   compareBytes,
@@ -247,13 +247,13 @@ export interface IndexCapture {
  * worktree tree comes from the index the last recording kept when that gives
  * the same tree, else from a fresh copy as the spec describes.
  */
-export async function captureIndex(repo: Repo, scratchDir: string, withWorktree: boolean, keepWorktreeIndex?: string): Promise<IndexCapture> {
+export async function captureIndex(repo: Repo, scratchDir: string, withWorktree: boolean): Promise<IndexCapture> {
   const real = RealIndex.open(repo.indexFile, repo.objectFormat === "sha256" ? 32 : 20);
   const attributes = withWorktree && real ? attributesDigest(repo) : "";
   const config = withWorktree && real ? currentConfigDigest(repo) : Promise.resolve("");
   config.catch(() => {}); // awaited below
   if (withWorktree && real) {
-    const kept = await captureFromKept(repo, real, attributes, config, keepWorktreeIndex);
+    const kept = await captureFromKept(repo, real, attributes, config);
     if (kept) {
       if (process.env.GIT_UNDO_VERIFY_KEPT) await verifyKept(repo, scratchDir, real, kept);
       return { ...kept, fromKept: true };
@@ -261,13 +261,9 @@ export async function captureIndex(repo: Repo, scratchDir: string, withWorktree:
   }
   const fresh = await captureFresh(repo, scratchDir, real, withWorktree);
   const { result, worktreeIndex } = fresh;
-  if (worktreeIndex !== undefined && result.worktree !== undefined) {
-    // A restore merges on this index: it matches the worktree tree and its stat data is fresh.
-    if (keepWorktreeIndex !== undefined) renameSync(worktreeIndex, keepWorktreeIndex);
-    else if (real && !result.unmerged) {
-      const trees = { index: result.index, worktree: result.worktree };
-      keepAfterFullCapture(repo, real, attributes, await config, worktreeIndex, trees, fresh.addOutput);
-    }
+  if (worktreeIndex !== undefined && result.worktree !== undefined && real && !result.unmerged) {
+    const trees = { index: result.index, worktree: result.worktree };
+    keepAfterFullCapture(repo, real, attributes, await config, worktreeIndex, trees, fresh.addOutput);
   }
   return result;
 }

@@ -134,3 +134,41 @@ describe("working tree", () => {
     expect(r.read("only/keep.log")).toBe("ignored, keep me\n");
   });
 });
+
+describe("the merge touches only the paths that change", () => {
+  // The merge runs on an index of just the paths S and T record differently
+  // (core/restore.ts mergeIndexFor); everything else must stay exactly as it is.
+  test("a restore that only creates files leaves every other file, tracked, untracked and ignored, alone", () => {
+    const r = makeRepo();
+    r.write(".gitignore", "*.log\n");
+    r.commit("base", { "a.txt": "a\n", "dir/b.txt": "b\n" });
+    r.write("notes.txt", "untracked\n");
+    r.write("build.log", "ignored\n");
+    r.write("new.txt", "created by the restore\n");
+    r.ok("snapshot"); // #1: new.txt untracked
+    r.remove("new.txt");
+    r.ok("snapshot"); // #2
+    const old = 1_000_000_000;
+    for (const p of ["a.txt", "dir/b.txt", "notes.txt", "build.log"]) utimesSync(r.path(p), old, old);
+    r.ok("restore", "1");
+    expect(r.read("new.txt")).toBe("created by the restore\n");
+    for (const p of ["a.txt", "dir/b.txt", "notes.txt", "build.log"]) expect(mtime(r.path(p))).toBe(old * 1000);
+    expect(r.read("build.log")).toBe("ignored\n");
+  });
+
+  test("a restore that only deletes files, and one that only edits a file, the same", () => {
+    const r = makeRepo();
+    r.commit("base", { "a.txt": "a\n", "keep.txt": "k\n" });
+    r.write("notes.txt", "untracked\n");
+    r.ok("snapshot"); // #1
+    r.write("extra.txt", "extra\n");
+    r.write("a.txt", "edited\n");
+    r.ok("snapshot"); // #2
+    const old = 1_000_000_000;
+    for (const p of ["keep.txt", "notes.txt"]) utimesSync(r.path(p), old, old);
+    r.ok("restore", "1");
+    expect(existsSync(r.path("extra.txt"))).toBe(false);
+    expect(r.read("a.txt")).toBe("a\n");
+    for (const p of ["keep.txt", "notes.txt"]) expect(mtime(r.path(p))).toBe(old * 1000);
+  });
+});

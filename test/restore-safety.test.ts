@@ -15,7 +15,7 @@ import { withScratch } from "../core/objects.ts";
 import { planRestore } from "../core/plan.ts";
 import { captureLive, unchanged } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
-import { applyPlan, Journal } from "../core/restore.ts";
+import { applyPlan, Journal, mergeIndexFor } from "../core/restore.ts";
 import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { numbers, userFingerprint, withRepoEnv } from "./helpers/restore.ts";
 
@@ -64,19 +64,19 @@ async function raceMerge(r: TestRepo, target: number, meanwhile: () => void) {
   return withRepoEnv(r, async () => {
     const repo = await openRepo(r.dir);
     return withScratch(repo, async (scratch) => {
-      const kept = join(scratch, "worktree-index");
-      const capture = await captureLive(repo, { keepWorktreeIndex: kept });
+      const capture = await captureLive(repo);
       const latest = unchanged(capture);
       expect(latest).toBeDefined(); // the state left is recorded: every file it has is in a snapshot
       const t = readableSnapshot(await listSnapshots(repo), target);
       const plan = await planRestore(repo, { number: latest!.number, tree: capture.tree, state: capture.state }, t);
       expect(plan.blockers).toEqual([]);
       expect(plan.worktree.mode).toBe("merge");
+      const mergeIndex = await mergeIndexFor(repo, scratch, plan);
       meanwhile();
       const journal = new Journal();
       let error: unknown = null;
       try {
-        await applyPlan(repo, scratch, plan, kept, false, journal);
+        await applyPlan(repo, scratch, plan, mergeIndex, false, journal);
       } catch (e) {
         error = e;
       }
