@@ -9,10 +9,13 @@ export const ROOT = join(import.meta.dir, "..", "..");
 export const CLI = join(ROOT, "cli", "main.ts");
 
 const created: string[] = [];
-process.on("exit", () => {
+/** Delete every directory tempDir made so far (test/setup.ts runs this after the tests; KEEP_TEST_REPOS keeps them). */
+export function removeTempDirs(): void {
   if (process.env.KEEP_TEST_REPOS) return;
-  for (const d of created) rmSync(d, { recursive: true, force: true });
-});
+  for (const d of created.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+// Parallel test workers may end without an exit event: test/setup.ts is the main cleanup.
+process.on("exit", removeTempDirs);
 
 /** A fresh directory under the system temp dir, removed when the test process exits. */
 export function tempDir(label = "t"): string {
