@@ -28,7 +28,7 @@
 // Anything else, or any failure, and the recording copies the real index as
 // the spec says. Before Git touches the kept index its description is deleted,
 // so an interrupted recording leaves nothing that could be reused wrongly.
-import { existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { decodeBytes, encodeBytes, type ObjectId } from "./format.ts";
@@ -85,6 +85,14 @@ export class RealIndex {
     return (this.content ??= readFileSync(this.path));
   }
 
+  /** Write the content to a private file with the index's timestamp in whole seconds (never later: Git's racy-entry check). */
+  copyTo(path: string): string {
+    writeFileSync(path, this.bytes);
+    const seconds = Math.floor(this.mtimeMs / 1000);
+    utimesSync(path, seconds, seconds);
+    return path;
+  }
+
   /** entriesDigest() of the content. */
   get entries(): string | null {
     if (this.digest === undefined) this.digest = entriesDigest(this.bytes, this.hashLength);
@@ -122,8 +130,9 @@ export function dropKeptIndex(repo: Repo): void {
  * A digest of a version 2 index's entries without their stat data: equal
  * digests mean the same paths, modes, object ids and flags, so `git status`
  * refreshing stat data does not count as a change. Null for anything else
- * (another version, a split index, a file that does not parse as gitformat-index
- * describes): such an index is never reused.
+ * (another version, a split index, assume-unchanged entries, a file that does
+ * not parse as gitformat-index describes): such an index is never reused. So
+ * with a digest, every entry's flags are zero, and its index tree says all.
  */
 export function entriesDigest(bytes: Uint8Array, hashLength: number): string | null {
   const end = bytes.length - hashLength; // the trailing checksum
@@ -140,7 +149,8 @@ export function entriesDigest(bytes: Uint8Array, hashLength: number): string | n
     const flagsAt = at + STAT + hashLength;
     if (flagsAt + 2 > end) return null;
     const flags = view.getUint16(flagsAt);
-    if (flags & 0x4000) return null;
+    // Extended flags cannot be in version 2; assume-unchanged entries are never reused around.
+    if (flags & 0xc000) return null;
     const nameAt = flagsAt + 2;
     const nameLength = flags & 0x0fff;
     const nameEnd = nameLength < 0x0fff ? nameAt + nameLength : bytes.indexOf(0, nameAt);
@@ -261,23 +271,30 @@ export async function captureFromKept(
   real: RealIndex,
   attributes: string,
   config: Promise<string>,
+  scratchDir: string,
 ): Promise<KeptCapture | null> {
   const workTree = repo.workTree;
   const kept = readKept(repo);
   if (!workTree || !kept || kept.attributes !== attributes || !configAllows(repo)) return null;
-  // The same file needs no reading; another one (git status rewrote it) must hold the same entries.
-  if (kept.realFile !== real.identity && kept.realIndex !== real.entries) return null;
+  // The same file needs no reading; another one (git status rewrote it) may hold the same entries.
+  const sameEntries = kept.realFile === real.identity || kept.realIndex === real.entries;
+  if (!sameEntries && real.entries === null) return null;
+  // When the real index moved on (a commit, git add), the paths whose entries
+  // changed join those the two indexes may differ at.
+  const moved = sameEntries ? { index: kept.index, paths: [] } : await realIndexMoves(repo, real, kept.index, scratchDir).catch(() => null);
+  if (!moved) return null;
   // From here Git rewrites the kept index: forget its description first.
   rmSync(describedBy(repo), { force: true });
   const env = { GIT_INDEX_FILE: keptFile(repo) };
-  const input = Buffer.concat(kept.paths.map((p) => Buffer.concat([encodeBytes(p), Buffer.from([0])])));
   // add -A is nearly all of a recording: start it first, check the rest while it runs.
   const adding = repo.git.run(["add", "-A", "--verbose", "--ignore-errors"], { env, okExit: [1] });
+  const watched = moved.paths.length ? [...new Set([...kept.paths, ...moved.paths])] : kept.paths;
+  const input = Buffer.concat(watched.map((p) => Buffer.concat([encodeBytes(p), Buffer.from([0])])));
   // Exit 1: none of them is ignored.
-  const ignoring = kept.paths.length
+  const ignoring = watched.length
     ? repo.git.run(["check-ignore", "--no-index", "-z", "--stdin"], { input, okExit: [0, 1, 128] })
     : Promise.resolve({ exitCode: 1 });
-  const layoutOk = layoutAllows(workTree, kept.paths);
+  const layoutOk = layoutAllows(workTree, watched);
   // Settle all three before deciding, so that no Git is left writing the kept index.
   const [configNow, ignored, added] = await Promise.allSettled([config, ignoring, adding]);
   if (configNow.status === "rejected" || ignored.status === "rejected" || added.status === "rejected") {
@@ -291,14 +308,39 @@ export async function captureFromKept(
       return null;
     }
     const worktree = await repo.git.line(["write-tree"], { env });
-    const paths = changed.length ? [...new Set([...kept.paths, ...changed])] : kept.paths;
-    if (paths.length <= MAX_PATHS) writeKept(repo, { ...kept, realFile: real.identity, worktree, paths });
+    const paths = changed.length ? [...new Set([...watched, ...changed])] : watched;
+    const realIndex = sameEntries ? kept.realIndex : real.entries!;
+    if (paths.length <= MAX_PATHS) writeKept(repo, { ...kept, realIndex, realFile: real.identity, index: moved.index, worktree, paths });
     else dropKeptIndex(repo);
-    return { index: kept.index, worktree };
+    return { index: moved.index, worktree };
   } catch {
     dropKeptIndex(repo);
     return null;
   }
+}
+
+/**
+ * The real index as a tree, and the paths whose entries differ from the one
+ * the kept index follows (`before`, its tree): with zero flags everywhere
+ * (entriesDigest), the two trees say every difference. Null when the kept
+ * index cannot follow: conflicts, a gitlink or a .gitattributes or .gitmodules
+ * entry among the changes.
+ */
+async function realIndexMoves(repo: Repo, real: RealIndex, before: ObjectId, scratchDir: string): Promise<{ index: ObjectId; paths: string[] } | null> {
+  const env = { GIT_INDEX_FILE: real.copyTo(join(scratchDir, "index-now")) };
+  const written = await repo.git.run(["write-tree"], { env, okExit: [128] });
+  if (written.exitCode !== 0) return null;
+  const index = decodeBytes(written.stdout).trim();
+  if (index === before) return { index, paths: [] };
+  const diff = decodeBytes((await repo.git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", before, index])).stdout);
+  const fields = diff.split("\0");
+  const paths: string[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const [oldMode, newMode] = fields[i]!.slice(1).split(" ");
+    if (oldMode === "160000" || newMode === "160000") return null;
+    paths.push(fields[i + 1]!);
+  }
+  return paths.some(neverKept) ? null : { index, paths };
 }
 
 /**

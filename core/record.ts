@@ -1,6 +1,8 @@
 // Recording: read the state, write it as a tree, skip it when nothing changed,
 // commit it with parents that keep its commits alive, create the next ref, and
 // keep the sequence within undo.limit.
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { cut, describeChange } from "./describe.ts";
 import { UndoError } from "./errors.ts";
 import {
@@ -47,6 +49,8 @@ export interface LiveCapture {
   snapshots: SnapshotEntry[];
   /** The worktree tree came from the index the last recording kept (core/kept-index.ts). */
   fromKept?: boolean;
+  /** The configuration's digest as the capture saw it (keys the committer answer). */
+  configDigest?: string;
 }
 
 export const latestOf = (snaps: readonly SnapshotEntry[]): SnapshotEntry | undefined => snaps[snaps.length - 1];
@@ -62,8 +66,10 @@ export async function captureLive(repo: Repo): Promise<LiveCapture> {
       throw e;
     });
     let fromKept = false;
+    let configDigest: string | undefined;
     const parts = indexing?.then((index): IndexParts => {
       fromKept = Boolean(index.fromKept);
+      configDigest = index.configDigest;
       const p: IndexParts = { index: index.index };
       if (index.unmerged) p.indexUnmerged = index.unmerged;
       if (index.worktree) p.worktree = index.worktree;
@@ -71,6 +77,7 @@ export async function captureLive(repo: Repo): Promise<LiveCapture> {
     });
     const capture = await buildCapture(repo, scratch, scan, parts ?? Promise.resolve({}));
     if (fromKept) capture.fromKept = true;
+    if (configDigest !== undefined) capture.configDigest = configDigest;
     return capture;
   });
 }
@@ -169,7 +176,7 @@ export async function commitCapture(repo: Repo, capture: LiveCapture, opts: Reco
   const same = unchanged(capture);
   if (same && opts.kind !== "restore") return { created: false, latest: same, capture };
   // The parents and the committer do not depend on the summary: ask Git for them meanwhile.
-  const pending = Promise.all([keepParents(repo, commitsToKeep(capture.state)), committerEnv(repo)]);
+  const pending = Promise.all([keepParents(repo, commitsToKeep(capture.state)), committerEnv(repo, capture.configDigest)]);
   pending.catch(() => {}); // awaited below; a failing summary must not leave it unhandled
   const summary = opts.message ?? (await summarize(repo, capture));
   const trailers: Trailers = { format: FORMAT_VERSION, kind: opts.kind, head: headTrailer(capture.state.head) };
@@ -235,17 +242,45 @@ function localOffset(): string {
   return `${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}${String(abs % 60).padStart(2, "0")}`;
 }
 
-/** The committer: the configured identity (never Git's host-name guess), else the placeholder. */
-async function committerEnv(repo: Repo): Promise<IdentEnv> {
+/**
+ * The committer: the configured identity (never Git's host-name guess), else
+ * the placeholder. `git var` answers from the configuration and four variables;
+ * its answer is kept in <gitdir>/undo/committer.json under their digest, so a
+ * recording with the same inputs needs no `git var` (the date is now, as Git's).
+ */
+async function committerEnv(repo: Repo, configDigest: string | undefined): Promise<IdentEnv> {
+  const now = `${Math.floor(Date.now() / 1000)} ${localOffset()}`;
+  const cache = join(repo.undoDir, "committer.json");
+  const key = configDigest && !process.env.GIT_COMMITTER_DATE ? JSON.stringify([configDigest, ...IDENT_VARS.map((v) => process.env[v] ?? null)]) : null;
+  if (key) {
+    try {
+      const known = JSON.parse(readFileSync(cache, "utf8")) as { key: string; name: string; email: string } | { key: string; none: true };
+      if (known.key === key) {
+        return "none" in known
+          ? { GIT_COMMITTER_NAME: PLACEHOLDER_NAME, GIT_COMMITTER_EMAIL: PLACEHOLDER_EMAIL, GIT_COMMITTER_DATE: now }
+          : { GIT_COMMITTER_NAME: known.name, GIT_COMMITTER_EMAIL: known.email, GIT_COMMITTER_DATE: now };
+      }
+    } catch {
+      /* no answer kept yet */
+    }
+  }
   const r = await repo.git.run(["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"], { okExit: [128] });
   const m = r.exitCode === 0 ? /^(.*) <(.*)> (\d+ [+-]\d{4})$/.exec(new TextDecoder().decode(r.stdout).trim()) : null;
+  if (key) {
+    try {
+      const tmp = `${cache}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(m ? { key, name: m[1], email: m[2] } : { key, none: true }));
+      renameSync(tmp, cache);
+    } catch {
+      /* answered by Git this time; the next recording asks again */
+    }
+  }
   if (m) return { GIT_COMMITTER_NAME: m[1]!, GIT_COMMITTER_EMAIL: m[2]!, GIT_COMMITTER_DATE: m[3]! };
-  return {
-    GIT_COMMITTER_NAME: PLACEHOLDER_NAME,
-    GIT_COMMITTER_EMAIL: PLACEHOLDER_EMAIL,
-    GIT_COMMITTER_DATE: `${Math.floor(Date.now() / 1000)} ${localOffset()}`,
-  };
+  return { GIT_COMMITTER_NAME: PLACEHOLDER_NAME, GIT_COMMITTER_EMAIL: PLACEHOLDER_EMAIL, GIT_COMMITTER_DATE: now };
 }
+
+/** The environment `git var GIT_COMMITTER_IDENT` reads besides the configuration. */
+const IDENT_VARS = ["GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_COMMITTER_DATE"];
 
 const KEEP_ENV = {
   GIT_AUTHOR_NAME: PLACEHOLDER_NAME,

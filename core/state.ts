@@ -2,7 +2,7 @@
 // markers, HEAD's newest reflog entry, and the index and working tree as trees.
 // Plain files (HEAD, markers, reflogs, loose symbolic refs) are read directly;
 // everything else comes from one for-each-ref and the tree writers.
-import { closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import {
   compareBytes,
@@ -239,6 +239,8 @@ export interface IndexCapture {
   worktree?: ObjectId;
   /** Whether the worktree tree came from the index kept since the last recording (core/kept-index.ts). */
   fromKept?: boolean;
+  /** The configuration's digest, read while the trees were written. */
+  configDigest?: string;
 }
 
 /**
@@ -253,17 +255,18 @@ export async function captureIndex(repo: Repo, scratchDir: string, withWorktree:
   const config = withWorktree && real ? currentConfigDigest(repo) : Promise.resolve("");
   config.catch(() => {}); // awaited below
   if (withWorktree && real) {
-    const kept = await captureFromKept(repo, real, attributes, config);
+    const kept = await captureFromKept(repo, real, attributes, config, scratchDir);
     if (kept) {
       if (process.env.GIT_UNDO_VERIFY_KEPT) await verifyKept(repo, scratchDir, real, kept);
-      return { ...kept, fromKept: true };
+      return { ...kept, fromKept: true, configDigest: await config };
     }
   }
   const fresh = await captureFresh(repo, scratchDir, real, withWorktree);
   const { result, worktreeIndex } = fresh;
+  if (withWorktree && real) result.configDigest = await config;
   if (worktreeIndex !== undefined && result.worktree !== undefined && real && !result.unmerged) {
     const trees = { index: result.index, worktree: result.worktree };
-    keepAfterFullCapture(repo, real, attributes, await config, worktreeIndex, trees, fresh.addOutput);
+    keepAfterFullCapture(repo, real, attributes, result.configDigest!, worktreeIndex, trees, fresh.addOutput);
   }
   return result;
 }
@@ -275,7 +278,7 @@ async function captureFresh(
   real: RealIndex | null,
   withWorktree: boolean,
 ): Promise<{ result: IndexCapture; worktreeIndex?: string; addOutput: Uint8Array }> {
-  const copy = writeIndexCopy(real, join(scratchDir, "index"));
+  const copy = real ? real.copyTo(join(scratchDir, "index")) : join(scratchDir, "index");
   const env = { GIT_INDEX_FILE: copy };
   const git = repo.git;
   // Without conflicts the worktree tree is written from a copy of the copy while
@@ -324,16 +327,6 @@ async function verifyKept(repo: Repo, scratchDir: string, real: RealIndex, kept:
   if (result.index !== kept.index || result.worktree !== kept.worktree || result.unmerged) {
     throw new Error(`kept index disagrees with a fresh copy: index ${kept.index} vs ${result.index}, worktree ${kept.worktree} vs ${result.worktree}`);
   }
-}
-
-/** Write the real index's bytes to a private file, keeping its timestamp as copyIndex does. */
-function writeIndexCopy(real: RealIndex | null, copy: string): string {
-  if (real) {
-    writeFileSync(copy, real.bytes);
-    const seconds = Math.floor(real.mtimeMs / 1000);
-    utimesSync(copy, seconds, seconds);
-  }
-  return copy;
 }
 
 /**

@@ -123,6 +123,29 @@ describe("the commit", () => {
     expect(ident(r, s.commit, "author")).toBe("git-undo <git-undo@localhost>");
   });
 
+  test("the committer follows every change of identity, although git var's answer is kept between recordings", () => {
+    const r = makeRepo();
+    r.commit("one");
+    r.write("a.c", "1\n");
+    expect(ident(r, snap(r).commit, "committer")).toBe("Test User <test@example.com>");
+    r.git(["config", "user.name", "Renamed User"]);
+    r.write("a.c", "2\n");
+    expect(ident(r, snap(r).commit, "committer")).toBe("Renamed User <test@example.com>");
+    r.write("a.c", "3\n");
+    const fromEnv = snap(r, [], { env: { GIT_COMMITTER_EMAIL: "env@example.com" } });
+    expect(ident(r, fromEnv.commit, "committer")).toBe("Renamed User <env@example.com>");
+    r.write("a.c", "4\n");
+    expect(ident(r, snap(r).commit, "committer")).toBe("Renamed User <test@example.com>");
+    r.git(["config", "--unset", "user.email"]);
+    r.write("a.c", "5\n");
+    expect(ident(r, snap(r).commit, "committer")).toBe("git-undo <git-undo@localhost>");
+    // The date is the recording's own, cached identity or not.
+    r.write("a.c", "6\n");
+    const dated = snap(r);
+    const stamp = Number(r.g("log", "-1", "--format=%ct", dated.commit));
+    expect(Math.abs(stamp - Date.now() / 1000)).toBeLessThan(60);
+  });
+
   test("no hook observes the recorder's own Git commands", () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
