@@ -31,7 +31,7 @@
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { decodeBytes, encodeBytes, type ObjectId } from "./format.ts";
+import { decodeBytes, encodeBytes, hasEscapedBytes, type ObjectId } from "./format.ts";
 import { configDigest, type Repo } from "./repo.ts";
 
 /** What the kept index was made from and what it holds. */
@@ -208,6 +208,8 @@ export function changedPaths(stdout: Uint8Array, workTree: string): string[] | n
     const m = /^(add|remove) '(.*)'$/s.exec(line);
     if (!m) return null;
     const path = m[2]!;
+    // A name that is not UTF-8 cannot be looked at through a JS string.
+    if (hasEscapedBytes(path)) return null;
     // Git prints paths raw: a name with a newline in it would split. What the
     // line says must then match the disk, or the list is not trusted.
     const st = lstatOrNull(join(workTree, path));
@@ -340,7 +342,8 @@ async function realIndexMoves(repo: Repo, real: RealIndex, before: ObjectId, scr
     if (oldMode === "160000" || newMode === "160000") return null;
     paths.push(fields[i + 1]!);
   }
-  return paths.some(neverKept) ? null : { index, paths };
+  // A name that is not UTF-8 cannot be looked at through a JS string (layoutAllows).
+  return paths.some((p) => neverKept(p) || hasEscapedBytes(p)) ? null : { index, paths };
 }
 
 /**

@@ -186,6 +186,13 @@ describe("the kept worktree index", () => {
     expect((await recordAndCompare(r)).fromKept).toBe(false);
   });
 
+  test("a file name that is not UTF-8 keeps the kept index out of use", async () => {
+    const r = await withUntracked();
+    writeFileSync(Buffer.concat([Buffer.from(`${r.dir}/notes/caf`), Buffer.from([0xe9]), Buffer.from(".txt")]), "latin-1 name\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+  });
+
   test("intent-to-add entries (index version 3) are never reused", async () => {
     const r = await withUntracked();
     r.git(["add", "-N", "src/new.c"]);
