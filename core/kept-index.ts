@@ -104,8 +104,10 @@ export class RealIndex {
 const MAX_PATHS = 20000;
 const BASENAMES_NEVER_KEPT = new Set([".gitattributes", ".gitmodules"]);
 
-const keptFile = (repo: Repo): string => join(repo.undoDir, "worktree-index");
-const describedBy = (repo: Repo): string => join(repo.undoDir, "worktree-index.json");
+/** The kept index and its description, in <gitdir>/undo/. */
+export const KEPT_INDEX_FILES = ["worktree-index", "worktree-index.json"] as const;
+const keptFile = (repo: Repo): string => join(repo.undoDir, KEPT_INDEX_FILES[0]);
+const describedBy = (repo: Repo): string => join(repo.undoDir, KEPT_INDEX_FILES[1]);
 
 /**
  * The digest of the configuration as it is now: the one openRepo or

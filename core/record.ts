@@ -250,7 +250,7 @@ function localOffset(): string {
  */
 async function committerEnv(repo: Repo, configDigest: string | undefined): Promise<IdentEnv> {
   const now = `${Math.floor(Date.now() / 1000)} ${localOffset()}`;
-  const cache = join(repo.undoDir, "committer.json");
+  const cache = join(repo.undoDir, COMMITTER_CACHE);
   const key = configDigest && !process.env.GIT_COMMITTER_DATE ? JSON.stringify([configDigest, ...IDENT_VARS.map((v) => process.env[v] ?? null)]) : null;
   if (key) {
     try {
@@ -278,6 +278,9 @@ async function committerEnv(repo: Repo, configDigest: string | undefined): Promi
   if (m) return { GIT_COMMITTER_NAME: m[1]!, GIT_COMMITTER_EMAIL: m[2]!, GIT_COMMITTER_DATE: m[3]! };
   return { GIT_COMMITTER_NAME: PLACEHOLDER_NAME, GIT_COMMITTER_EMAIL: PLACEHOLDER_EMAIL, GIT_COMMITTER_DATE: now };
 }
+
+/** Where committerEnv keeps git var's answer, in <gitdir>/undo/. */
+export const COMMITTER_CACHE = "committer.json";
 
 /** The environment `git var GIT_COMMITTER_IDENT` reads besides the configuration. */
 const IDENT_VARS = ["GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_COMMITTER_DATE"];

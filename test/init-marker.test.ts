@@ -85,8 +85,11 @@ test("a shared hooks folder records where init ran, and not where only 'git undo
   await settled(r.gitDir());
   const kept = list(r);
   expect(kept.length).toBeGreaterThan(snaps.length);
+  expect(existsSync(join(r.gitDir(), "undo", "worktree-index"))).toBe(true);
   expect(r.undo(["uninstall", "--global-hooks"]).code).toBe(0);
   expect(existsSync(join(r.gitDir(), "undo", ENABLED))).toBe(false);
+  // The recorder's caches (the kept index, the committer answer) go with it.
+  for (const f of ["worktree-index", "worktree-index.json", "committer.json"]) expect(existsSync(join(r.gitDir(), "undo", f))).toBe(false);
   expect(existsSync(join(wtGitDir, "undo", ENABLED))).toBe(false);
   expect(list(r)).toEqual(kept);
   expect(list(r, wt)).toEqual(linked);

@@ -4,7 +4,9 @@
 import { existsSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { candidateFolders, ENABLED, findBlock, HOOK_NAMES, removeHooks } from "../../core/hooks.ts";
+import { KEPT_INDEX_FILES } from "../../core/kept-index.ts";
 import { withLock } from "../../core/lock.ts";
+import { COMMITTER_CACHE } from "../../core/record.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";
 import { liveWorker, MARK } from "../../core/settle.ts";
 import type { Command } from "../command.ts";
@@ -65,8 +67,9 @@ export const uninstall: Command = {
     const dirs = undoDirs(repo);
     // Without its marker a worktree is one the hooks leave alone, even where
     // they stay installed for other repositories (a shared core.hooksPath).
+    // The recorder's caches go too: the kept index alone is as big as the index.
     for (const d of dirs) {
-      for (const f of [ENABLED, MARK]) {
+      for (const f of [ENABLED, MARK, ...KEPT_INDEX_FILES, COMMITTER_CACHE]) {
         try {
           unlinkSync(join(d, f));
         } catch {
