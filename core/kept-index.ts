@@ -287,9 +287,17 @@ export async function captureFromKept(
   // changed join those the two indexes may differ at.
   const moved = sameEntries ? { index: kept.index, paths: [] } : await realIndexMoves(repo, real, kept.index, scratchDir).catch(() => null);
   if (!moved) return null;
-  // From here Git rewrites the kept index: forget its description first.
+  // Take the kept index into the scratch directory and forget its description:
+  // whatever happens to <gitdir>/undo meanwhile (uninstall, a crash), Git works
+  // on a file nobody else removes, and nothing is left that could be reused wrongly.
+  const taken = join(scratchDir, "kept-index");
   rmSync(describedBy(repo), { force: true });
-  const env = { GIT_INDEX_FILE: keptFile(repo) };
+  try {
+    renameSync(keptFile(repo), taken);
+  } catch {
+    return null;
+  }
+  const env = { GIT_INDEX_FILE: taken };
   // add -A is nearly all of a recording: start it first, check the rest while it runs.
   const adding = repo.git.run(["add", "-A", "--verbose", "--ignore-errors"], { env, okExit: [1] });
   const watched = moved.paths.length ? [...new Set([...kept.paths, ...moved.paths])] : kept.paths;
@@ -301,21 +309,18 @@ export async function captureFromKept(
   const layoutOk = layoutAllows(workTree, watched);
   // Settle all three before deciding, so that no Git is left writing the kept index.
   const [configNow, ignored, added] = await Promise.allSettled([config, ignoring, adding]);
-  if (configNow.status === "rejected" || ignored.status === "rejected" || added.status === "rejected") {
-    dropKeptIndex(repo);
-    return null;
-  }
+  // A refusal leaves the taken index in the scratch directory, which goes with it.
+  if (configNow.status === "rejected" || ignored.status === "rejected" || added.status === "rejected") return null;
   try {
     const changed = added.value.exitCode === 0 ? changedPaths(added.value.stdout, workTree) : null;
-    if (!layoutOk || configNow.value !== kept.config || ignored.value.exitCode !== 1 || !changed || changed.some(neverKept)) {
-      dropKeptIndex(repo);
-      return null;
-    }
+    if (!layoutOk || configNow.value !== kept.config || ignored.value.exitCode !== 1 || !changed || changed.some(neverKept)) return null;
     const worktree = await repo.git.line(["write-tree"], { env });
     const paths = changed.length ? [...new Set([...watched, ...changed])] : watched;
     const realIndex = sameEntries ? kept.realIndex : real.entries!;
-    if (paths.length <= MAX_PATHS) writeKept(repo, { ...kept, realIndex, realFile: real.identity, index: moved.index, worktree, paths });
-    else dropKeptIndex(repo);
+    if (paths.length <= MAX_PATHS) {
+      renameSync(taken, keptFile(repo));
+      writeKept(repo, { ...kept, realIndex, realFile: real.identity, index: moved.index, worktree, paths });
+    }
     return { index: moved.index, worktree };
   } catch {
     dropKeptIndex(repo);

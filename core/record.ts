@@ -55,11 +55,16 @@ export interface LiveCapture {
 
 export const latestOf = (snaps: readonly SnapshotEntry[]): SnapshotEntry | undefined => snaps[snaps.length - 1];
 
-/** Steps 2 to 4 of the spec's Recording: read everything and write the state tree. */
-export async function captureLive(repo: Repo): Promise<LiveCapture> {
+/**
+ * Steps 2 to 4 of the spec's Recording: read everything and write the state
+ * tree. `lockHeld`: the caller holds capture.lock, which lets the capture use
+ * and keep the worktree index of core/kept-index.ts (no other capture can be
+ * touching it); a capture without the lock (a preview) takes a fresh copy.
+ */
+export async function captureLive(repo: Repo, opts: { lockHeld?: boolean } = {}): Promise<LiveCapture> {
   return withScratch(repo, async (scratch) => {
     // The refs and the index are independent: read them at the same time.
-    const indexing = repo.bare ? undefined : captureIndex(repo, scratch, repo.config.worktree);
+    const indexing = repo.bare ? undefined : captureIndex(repo, scratch, repo.config.worktree, opts.lockHeld ?? false);
     indexing?.catch(() => {}); // awaited in buildCapture
     const scan = await scanRefs(repo).catch(async (e) => {
       await indexing?.catch(() => undefined); // no Git left running on the scratch directory
@@ -167,7 +172,7 @@ export async function record(repo: Repo, opts: RecordOptions): Promise<RecordOut
 
 /** Record with capture.lock already held by the caller. */
 export async function recordLocked(repo: Repo, opts: RecordOptions): Promise<RecordOutcome> {
-  const capture = await captureLive(repo);
+  const capture = await captureLive(repo, { lockHeld: true });
   return commitCapture(repo, capture, opts);
 }
 

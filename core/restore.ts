@@ -216,7 +216,7 @@ export async function restore(repo: Repo, request: RestoreRequest, opts: Restore
 }
 
 async function restoreLocked(repo: Repo, scratch: string, request: RestoreRequest, opts: RestoreOptions, holdsIndexLock: boolean): Promise<RestoreResult> {
-  const capture = await captureLive(repo);
+  const capture = await captureLive(repo, { lockHeld: true });
   const latest = unchanged(capture);
   // Count the target as if the current state were already recorded (record first ends the streak).
   const snaps = latest ? capture.snapshots : [...capture.snapshots, pending(capture)];
@@ -252,7 +252,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     if (plan.operations.length && opts.force) {
       result.endedOperations = await endOperations(repo);
       // Ending an operation can change more than its markers (rebase --quit stores an autostash).
-      const after = await captureLive(repo);
+      const after = await captureLive(repo, { lockHeld: true });
       if (!(await sameButMarkers(repo, capture.tree, after.tree))) {
         const made = await commitCapture(repo, after, { kind: "change", message: `ended ${result.endedOperations.join(", ")} (git undo --force)` });
         if (made.created) {
@@ -625,7 +625,7 @@ async function partsAfter(repo: Repo, scratch: string, plan: RestorePlan, merged
   if (!readFilesAgain && !gitlinks) return parts;
   const dir = join(scratch, "after");
   mkdirSync(dir, { recursive: true });
-  parts.worktree = (await captureIndex(repo, dir, true)).worktree;
+  parts.worktree = (await captureIndex(repo, dir, true, true)).worktree;
   return parts;
 }
 

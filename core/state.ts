@@ -245,26 +245,29 @@ export interface IndexCapture {
 
 /**
  * Write the index and the working tree as trees, on a private copy of the index
- * so the real one is never written (a Git command may hold index.lock). The
+ * so the real one is never written (a Git command may hold index.lock). With
+ * `lockHeld` (the caller holds capture.lock, so no other capture runs), the
  * worktree tree comes from the index the last recording kept when that gives
- * the same tree, else from a fresh copy as the spec describes.
+ * the same tree, and this capture's index is kept in turn; otherwise, and
+ * when it cannot, from a fresh copy as the spec describes.
  */
-export async function captureIndex(repo: Repo, scratchDir: string, withWorktree: boolean): Promise<IndexCapture> {
+export async function captureIndex(repo: Repo, scratchDir: string, withWorktree: boolean, lockHeld: boolean): Promise<IndexCapture> {
   const real = RealIndex.open(repo.indexFile, repo.objectFormat === "sha256" ? 32 : 20);
-  const attributes = withWorktree && real ? attributesDigest(repo) : "";
-  const config = withWorktree && real ? currentConfigDigest(repo) : Promise.resolve("");
+  const useKept = withWorktree && real !== null && lockHeld;
+  const attributes = useKept ? attributesDigest(repo) : "";
+  const config = useKept ? currentConfigDigest(repo) : Promise.resolve("");
   config.catch(() => {}); // awaited below
-  if (withWorktree && real) {
+  if (useKept && real) {
     const kept = await captureFromKept(repo, real, attributes, config, scratchDir);
     if (kept) {
       if (process.env.GIT_UNDO_VERIFY_KEPT) await verifyKept(repo, scratchDir, real, kept);
       return { ...kept, fromKept: true, configDigest: await config };
     }
   }
-  const fresh = await captureFresh(repo, scratchDir, real, withWorktree);
+  const fresh = await captureFresh(repo, scratchDir, real, withWorktree, useKept);
   const { result, worktreeIndex } = fresh;
-  if (withWorktree && real) result.configDigest = await config;
-  if (worktreeIndex !== undefined && result.worktree !== undefined && real && !result.unmerged) {
+  if (useKept) result.configDigest = await config;
+  if (useKept && real && worktreeIndex !== undefined && result.worktree !== undefined && !result.unmerged) {
     const trees = { index: result.index, worktree: result.worktree };
     keepAfterFullCapture(repo, real, attributes, result.configDigest!, worktreeIndex, trees, fresh.addOutput);
   }
@@ -277,6 +280,7 @@ async function captureFresh(
   scratchDir: string,
   real: RealIndex | null,
   withWorktree: boolean,
+  keepable = false,
 ): Promise<{ result: IndexCapture; worktreeIndex?: string; addOutput: Uint8Array }> {
   const copy = real ? real.copyTo(join(scratchDir, "index")) : join(scratchDir, "index");
   const env = { GIT_INDEX_FILE: copy };
@@ -287,7 +291,7 @@ async function captureFresh(
   // in the spec's order, after the unmerged paths are removed.
   const early = withWorktree ? worktreeTree(repo, copyIndex(copy, join(scratchDir, "index-worktree"))) : undefined;
   early?.catch(() => {});
-  void real?.entries; // the digest a kept index needs, worked out while Git runs
+  if (keepable) void real?.entries; // the digest a kept index needs, worked out while Git runs
   const first = await git.run(["write-tree"], { env, okExit: [128] });
   let index: ObjectId;
   let unmerged: Uint8Array | undefined;

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { record } from "../core/record.ts";
+import { captureLive, record } from "../core/record.ts";
 import { entriesDigest } from "../core/kept-index.ts";
 import { openRepo } from "../core/repo.ts";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";
@@ -191,6 +191,20 @@ describe("the kept worktree index", () => {
     writeFileSync(Buffer.concat([Buffer.from(`${r.dir}/notes/caf`), Buffer.from([0xe9]), Buffer.from(".txt")]), "latin-1 name\n");
     expect((await recordAndCompare(r)).fromKept).toBe(false);
     expect((await recordAndCompare(r)).fromKept).toBe(false);
+  });
+
+  test("a capture without capture.lock (a preview) neither uses nor keeps the kept index", async () => {
+    const r = await withUntracked();
+    const kept = join(r.gitDir(), "undo", "worktree-index");
+    const before = readFileSync(kept);
+    const described = readFileSync(`${kept}.json`);
+    r.write("src/a.c", "previewed\n");
+    const capture = await withRepoEnv(r, async () => captureLive(await openRepo(r.dir)));
+    expect(capture.fromKept).toBeUndefined();
+    expect(capture.state.worktree).toBe(specTrees(r).worktree);
+    expect(readFileSync(kept).equals(before)).toBe(true);
+    expect(readFileSync(`${kept}.json`).equals(described)).toBe(true);
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
   });
 
   test("intent-to-add entries (index version 3) are never reused", async () => {
