@@ -5,7 +5,7 @@ import { GitError } from "../core/git.ts";
 import { helpText, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
 import { onRepoOpened } from "../core/repo.ts";
-import { setColorConfig, takeColorOptions } from "./ui.ts";
+import { setColorConfig, takeColorOptions, write } from "./ui.ts";
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
@@ -27,7 +27,7 @@ export async function main(rawArgv: string[]): Promise<number> {
   onRepoOpened((repo) => setColorConfig(repo.config.color));
   const [first, ...rest] = argv;
   if (first === "-h" || first === "--help" || first === "help") {
-    process.stdout.write(`${mainHelp()}\n`);
+    write(1, `${mainHelp()}\n`);
     return 0;
   }
   // `git undo`, `git undo 3`, `git undo --dry-run`: the undo command itself.
@@ -35,20 +35,20 @@ export async function main(rawArgv: string[]): Promise<number> {
     const undoCommand = await findCommand("undo")!.load();
     const parsedUndo = parse(undoCommand, argv);
     if (parsedUndo === "help") {
-      process.stdout.write(`${helpText(undoCommand)}\n`);
+      write(1, `${helpText(undoCommand)}\n`);
       return 0;
     }
     return undoCommand.run(parsedUndo);
   }
   const entry = findCommand(first);
   if (!entry) {
-    process.stderr.write(`git undo: '${first}' is not a git undo command. See 'git undo --help'.\n`);
+    write(2, `git undo: '${first}' is not a git undo command. See 'git undo --help'.\n`);
     return 129;
   }
   const command = await entry.load();
   const parsed = parse(command, rest);
   if (parsed === "help") {
-    process.stdout.write(`${helpText(command)}\n`);
+    write(1, `${helpText(command)}\n`);
     return 0;
   }
   return command.run(parsed);
@@ -57,16 +57,16 @@ export async function main(rawArgv: string[]): Promise<number> {
 function report(e: unknown): number {
   if (e instanceof UndoError) {
     const prefix = e.kind === "usage" ? "error" : e.kind === "refused" ? "error" : "fatal";
-    process.stderr.write(`${prefix}: ${e.message}\n`);
+    write(2, `${prefix}: ${e.message}\n`);
     return e.exitCode;
   }
   if (e instanceof GitError) {
-    process.stderr.write(`fatal: ${e.message}\n`);
+    write(2, `fatal: ${e.message}\n`);
     return 128;
   }
   const err = e as Error;
-  process.stderr.write(`fatal: ${err?.message ?? String(e)}\n`);
-  if (process.env.GIT_UNDO_DEBUG) process.stderr.write(`${err?.stack ?? ""}\n`);
+  write(2, `fatal: ${err?.message ?? String(e)}\n`);
+  if (process.env.GIT_UNDO_DEBUG) write(2, `${err?.stack ?? ""}\n`);
   return 128;
 }
 

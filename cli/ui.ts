@@ -1,10 +1,14 @@
 // Output helpers shared by the commands: colours, relative dates, JSON.
-import picocolors from "picocolors";
+import { fstatSync, writeSync } from "node:fs";
+import type { Colors } from "picocolors/types";
 import { usage } from "../core/errors.ts";
 import { parseColorWhen, type ColorWhen } from "../core/repo.ts";
 
-// picocolors' default export decides on its own at import time; we decide per call.
-const pc = picocolors.createColors(true);
+// picocolors' default export decides on its own at import time, by asking
+// process.stdout whether it is a terminal: setting up that stream costs Bun
+// about 10 ms. We decide per call, and load it only when a colour is wanted.
+let pc: Colors | undefined;
+const colors = (): Colors => (pc ??= (require("picocolors") as { createColors(on: boolean): Colors }).createColors(true));
 
 // Whether to colour, decided as Git decides: the command line (--color[=<when>],
 // --no-color) first, then color.undo / color.ui, then "auto": only when stdout
@@ -37,31 +41,66 @@ export function colorWhen(): ColorWhen {
   return fromFlag ?? fromConfig ?? "auto";
 }
 
-export function colorEnabled(stream: { isTTY?: boolean } = process.stdout): boolean {
+export function colorEnabled(stream?: { isTTY?: boolean }): boolean {
   const when = colorWhen();
   if (when !== "auto") return when === "always";
-  if (process.env.NO_COLOR) return false;
-  return Boolean(stream.isTTY) && process.env.TERM !== "dumb";
+  if (process.env.NO_COLOR || process.env.TERM === "dumb") return false;
+  if (stream) return Boolean(stream.isTTY);
+  // A terminal is a character device: anything else (a pipe, a file) needs no stream set up to tell.
+  return isCharacterDevice(1) && Boolean(process.stdout.isTTY);
+}
+
+function isCharacterDevice(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice();
+  } catch {
+    return false;
+  }
 }
 
 type Paint = (s: string) => string;
-const wrap = (f: Paint): Paint => (s) => (colorEnabled() ? f(s) : s);
+type ColorName = "bold" | "dim" | "red" | "green" | "yellow" | "cyan" | "magenta";
+const wrap = (name: ColorName): Paint => (s) => (colorEnabled() ? colors()[name](s) : s);
 export const color = {
-  bold: wrap(pc.bold),
-  dim: wrap(pc.dim),
-  red: wrap(pc.red),
-  green: wrap(pc.green),
-  yellow: wrap(pc.yellow),
-  cyan: wrap(pc.cyan),
-  magenta: wrap(pc.magenta),
+  bold: wrap("bold"),
+  dim: wrap("dim"),
+  red: wrap("red"),
+  green: wrap("green"),
+  yellow: wrap("yellow"),
+  cyan: wrap("cyan"),
+  magenta: wrap("magenta"),
 };
 
+let closed = false;
+/**
+ * Write to stdout (fd 1) or stderr (fd 2) directly, without setting up
+ * process.stdout. A full non-blocking pipe hands the rest to the stream,
+ * which waits; a reader that went away (`git undo list | head`) ends the
+ * output quietly, as it ends Git's.
+ */
+export function write(fd: 1 | 2, text: string): void {
+  if (closed && fd === 1) return;
+  const bytes = Buffer.from(text);
+  let done = 0;
+  try {
+    while (done < bytes.length) done += writeSync(fd, bytes, done);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EPIPE") {
+      if (fd === 1) closed = true;
+      return;
+    }
+    if (code !== "EAGAIN") throw e;
+    (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(done));
+  }
+}
+
 export function out(line = ""): void {
-  process.stdout.write(`${line}\n`);
+  write(1, `${line}\n`);
 }
 
 export function json(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  write(1, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** "3 minutes ago", in the steps Git's relative dates use. */

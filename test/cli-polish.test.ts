@@ -3,7 +3,7 @@
 import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { makeRepo, ROOT, tempDir, type TestRepo } from "./helpers/repo.ts";
+import { CLI, makeRepo, ROOT, tempDir, type TestRepo } from "./helpers/repo.ts";
 
 const ESC = "\x1b[";
 const MAN = join(ROOT, "docs", "git-undo.1");
@@ -175,4 +175,19 @@ test.skipIf(!existsSync("/usr/bin/man"))("git undo --help opens the man page fro
   expect(res.stderr.toString()).toBe("");
   expect(res.exitCode).toBe(0);
   expect(res.stdout.toString().replace(/.\x08/g, "")).toContain("git-undo - undo any Git command");
+});
+
+test("output into a pipe whose reader has gone (git undo list | true) ends quietly", () => {
+  const r = makeRepo();
+  r.commit("one");
+  for (let i = 0; i < 5; i++) {
+    r.write("a.c", `${i}\n`);
+    r.ok("snapshot");
+  }
+  // `true` exits before git-undo has asked Git anything, so its writes meet a closed pipe.
+  const script = `"${process.execPath}" "${CLI}" list --json | true; echo "status=\${PIPESTATUS[0]}" >&2`;
+  const res = Bun.spawnSync({ cmd: ["bash", "-c", script], cwd: r.dir, env: r.env, stdout: "pipe", stderr: "pipe" });
+  const stderr = res.stderr.toString();
+  expect(stderr).toMatch(/status=0\n$/);
+  expect(stderr.replace(/status=0\n$/, "")).toBe("");
 });
