@@ -26,7 +26,10 @@
 //   - the attribute files outside the working tree unchanged, so that a file
 //     hashed earlier would hash the same now.
 // Anything else, or any failure, and the recording copies the real index as
-// the spec says. Before Git touches the kept index its description is deleted,
+// the spec says. What this cannot see: a .gitattributes that is itself ignored
+// (add -A never reports it) changing between recordings, or a clean filter
+// whose output changes; a file hashed earlier then keeps its old blob until
+// the file itself changes. Before Git touches the kept index its description is deleted,
 // so an interrupted recording leaves nothing that could be reused wrongly.
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
