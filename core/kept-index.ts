@@ -12,10 +12,12 @@
 // would. Where the two indexes agree, add -A treats a path the same way in
 // both; they differ only at the paths the earlier add -A runs added, removed or
 // rehashed, which their --verbose output lists. Reuse therefore needs:
-//   - the real index holding the same entries as the one the kept index came
-//     from (stat data aside: `git status` rewrites it with fresh stat data), in
-//     version 2 (so no intent-to-add or skip-worktree entries), without
-//     conflicts and not split;
+//   - the real index in version 2 (so no intent-to-add or skip-worktree
+//     entries), without conflicts or assume-unchanged entries, not split; with
+//     the entries the kept index last followed (stat data aside: `git status`
+//     rewrites it with fresh stat data), or with changes that the old and new
+//     index trees show, which then join the listed paths and hold no gitlink,
+//     .gitattributes or .gitmodules;
 //   - the same configuration, and none of sparse checkout, a split index,
 //     fsmonitor or case folding;
 //   - each listed path still not ignored (an untracked file that became ignored
@@ -29,8 +31,9 @@
 // the spec says. What this cannot see: a .gitattributes that is itself ignored
 // (add -A never reports it) changing between recordings, or a clean filter
 // whose output changes; a file hashed earlier then keeps its old blob until
-// the file itself changes. Before Git touches the kept index its description is deleted,
-// so an interrupted recording leaves nothing that could be reused wrongly.
+// the file itself changes. Before Git touches the kept index, it is moved into
+// the capture's scratch folder and its description is deleted, so an
+// interrupted recording leaves nothing that could be reused wrongly.
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
