@@ -34,7 +34,7 @@
 // the file itself changes. Before Git touches the kept index, it is moved into
 // the capture's scratch folder and its description is deleted, so an
 // interrupted recording leaves nothing that could be reused wrongly.
-import { existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { decodeBytes, encodeBytes, hasEscapedBytes, type ObjectId } from "./format.ts";
@@ -132,6 +132,21 @@ export async function currentConfigDigest(repo: Repo): Promise<string> {
 export function dropKeptIndex(repo: Repo): void {
   rmSync(describedBy(repo), { force: true });
   rmSync(keptFile(repo), { force: true });
+}
+
+/** The version an index file's header names (gitformat-index), or null when it has none. */
+export function indexVersion(path: string): number | null {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const header = Buffer.alloc(8);
+    if (readSync(fd, header, 0, 8, 0) !== 8 || header.toString("latin1", 0, 4) !== "DIRC") return null;
+    return header.readUInt32BE(4);
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /**

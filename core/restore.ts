@@ -19,6 +19,7 @@ import { withScratch } from "./objects.ts";
 import { nameList, occupiedNow, parseRawNumstat, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
 import { captureLive, captureWith, commitCapture, latestOf, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
 import type { Repo } from "./repo.ts";
+import { indexVersion } from "./kept-index.ts";
 import { captureIndex, copyIndex, readMarkers } from "./state.ts";
 
 export type RestoreRequest = { kind: Direction; steps: number } | { kind: "restore"; number: number };
@@ -111,30 +112,48 @@ function takeIndexLock(repo: Repo): IndexLock {
   return { release };
 }
 
+/** The working-tree merge's private index, and the two trees it merges between. */
+export interface MergeIndex {
+  file: string;
+  /** S's entries at the paths that change, as a tree. */
+  from: ObjectId;
+  /** T's entries at those paths. */
+  to: ObjectId;
+}
+
 /**
- * The private index for the working-tree merge (spec step 4): S's entries at
- * the paths S and T record differently, with fresh stat data. The two-tree
- * merge leaves every other path alone whether the index names it or not
- * ("keep index" where S and T agree), so an index of only these paths gives
- * the same merge, its checks included, without reading and writing an entry
- * for every file of the repository. The refresh hashes just these files: one
- * that differs from S keeps stale stat data, and the merge refuses it.
+ * The working-tree merge (spec step 4), narrowed to the paths S and T record
+ * differently. A two-tree merge leaves a path alone when both trees agree on
+ * it and the index has no entry ("keep index"), so merging from a tree of S's
+ * entries at those paths to a tree of T's, on an index of S's entries there
+ * with fresh stat data, writes and removes exactly the files the whole-tree
+ * merge would, with the same checks, without Git walking the 100,000 paths
+ * that stay, or reading and writing an entry for each. The refresh hashes just
+ * these files: one that differs from S keeps stale stat data, and the merge
+ * refuses it.
  */
-export async function mergeIndexFor(repo: Repo, scratch: string, plan: RestorePlan): Promise<string> {
-  const p = join(scratch, MERGE_INDEX);
-  rmSync(p, { force: true });
-  const env = { GIT_INDEX_FILE: p };
-  const entries = plan.worktree.files.filter((f) => f.oldMode !== "000000");
-  if (!entries.length) {
+export async function mergeIndexFor(repo: Repo, scratch: string, plan: RestorePlan): Promise<MergeIndex> {
+  const file = join(scratch, MERGE_INDEX);
+  const line = (mode: string, oid: ObjectId, raw: Uint8Array) => Buffer.concat([Buffer.from(`${mode} ${oid}\t`), raw, Buffer.from([0])]);
+  const side = async (path: string, entries: FileChange[], which: "old" | "new", refresh: boolean): Promise<ObjectId> => {
+    rmSync(path, { force: true });
+    const env = { GIT_INDEX_FILE: path };
     // An empty index file, not a missing one: without a file read-tree takes the
     // merge for an initial checkout and writes every path.
-    await repo.git.run(["read-tree", "--empty"], { env });
-    return p;
-  }
-  const input = Buffer.concat(entries.map((f) => Buffer.concat([Buffer.from(`${f.oldMode} ${f.oldObject}\t`), f.raw, Buffer.from([0])])));
-  await repo.git.run(["update-index", "-z", "--index-info"], { env, input });
-  await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
-  return p;
+    if (!entries.length) await repo.git.run(["read-tree", "--empty"], { env });
+    else {
+      const input = Buffer.concat(entries.map((f) => (which === "old" ? line(f.oldMode, f.oldObject, f.raw) : line(f.newMode, f.newObject, f.raw))));
+      await repo.git.run(["update-index", "-z", "--index-info"], { env, input });
+      if (refresh) await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
+    }
+    return repo.git.line(["write-tree"], { env });
+  };
+  const files = plan.worktree.files;
+  const [from, to] = await Promise.all([
+    side(file, files.filter((f) => f.oldMode !== "000000"), "old", true),
+    side(join(scratch, "merge-target"), files.filter((f) => f.newMode !== "000000"), "new", false),
+  ]);
+  return { file, from, to };
 }
 
 const MERGE_INDEX = "merge-index";
@@ -150,10 +169,8 @@ function pathsInErrors(stderr: string): string[] {
 }
 
 /** The two-tree merge as a dry run: fails when a file on disk differs from the state left. */
-async function checkMerge(repo: Repo, plan: RestorePlan, index: string): Promise<Blocker | null> {
-  const s = plan.from.state.worktree!;
-  const t = plan.targetState.worktree!;
-  const r = await repo.git.run(["read-tree", "-m", "-u", "-n", s, t], { env: { GIT_INDEX_FILE: index }, okExit: [128] });
+async function checkMerge(repo: Repo, plan: RestorePlan, merge: MergeIndex): Promise<Blocker | null> {
+  const r = await repo.git.run(["read-tree", "-m", "-u", "-n", merge.from, merge.to], { env: { GIT_INDEX_FILE: merge.file }, okExit: [128] });
   return r.exitCode === 0 ? null : mergeBlocker(plan, r.stderr);
 }
 
@@ -176,7 +193,7 @@ function mergeBlocker(plan: RestorePlan, stderr: string): Blocker {
  * two-tree merge as a dry run (a file differs from the state left, an untracked
  * file would be overwritten). Returns the private merge index for the restore.
  */
-export async function checkWorktree(repo: Repo, scratch: string, plan: RestorePlan): Promise<string | null> {
+export async function checkWorktree(repo: Repo, scratch: string, plan: RestorePlan): Promise<MergeIndex | null> {
   if (plan.worktree.mode !== "merge" || plan.blockers.some((b) => b.kind === "missing-objects")) return null;
   const mergeIndex = await mergeIndexFor(repo, scratch, plan);
   const b = await checkMerge(repo, plan, mergeIndex);
@@ -369,7 +386,7 @@ export async function applyPlan(
   repo: Repo,
   scratch: string,
   plan: RestorePlan,
-  mergeIndex: string | null,
+  mergeIndex: MergeIndex | null,
   force: boolean,
   journal: Journal,
 ): Promise<{ readFilesAgain: boolean }> {
@@ -391,7 +408,7 @@ export async function applyPlan(
 async function applySteps(
   repo: Repo,
   plan: RestorePlan,
-  mergeIndex: string | null,
+  mergeIndex: MergeIndex | null,
   nextIndex: Promise<string> | null,
   scratch: string,
   moves: RefMove[],
@@ -404,9 +421,8 @@ async function applySteps(
   // Step 4: the working tree, by a two-tree merge on the private index.
   let readFilesAgain = false;
   if (plan.worktree.mode === "merge" && mergeIndex) {
-    const s = plan.from.state.worktree!;
-    const t = plan.targetState.worktree!;
-    const env = { GIT_INDEX_FILE: mergeIndex };
+    const { from: s, to: t } = mergeIndex;
+    const env = { GIT_INDEX_FILE: mergeIndex.file };
     // The merge checks every path before it writes one, but a write can still fail
     // halfway (a directory it may not write in, a full disk, a signal): then some
     // files are T's and others S's, and its index is left as it was.
@@ -428,7 +444,7 @@ async function applySteps(
     if (failed !== null) {
       let putBack: string[];
       try {
-        putBack = await undoPartialMerge(repo, scratch, plan, mergeIndex);
+        putBack = await undoPartialMerge(repo, scratch, plan, mergeIndex.file);
       } catch (e) {
         // Leave the rollback's own failure for the journal to report (the state left is recorded).
         journal.push("worktree", () => Promise.reject(e as Error));
@@ -508,15 +524,32 @@ async function applySteps(
 
 /**
  * T's index over a copy of the real index (spec step 5: read-tree --reset, then
- * the unmerged entries). The one-way merge keeps the stat data of every entry
- * T shares with the index now, so only the entries refreshChanged names can be stale.
+ * the unmerged entries). When the real index is S's index itself (version 2,
+ * so no intent-to-add or skip-worktree entries, and no conflicts), the entries
+ * that differ between S and T are all that change: update-index puts T's in
+ * their place, which is the one-way merge's result without Git reading T's
+ * whole tree. Either way every entry T shares with the index now keeps its
+ * stat data, so only the entries refreshChanged names can be stale.
  */
 async function buildNextIndex(repo: Repo, scratch: string, plan: RestorePlan): Promise<string> {
   const next = join(scratch, "next-index");
   rmSync(next, { force: true });
   copyIndex(repo.indexFile, next);
   const env = { GIT_INDEX_FILE: next };
-  await repo.git.run(["read-tree", "--reset", plan.targetState.index!], { env });
+  const changes = plan.index?.entries;
+  if (changes && !plan.from.state.indexUnmerged && indexVersion(next) === 2) {
+    if (changes.length) {
+      const line = (mode: string, oid: ObjectId, raw: Uint8Array) => Buffer.concat([Buffer.from(`${mode} ${oid}\t`), raw, Buffer.from([0])]);
+      // Removals first, so that a file can take the place of a directory.
+      const input = Buffer.concat([
+        ...changes.filter((c) => c.newMode === "000000").map((c) => line("0", c.oldObject, c.raw)),
+        ...changes.filter((c) => c.newMode !== "000000").map((c) => line(c.newMode, c.newObject, c.raw)),
+      ]);
+      await repo.git.run(["update-index", "-z", "--index-info"], { env, input });
+    }
+  } else {
+    await repo.git.run(["read-tree", "--reset", plan.targetState.index!], { env });
+  }
   if (plan.targetState.indexUnmerged) {
     await repo.git.run(["update-index", "-z", "--index-info"], { env, input: plan.targetState.indexUnmerged });
   }

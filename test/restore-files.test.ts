@@ -26,6 +26,23 @@ describe("index", () => {
     expect(r.g("status", "--porcelain")).toBe("MM a.txt\n?? ita.txt".replace(/\n/g, "\n"));
   });
 
+  test("an intent-to-add entry in the state left leaves the index, as read-tree --reset drops it", () => {
+    const r = makeRepo();
+    r.commit("one", { "a.txt": "1\n" });
+    r.ok("snapshot"); // #1
+    r.write("a.txt", "2\n");
+    r.git(["add", "a.txt"]);
+    r.write("ita.txt", "intent to add\n");
+    r.git(["add", "-N", "ita.txt"]);
+    r.ok("snapshot"); // #2
+    r.ok("restore", "1");
+    expect(r.g("ls-files")).toBe("a.txt");
+    expect(r.g("show", ":a.txt")).toBe("1");
+    // #1 had no ita.txt; #2 holds it (add -A recorded the file), so it may go.
+    expect(existsSync(r.path("ita.txt"))).toBe(false);
+    expect(r.g("status", "--porcelain")).toBe("");
+  });
+
   test("a conflict comes back with all its stages, and can be resolved and committed", () => {
     const r = makeRepo();
     r.commit("base", { "c.txt": "base\n" });

@@ -56,6 +56,21 @@ describe("an operation in progress", () => {
     expect(r.read("a.txt")).toContain("<<<<<<<");
   });
 
+  test("--force from a conflict on a file the target never had: no conflict stage is left behind", () => {
+    const r = twoCommits();
+    r.git(["checkout", "-q", "-b", "side", "HEAD~1"]);
+    r.commit("side adds", { "new.txt": "side\n" });
+    r.git(["checkout", "-q", "main"]);
+    r.commit("main adds", { "new.txt": "main\n" });
+    r.ok("snapshot");
+    r.git(["merge", "side"], { allowFail: true });
+    expect(r.g("ls-files", "-u", "new.txt").split("\n")).toHaveLength(2);
+    r.ok("restore", "--force", "2");
+    expect(r.g("ls-files", "-u")).toBe("");
+    expect(r.g("ls-files")).toBe("a.txt");
+    expect(r.g("status", "--porcelain", "--untracked-files=no")).toBe("");
+  });
+
   test("--force ends a stopped rebase with rebase --quit", () => {
     const r = twoCommits();
     r.git(["checkout", "-q", "-b", "side", "HEAD~1"]);
