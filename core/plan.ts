@@ -130,6 +130,12 @@ export interface PlanOptions {
   force?: boolean;
   /** The caller holds index.lock itself (the restorer takes it before planning). */
   holdsIndexLock?: boolean;
+  /**
+   * Count the lines each file change adds and removes (default). A restore
+   * leaves them out of the plan and has addLineCounts fill them in while it
+   * works, since the merge does not need them.
+   */
+  lineCounts?: boolean;
 }
 
 /** The commit a ref line names, for subjects. */
@@ -213,6 +219,35 @@ export function parseRawNumstat(out: Uint8Array): FileChange[] {
     if (r !== undefined && /^\d+$/.test(r)) c.removed = Number(r);
   }
   return changes;
+}
+
+/**
+ * `git diff-tree` of two state trees at `paths`, raw records and, with
+ * `lines`, numstat ones. Git would read the whole real index to look up
+ * attributes there as well; an index that does not exist spares that (only a
+ * .gitattributes deleted from the disk but still staged goes unread, which at
+ * most shows a binary file's line counts).
+ */
+function stateDiff(repo: Repo, from: ObjectId, to: ObjectId, paths: readonly string[], lines: boolean): Promise<Uint8Array> {
+  const args = ["diff-tree", "-r", "-z", "--raw", ...(lines ? ["--numstat"] : []), "--no-renames", from, to, "--", ...paths];
+  const env = { GIT_INDEX_FILE: join(repo.undoDir, "no-such-dir", "index") };
+  return repo.git.run(args, { env }).then((r) => r.stdout);
+}
+
+/** Fill in the line counts of a plan made without them (PlanOptions.lineCounts false). */
+export async function addLineCounts(repo: Repo, plan: RestorePlan): Promise<void> {
+  const paths = plan.from.state.worktree !== undefined ? ["index", "worktree"] : ["index"];
+  if (plan.from.tree === plan.target.tree) return;
+  const counted = new Map(parseRawNumstat(await stateDiff(repo, plan.from.tree, plan.target.tree, paths, true)).map((c) => [pathKey(c.raw), c]));
+  const fill = (prefix: string, f: FileChange) => {
+    const c = counted.get(pathKey(Buffer.concat([Buffer.from(prefix), f.raw])));
+    if (c) {
+      f.added = c.added;
+      f.removed = c.removed;
+    }
+  };
+  for (const f of plan.worktree.files) fill("worktree/", f);
+  for (const e of plan.index?.entries ?? []) fill("index/", e);
 }
 
 /** The subject line of a commit object's content. */
@@ -353,11 +388,7 @@ export async function planRestore(repo: Repo, from: StateSide, target: Snapshot,
   const paths = s.worktree !== undefined ? ["index", "worktree"] : ["index"];
   const [t, diffOut] = await Promise.all([
     loadState(repo, target.tree),
-    from.tree === target.tree
-      ? Promise.resolve(new Uint8Array())
-      : repo.git
-          .run(["diff-tree", "-r", "-z", "--raw", "--numstat", "--no-renames", from.tree, target.tree, "--", ...paths])
-          .then((r) => r.stdout),
+    from.tree === target.tree ? Promise.resolve(new Uint8Array()) : stateDiff(repo, from.tree, target.tree, paths, opts.lineCounts ?? true),
   ]);
   const changes = parseRawNumstat(diffOut);
   const blockers: Blocker[] = [];

@@ -16,7 +16,7 @@ import { navigationTarget, readableSnapshot, type Direction } from "./history.ts
 import { loadState } from "./inspect.ts";
 import { acquireLock } from "./lock.ts";
 import { withScratch } from "./objects.ts";
-import { nameList, occupiedNow, parseRawNumstat, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
+import { addLineCounts, nameList, occupiedNow, parseRawNumstat, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
 import { captureLive, captureWith, commitCapture, latestOf, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
 import type { Repo } from "./repo.ts";
 import { indexVersion } from "./kept-index.ts";
@@ -203,7 +203,8 @@ export async function checkWorktree(repo: Repo, scratch: string, plan: RestorePl
 
 /** Everything checked: the plan plus the private merge index, or the blockers. */
 async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Snapshot, opts: RestoreOptions, holdsIndexLock: boolean) {
-  const plan = await planRestore(repo, from, target, { force: opts.force ?? false, holdsIndexLock });
+  // The line counts only fill the report: a real restore counts them while it works.
+  const plan = await planRestore(repo, from, target, { force: opts.force ?? false, holdsIndexLock, lineCounts: Boolean(opts.dryRun) });
   // A dry run asks the merge whether it would go through. A real restore lets the
   // merge itself decide, first of all steps: it checks every path before writing.
   if (opts.dryRun) return { plan, mergeIndex: await checkWorktree(repo, scratch, plan) };
@@ -282,6 +283,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
       }
     }
 
+    const counting = addLineCounts(repo, plan).catch(() => {}); // the report shows none then
     const applied = await applyPlan(repo, scratch, plan, mergeIndex, Boolean(opts.force), journal);
 
     const merged = plan.worktree.mode === "merge" && mergeIndex !== null;
@@ -299,6 +301,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     result.restoreSnapshot = snap;
     if (recorded.tree !== target.tree) result.differences = await differences(repo, target, recorded);
     result.goBack = goBack([...recorded.snapshots, snap], fromNumber);
+    await counting;
     return result;
   } catch (e) {
     const failures = await journal.rollback();

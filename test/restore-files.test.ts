@@ -189,3 +189,15 @@ describe("the merge touches only the paths that change", () => {
     for (const p of ["keep.txt", "notes.txt"]) expect(mtime(r.path(p))).toBe(old * 1000);
   });
 });
+
+test("the report counts the lines each restore changes, in a dry run and in the restore itself", () => {
+  const r = makeRepo();
+  r.commit("one", { "a.txt": "1\n2\n3\n" });
+  r.ok("snapshot"); // #1
+  r.write("a.txt", "1\ntwo\n3\nfour\n");
+  r.write("new.txt", "n\n");
+  r.ok("snapshot"); // #2
+  // Back to #1: a.txt loses two lines and gets one back, new.txt goes.
+  expect(r.ok("restore", "1", "--dry-run")).toContain("files: 1 changed, 1 removed (+1 -3 lines)");
+  expect(r.ok("restore", "1")).toContain("files: 1 changed, 1 removed (+1 -3 lines)");
+});
