@@ -26,6 +26,8 @@ export interface GitRunOptions {
   /** Exit codes other than 0 that are a normal answer rather than an error. */
   okExit?: readonly number[];
   cwd?: string;
+  /** Stops the command (SIGTERM); it then fails like any other exit code not in okExit. */
+  signal?: AbortSignal;
 }
 
 export interface GitResult {
@@ -126,6 +128,7 @@ export class Git {
       cmd: withExactArgs(cmd),
       cwd: opts.cwd ?? this.cwd,
       env,
+      ...(opts.signal ? { signal: opts.signal } : {}),
       stdin: input ?? "ignore",
       stdout: "pipe",
       stderr: "pipe",

@@ -304,10 +304,6 @@ export async function captureFromKept(
   // The same file needs no reading; another one (git status rewrote it) may hold the same entries.
   const sameEntries = kept.realFile === real.identity || kept.realIndex === real.entries;
   if (!sameEntries && real.entries === null) return null;
-  // When the real index moved on (a commit, git add), the paths whose entries
-  // changed join those the two indexes may differ at.
-  const moved = sameEntries ? { index: kept.index, paths: [] } : await realIndexMoves(repo, real, kept.index, scratchDir).catch(() => null);
-  if (!moved) return null;
   // Take the kept index into the scratch directory and forget its description:
   // whatever happens to <gitdir>/undo meanwhile (uninstall, a crash), Git works
   // on a file nobody else removes, and nothing is left that could be reused wrongly.
@@ -320,7 +316,18 @@ export async function captureFromKept(
   }
   const env = { GIT_INDEX_FILE: taken };
   // add -A is nearly all of a recording: start it first, check the rest while it runs.
-  const adding = repo.git.run(["add", "-A", "--verbose", "--ignore-errors"], { env, okExit: [1] });
+  const stop = new AbortController();
+  const adding = repo.git.run(["add", "-A", "--verbose", "--ignore-errors"], { env, okExit: [1], signal: stop.signal });
+  adding.catch(() => {}); // settled below
+  // When the real index moved on (a commit, git add), the paths whose entries
+  // changed join those the two indexes may differ at.
+  const moved = sameEntries ? { index: kept.index, paths: [] } : await realIndexMoves(repo, real, kept.index, scratchDir).catch(() => null);
+  if (!moved) {
+    // The kept index cannot follow: stop add -A (it only wrote the taken copy).
+    stop.abort();
+    await adding.catch(() => undefined);
+    return null;
+  }
   const watched = moved.paths.length ? [...new Set([...kept.paths, ...moved.paths])] : kept.paths;
   const input = Buffer.concat(watched.map((p) => Buffer.concat([encodeBytes(p), Buffer.from([0])])));
   // Exit 1: none of them is ignored.
