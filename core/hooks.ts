@@ -3,9 +3,10 @@
 // ours entirely; in a hook the user already has, we add one marked block right
 // after its #! line and touch nothing else, so removing that block gives the
 // user's file back byte for byte.
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { refuse } from "./errors.ts";
+import { replaceFile } from "./lock.ts";
 import type { Repo } from "./repo.ts";
 
 export const HOOK_NAMES = ["reference-transaction", "post-index-change"] as const;
@@ -265,17 +266,9 @@ export async function planInstall(repo: Repo, opts: InstallOptions): Promise<Ins
   return { folder, changes, exclude };
 }
 
-/** Replace a file in one step, keeping its mode, so Git never runs a half-written hook. */
-function writeAtomically(path: string, content: string, mode: number): void {
-  const tmp = join(dirname(path), `.${basename(path)}.git-undo-${process.pid}`);
-  writeFileSync(tmp, content, { mode });
-  chmodSync(tmp, mode);
-  renameSync(tmp, path);
-}
-
 export function applyInstall(repo: Repo, plan: InstallPlan): void {
   mkdirSync(plan.folder.dir, { recursive: true });
-  for (const c of plan.changes) if (c.action !== "unchanged") writeAtomically(c.path, c.content, c.mode);
+  for (const c of plan.changes) if (c.action !== "unchanged") replaceFile(c.path, c.content, c.mode);
   if (plan.exclude.length) {
     const path = join(repo.commonDir, "info", "exclude");
     mkdirSync(dirname(path), { recursive: true });
@@ -324,7 +317,7 @@ export function removeHooks(repo: Repo, folders: readonly HooksFolder[]): Remove
         unlinkSync(path);
         removed.push({ path, deleted: true });
       } else {
-        writeAtomically(path, rest, st.mode & 0o7777);
+        replaceFile(path, rest, st.mode & 0o7777);
         removed.push({ path, deleted: false });
       }
     }

@@ -38,6 +38,7 @@ import { closeSync, existsSync, lstatSync, openSync, readFileSync, readSync, ren
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { decodeBytes, encodeBytes, hasEscapedBytes, type ObjectId } from "./format.ts";
+import { replaceFile } from "./lock.ts";
 import { configDigest, type Repo } from "./repo.ts";
 
 /** What the kept index was made from and what it holds. */
@@ -277,9 +278,7 @@ function readKept(repo: Repo): KeptIndex | null {
 }
 
 function writeKept(repo: Repo, kept: KeptIndex): void {
-  const tmp = `${describedBy(repo)}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(kept));
-  renameSync(tmp, describedBy(repo));
+  replaceFile(describedBy(repo), JSON.stringify(kept));
 }
 
 export interface KeptCapture {

@@ -1,9 +1,10 @@
 // capture.lock: one recorder or restorer per worktree at a time. The file is
 // created exclusively and holds "<pid> <host>\n"; a lock whose owner on this
-// host is dead is stale and is taken over.
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+// host is dead is stale and is taken over. Also replaceFile: the one-step file
+// replacement the hook installer and the recorder's caches use.
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { refuse } from "./errors.ts";
 
 export interface Lock {
@@ -28,6 +29,17 @@ function isStale(content: string): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return content.trim() === ""; // half-written by a crashed owner
   if (host !== undefined && host !== hostname()) return false;
   return !pidAlive(pid);
+}
+
+/**
+ * Replace a file in one step: written beside it under a hidden name, then
+ * renamed over it, so a reader sees the old content or the new, never half.
+ */
+export function replaceFile(path: string, content: string, mode?: number): void {
+  const tmp = join(dirname(path), `.${basename(path)}.git-undo-${process.pid}`);
+  writeFileSync(tmp, content, mode === undefined ? {} : { mode });
+  if (mode !== undefined) chmodSync(tmp, mode);
+  renameSync(tmp, path);
 }
 
 /**

@@ -1,7 +1,7 @@
 // Recording: read the state, write it as a tree, skip it when nothing changed,
 // commit it with parents that keep its commits alive, create the next ref, and
 // keep the sequence within undo.limit.
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cut, describeChange } from "./describe.ts";
 import { UndoError } from "./errors.ts";
@@ -34,7 +34,7 @@ import {
 } from "./format.ts";
 import { GitError } from "./git.ts";
 import { decodeSnapshots } from "./history.ts";
-import { withLock } from "./lock.ts";
+import { replaceFile, withLock } from "./lock.ts";
 import { withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 import { captureIndex, readHead, readHeadReflog, readMarkers, readStash, scanRefs, type RefScan } from "./state.ts";
@@ -70,19 +70,16 @@ export async function captureLive(repo: Repo, opts: { lockHeld?: boolean } = {})
       await indexing?.catch(() => undefined); // no Git left running on the scratch directory
       throw e;
     });
-    let fromKept = false;
-    let configDigest: string | undefined;
     const parts = indexing?.then((index): IndexParts => {
-      fromKept = Boolean(index.fromKept);
-      configDigest = index.configDigest;
       const p: IndexParts = { index: index.index };
       if (index.unmerged) p.indexUnmerged = index.unmerged;
       if (index.worktree) p.worktree = index.worktree;
       return p;
     });
     const capture = await buildCapture(repo, scratch, scan, parts ?? Promise.resolve({}));
-    if (fromKept) capture.fromKept = true;
-    if (configDigest !== undefined) capture.configDigest = configDigest;
+    const index = await indexing; // settled: buildCapture awaited it
+    if (index?.fromKept) capture.fromKept = true;
+    if (index?.configDigest !== undefined) capture.configDigest = index.configDigest;
     return capture;
   });
 }
@@ -273,9 +270,7 @@ async function committerEnv(repo: Repo, configDigest: string | undefined): Promi
   const m = r.exitCode === 0 ? /^(.*) <(.*)> (\d+ [+-]\d{4})$/.exec(new TextDecoder().decode(r.stdout).trim()) : null;
   if (key) {
     try {
-      const tmp = `${cache}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(m ? { key, name: m[1], email: m[2] } : { key, none: true }));
-      renameSync(tmp, cache);
+      replaceFile(cache, JSON.stringify(m ? { key, name: m[1], email: m[2] } : { key, none: true }));
     } catch {
       /* answered by Git this time; the next recording asks again */
     }

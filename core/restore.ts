@@ -112,6 +112,20 @@ function takeIndexLock(repo: Repo): IndexLock {
   return { release };
 }
 
+/**
+ * `update-index -z --index-info` input that gives each path the entry of one
+ * side of its change: removals first (mode 0), so that a file can take the
+ * place of a directory.
+ */
+function indexInfo(changes: readonly FileChange[], side: "old" | "new"): Buffer {
+  const line = (mode: string, oid: ObjectId, raw: Uint8Array) => Buffer.concat([Buffer.from(`${mode} ${oid}\t`), raw, Buffer.from([0])]);
+  const mode = (c: FileChange) => (side === "old" ? c.oldMode : c.newMode);
+  return Buffer.concat([
+    ...changes.filter((c) => mode(c) === "000000").map((c) => line("0", c.oldObject, c.raw)),
+    ...changes.filter((c) => mode(c) !== "000000").map((c) => line(mode(c), side === "old" ? c.oldObject : c.newObject, c.raw)),
+  ]);
+}
+
 /** The working-tree merge's private index, and the two trees it merges between. */
 export interface MergeIndex {
   file: string;
@@ -134,7 +148,6 @@ export interface MergeIndex {
  */
 export async function mergeIndexFor(repo: Repo, scratch: string, plan: RestorePlan): Promise<MergeIndex> {
   const file = join(scratch, MERGE_INDEX);
-  const line = (mode: string, oid: ObjectId, raw: Uint8Array) => Buffer.concat([Buffer.from(`${mode} ${oid}\t`), raw, Buffer.from([0])]);
   const side = async (path: string, entries: FileChange[], which: "old" | "new", refresh: boolean): Promise<ObjectId> => {
     rmSync(path, { force: true });
     const env = { GIT_INDEX_FILE: path };
@@ -142,8 +155,7 @@ export async function mergeIndexFor(repo: Repo, scratch: string, plan: RestorePl
     // merge for an initial checkout and writes every path.
     if (!entries.length) await repo.git.run(["read-tree", "--empty"], { env });
     else {
-      const input = Buffer.concat(entries.map((f) => (which === "old" ? line(f.oldMode, f.oldObject, f.raw) : line(f.newMode, f.newObject, f.raw))));
-      await repo.git.run(["update-index", "-z", "--index-info"], { env, input });
+      await repo.git.run(["update-index", "-z", "--index-info"], { env, input: indexInfo(entries, which) });
       if (refresh) await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
     }
     return repo.git.line(["write-tree"], { env });
@@ -541,15 +553,7 @@ async function buildNextIndex(repo: Repo, scratch: string, plan: RestorePlan): P
   const env = { GIT_INDEX_FILE: next };
   const changes = plan.index?.entries;
   if (changes && !plan.from.state.indexUnmerged && indexVersion(next) === 2) {
-    if (changes.length) {
-      const line = (mode: string, oid: ObjectId, raw: Uint8Array) => Buffer.concat([Buffer.from(`${mode} ${oid}\t`), raw, Buffer.from([0])]);
-      // Removals first, so that a file can take the place of a directory.
-      const input = Buffer.concat([
-        ...changes.filter((c) => c.newMode === "000000").map((c) => line("0", c.oldObject, c.raw)),
-        ...changes.filter((c) => c.newMode !== "000000").map((c) => line(c.newMode, c.newObject, c.raw)),
-      ]);
-      await repo.git.run(["update-index", "-z", "--index-info"], { env, input });
-    }
+    if (changes.length) await repo.git.run(["update-index", "-z", "--index-info"], { env, input: indexInfo(changes, "new") });
   } else {
     await repo.git.run(["read-tree", "--reset", plan.targetState.index!], { env });
   }
@@ -618,17 +622,11 @@ async function undoPartialMerge(repo: Repo, scratch: string, plan: RestorePlan, 
     if (f && c.newMode === f.newMode && c.newObject === f.newObject) back.push(f);
   }
   if (!back.length) return [];
-  // The tree to go back to: the disk as it is, with S's entries at those paths
-  // (removals first, so that a file can take the place of a directory).
+  // The tree to go back to: the disk as it is, with S's entries at those paths.
   const goal = join(scratch, "goal-index");
   rmSync(goal, { force: true });
   copyIndex(probe, goal);
-  const line = (mode: string, oid: string, raw: Uint8Array) => Buffer.concat([Buffer.from(`${mode} ${oid}\t`), raw, Buffer.from([0])]);
-  const input = Buffer.concat([
-    ...back.filter((f) => f.oldMode === "000000").map((f) => line("0", f.oldObject, f.raw)),
-    ...back.filter((f) => f.oldMode !== "000000").map((f) => line(f.oldMode, f.oldObject, f.raw)),
-  ]);
-  await repo.git.run(["update-index", "-z", "--index-info"], { env: { GIT_INDEX_FILE: goal }, input });
+  await repo.git.run(["update-index", "-z", "--index-info"], { env: { GIT_INDEX_FILE: goal }, input: indexInfo(back, "old") });
   const goalTree = await repo.git.line(["write-tree"], { env: { GIT_INDEX_FILE: goal } });
   await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
   await repo.git.run(["read-tree", "-m", "-u", disk, goalTree], { env });
