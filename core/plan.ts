@@ -221,6 +221,9 @@ export function parseRawNumstat(out: Uint8Array): FileChange[] {
   return changes;
 }
 
+/** The parts of two state trees a plan compares: files only when the state left has them (a target without them is rare). */
+const comparedParts = (s: StateTree): string[] => (s.worktree !== undefined ? ["index", "worktree"] : ["index"]);
+
 /**
  * `git diff-tree` of two state trees at `paths`, raw records and, with
  * `lines`, numstat ones. Git would read the whole real index to look up
@@ -236,9 +239,9 @@ function stateDiff(repo: Repo, from: ObjectId, to: ObjectId, paths: readonly str
 
 /** Fill in the line counts of a plan made without them (PlanOptions.lineCounts false). */
 export async function addLineCounts(repo: Repo, plan: RestorePlan): Promise<void> {
-  const paths = plan.from.state.worktree !== undefined ? ["index", "worktree"] : ["index"];
   if (plan.from.tree === plan.target.tree) return;
-  const counted = new Map(parseRawNumstat(await stateDiff(repo, plan.from.tree, plan.target.tree, paths, true)).map((c) => [pathKey(c.raw), c]));
+  const diff = await stateDiff(repo, plan.from.tree, plan.target.tree, comparedParts(plan.from.state), true);
+  const counted = new Map(parseRawNumstat(diff).map((c) => [pathKey(c.raw), c]));
   const fill = (prefix: string, f: FileChange) => {
     const c = counted.get(pathKey(Buffer.concat([Buffer.from(prefix), f.raw])));
     if (c) {
@@ -384,11 +387,9 @@ export function nameList(names: readonly string[], max = 5): string {
  */
 export async function planRestore(repo: Repo, from: StateSide, target: Snapshot, opts: PlanOptions = {}): Promise<RestorePlan> {
   const s = from.state;
-  // Files are compared only when the state left has them; a target without them is rare.
-  const paths = s.worktree !== undefined ? ["index", "worktree"] : ["index"];
   const [t, diffOut] = await Promise.all([
     loadState(repo, target.tree),
-    from.tree === target.tree ? Promise.resolve(new Uint8Array()) : stateDiff(repo, from.tree, target.tree, paths, opts.lineCounts ?? true),
+    from.tree === target.tree ? Promise.resolve(new Uint8Array()) : stateDiff(repo, from.tree, target.tree, comparedParts(s), opts.lineCounts ?? true),
   ]);
   const changes = parseRawNumstat(diffOut);
   const blockers: Blocker[] = [];
