@@ -34,12 +34,20 @@
 // the file itself changes. Before Git touches the kept index, it is moved into
 // the capture's scratch folder and its description is deleted, so an
 // interrupted recording leaves nothing that could be reused wrongly.
-import { closeSync, existsSync, lstatSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+//
+// Two Git features make the runs on the kept index cheap, and neither changes
+// what add -A does. `git status`, with an untracked cache of the kept index's
+// own, names the paths where the working tree differs from it, rereading only
+// the folders whose time changed; add -A then runs on those paths alone. And
+// the kept index is a split index, so a write is the entries that changed
+// rather than the whole file; its shared part lives where Git puts it,
+// <gitdir>/sharedindex.<id>, and goes when the kept index does.
+import { closeSync, existsSync, lstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { decodeBytes, encodeBytes, hasEscapedBytes, type ObjectId } from "./format.ts";
 import { replaceFile } from "./lock.ts";
-import { configDigest, type Repo } from "./repo.ts";
+import { configDigest, hashLengthOf, type Repo } from "./repo.ts";
 
 /** What the kept index was made from and what it holds. */
 export interface KeptIndex {
@@ -112,7 +120,7 @@ const MAX_PATHS = 20000;
 const BASENAMES_NEVER_KEPT = new Set([".gitattributes", ".gitmodules"]);
 
 /** The kept index and its description, in <gitdir>/undo/. */
-export const KEPT_INDEX_FILES = ["worktree-index", "worktree-index.json"] as const;
+const KEPT_INDEX_FILES = ["worktree-index", "worktree-index.json"] as const;
 const keptFile = (repo: Repo): string => join(repo.undoDir, KEPT_INDEX_FILES[0]);
 const describedBy = (repo: Repo): string => join(repo.undoDir, KEPT_INDEX_FILES[1]);
 
@@ -132,7 +140,47 @@ export async function currentConfigDigest(repo: Repo): Promise<string> {
 /** Forget the kept index (before Git writes it, and whenever it cannot be reused). */
 export function dropKeptIndex(repo: Repo): void {
   rmSync(describedBy(repo), { force: true });
-  rmSync(keptFile(repo), { force: true });
+  deleteIndexFile(keptFile(repo), repo.gitDir, repo.indexFile, hashLengthOf(repo));
+}
+
+
+/** Delete the kept index in a worktree's <gitdir>/undo (uninstall), with its shared index. */
+export function dropKeptIndexIn(undoDir: string, realIndex: string, hashLength: number): void {
+  rmSync(join(undoDir, KEPT_INDEX_FILES[1]), { force: true });
+  deleteIndexFile(join(undoDir, KEPT_INDEX_FILES[0]), dirname(undoDir), realIndex, hashLength);
+}
+
+/** Delete an index file the recorder wrote, and the shared index it links to. */
+function deleteIndexFile(path: string, gitDir: string, realIndex: string, hashLength: number): void {
+  const shared = sharedIndexOf(path, hashLength);
+  rmSync(path, { force: true });
+  if (shared) deleteSharedIndex(shared, gitDir, realIndex);
+}
+
+/** The ids of the shared index files in a git dir. */
+function sharedIndexesIn(gitDir: string): string[] {
+  try {
+    return readdirSync(gitDir)
+      .filter((f) => /^sharedindex\.[0-9a-f]{40,64}$/.test(f))
+      .map((f) => f.slice("sharedindex.".length));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Delete one of the kept index's shared indexes. The kept index is only used
+ * while the real index is not split, so nothing else links to it; the real
+ * index is searched for its id all the same, since deleting a shared index
+ * another index links to would leave that one unreadable.
+ */
+function deleteSharedIndex(id: string, gitDir: string, realIndex: string): void {
+  try {
+    if (readFileSync(realIndex).includes(Buffer.from(id, "hex"))) return;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") return;
+  }
+  rmSync(join(gitDir, `sharedindex.${id}`), { force: true });
 }
 
 /** The version an index file's header names (gitformat-index), or null when it has none. */
@@ -151,6 +199,50 @@ export function indexVersion(path: string): number | null {
 }
 
 /**
+ * Walk the entries of a version 2 or 3 index (gitformat-index), calling
+ * `visit` with each one's offset and flags; false from it stops the walk.
+ * Returns the offset of the extensions, or null when the walk was stopped or
+ * the bytes do not parse (another version among them: version 4 compresses
+ * the names).
+ */
+function walkEntries(bytes: Uint8Array, hashLength: number, visit?: (at: number, flags: number) => boolean): number | null {
+  const end = bytes.length - hashLength; // the trailing checksum
+  if (end < 12 || new TextDecoder().decode(bytes.subarray(0, 4)) !== "DIRC") return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const version = view.getUint32(4);
+  if (version !== 2 && version !== 3) return null;
+  const count = view.getUint32(8);
+  let at = 12;
+  const STAT = 40; // ctime, mtime, dev, ino, mode, uid, gid, size
+  for (let i = 0; i < count; i++) {
+    const flagsAt = at + STAT + hashLength;
+    if (flagsAt + 2 > end) return null;
+    const flags = view.getUint16(flagsAt);
+    if (visit && !visit(at, flags)) return null;
+    const nameAt = flagsAt + 2 + (version === 3 && flags & 0x4000 ? 2 : 0);
+    const nameLength = flags & 0x0fff;
+    const nameEnd = nameLength < 0x0fff ? nameAt + nameLength : bytes.indexOf(0, nameAt);
+    if (nameEnd < 0 || nameEnd >= end || bytes[nameEnd] !== 0) return null;
+    at += (nameEnd - at + 8) & ~7; // 1 to 8 NULs end each entry
+  }
+  return at;
+}
+
+/** The extensions of an index after its entries: signature and content, or null when they do not parse. */
+function extensions(bytes: Uint8Array, hashLength: number, at: number): Map<string, Uint8Array> | null {
+  const end = bytes.length - hashLength;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const found = new Map<string, Uint8Array>();
+  while (at + 8 <= end) {
+    const size = view.getUint32(at + 4);
+    if (at + 8 + size > end) return null;
+    found.set(new TextDecoder().decode(bytes.subarray(at, at + 4)), bytes.subarray(at + 8, at + 8 + size));
+    at += 8 + size;
+  }
+  return at === end ? found : null;
+}
+
+/**
  * A digest of a version 2 index's entries without their stat data: equal
  * digests mean the same paths, modes, object ids and flags, so `git status`
  * refreshing stat data does not count as a change. Null for anything else
@@ -159,40 +251,58 @@ export function indexVersion(path: string): number | null {
  * with a digest, every entry's flags are zero, and its index tree says all.
  */
 export function entriesDigest(bytes: Uint8Array, hashLength: number): string | null {
-  const end = bytes.length - hashLength; // the trailing checksum
-  if (end < 12 || new TextDecoder().decode(bytes.subarray(0, 4)) !== "DIRC") return null;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // Version 2 has no extended flags: no intent-to-add or skip-worktree entries.
-  if (view.getUint32(4) !== 2) return null;
-  const count = view.getUint32(8);
+  if (bytes.length < 12 || new DataView(bytes.buffer, bytes.byteOffset).getUint32(4) !== 2) return null;
   // A copy with the stat data zeroed (all but the mode), hashed in one call.
   const masked = new Uint8Array(bytes); // a copy: Buffer#slice would share the bytes
-  let at = 12;
-  const STAT = 40; // ctime, mtime, dev, ino, mode, uid, gid, size; mode is at 24
-  for (let i = 0; i < count; i++) {
-    const flagsAt = at + STAT + hashLength;
-    if (flagsAt + 2 > end) return null;
-    const flags = view.getUint16(flagsAt);
+  const end = walkEntries(bytes, hashLength, (at, flags) => {
     // Extended flags cannot be in version 2; assume-unchanged entries are never reused around.
-    if (flags & 0xc000) return null;
-    const nameAt = flagsAt + 2;
-    const nameLength = flags & 0x0fff;
-    const nameEnd = nameLength < 0x0fff ? nameAt + nameLength : bytes.indexOf(0, nameAt);
-    if (nameEnd < 0 || nameEnd >= end || bytes[nameEnd] !== 0) return null;
-    for (let j = at; j < at + 24; j++) masked[j] = 0;
-    for (let j = at + 28; j < at + STAT; j++) masked[j] = 0;
-    at += (nameEnd - at + 8) & ~7; // 1 to 8 NULs end each entry
-  }
-  const entries = masked.subarray(12, at);
+    if (flags & 0xc000) return false;
+    masked.fill(0, at, at + 24);
+    masked.fill(0, at + 28, at + 40); // the mode, at 24, stays
+    return true;
+  });
+  if (end === null) return null;
   // Extensions: cache tree and the like change nothing add -A does, but a
   // split index keeps its entries in another file.
-  while (at + 8 <= end) {
-    const signature = new TextDecoder().decode(bytes.subarray(at, at + 4));
-    if (signature === "link" || signature === "sdir") return null;
-    at += 8 + view.getUint32(at + 4);
-  }
-  if (at !== end) return null;
+  const found = extensions(bytes, hashLength, end);
+  if (!found || found.has("link") || found.has("sdir")) return null;
+  const entries = masked.subarray(12, end);
+  const count = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8);
   return `${count}:${entries.length}:${Bun.hash(entries).toString(16)}:${Bun.hash.xxHash64(entries).toString(16)}`;
+}
+
+/**
+ * The tree `git write-tree` would give for a version 2 or 3 index without
+ * writing anything, when its cache tree (the TREE extension) is valid at the
+ * root: Git then answers from it too. Null when the root is invalid (Git
+ * drops it at every change of entries; `git commit` leaves it whole) or the
+ * bytes do not parse.
+ */
+export function cacheTreeRoot(bytes: Uint8Array, hashLength: number): ObjectId | null {
+  const end = walkEntries(bytes, hashLength);
+  const tree = end === null ? undefined : extensions(bytes, hashLength, end)?.get("TREE");
+  // The root entry: an empty path, NUL, "<entries> <subtrees>\n", then its id.
+  if (!tree || tree[0] !== 0) return null;
+  const lineEnd = tree.indexOf(0x0a, 1);
+  if (lineEnd < 0 || lineEnd + 1 + hashLength > tree.length) return null;
+  const covered = Number(new TextDecoder().decode(tree.subarray(1, lineEnd)).split(" ")[0]);
+  const entries = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8);
+  if (covered !== entries) return null; // -1: invalid
+  return Buffer.from(tree.subarray(lineEnd + 1, lineEnd + 1 + hashLength)).toString("hex");
+}
+
+/** The id of the shared index a split index file links to, or null (not split, not there, or unreadable). */
+export function sharedIndexOf(path: string, hashLength: number): string | null {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(path);
+  } catch {
+    return null;
+  }
+  const end = walkEntries(bytes, hashLength);
+  const link = end === null ? undefined : extensions(bytes, hashLength, end)?.get("link");
+  return link && link.length >= hashLength ? Buffer.from(link.subarray(0, hashLength)).toString("hex") : null;
 }
 
 /** Whether the configuration lets the kept index stand in for a fresh copy at all. */
@@ -202,6 +312,86 @@ function configAllows(repo: Repo): boolean {
     return v !== undefined && !/^(false|no|off|0|)$/i.test(v ?? "true");
   };
   return !on("core.sparsecheckout") && !on("core.splitindex") && !on("core.ignorecase") && !repo.settings.has("core.fsmonitor");
+}
+
+/**
+ * Git's settings for every command on the kept index: an untracked cache of
+ * its own, unless the user turned the cache off (a file system that does not
+ * update folder times, say), and a split index.
+ */
+function keptIndexSettings(repo: Repo): string[] {
+  const cache = repo.settings.get("core.untrackedcache");
+  const off = cache !== undefined && /^(false|no|off|0|)$/i.test(cache ?? "true");
+  return ["-c", `core.untrackedCache=${off ? "false" : "true"}`, "-c", "core.splitIndex=true"];
+}
+
+/** Past this many paths, Git's pathspec matching costs more than a whole add -A. */
+const MAX_PATHSPECS = 200;
+/** None of the user's global pathspec settings (each rules out the others and some commands refuse them). */
+const NO_PATHSPEC_MAGIC = { GIT_LITERAL_PATHSPECS: undefined, GIT_GLOB_PATHSPECS: undefined, GIT_NOGLOB_PATHSPECS: undefined, GIT_ICASE_PATHSPECS: undefined };
+/** Pathspecs taken as plain names (a file may be called `*` or `:(glob)x`). */
+const LITERAL_PATHSPECS = { ...NO_PATHSPEC_MAGIC, GIT_LITERAL_PATHSPECS: "1" };
+
+interface KeptUpdate {
+  exitCode: number;
+  /** What `add -A --verbose` printed: the paths it changed. */
+  stdout: Uint8Array;
+  /** Nothing to add: the kept index still writes the tree it wrote last time. */
+  unchanged: boolean;
+}
+
+/**
+ * `git add -A --verbose` on the kept index, in two steps. `git status` names
+ * every path where the working tree differs from the kept index (changed,
+ * deleted or untracked, the kind add -A updates), and add -A then runs with
+ * those paths alone as pathspecs, which treats each of them as the whole-tree
+ * run would. Anything status prints that is not such a path, or too many
+ * paths, and add -A runs on the whole tree; so it does, at once, with `whole`.
+ */
+async function updateKept(repo: Repo, settings: string[], env: Record<string, string>, signal: AbortSignal, whole: boolean): Promise<KeptUpdate> {
+  const add = [...settings, "add", "-A", "--verbose", "--ignore-errors"];
+  if (whole) return { ...(await repo.git.run(add, { env, okExit: [1], signal })), unchanged: false };
+  // --ignore-submodules=dirty: a submodule's own edits are nothing add -A records, its commit is.
+  const status = ["status", "--porcelain", "-z", "--no-renames", "--ignore-submodules=dirty", "--untracked-files=normal"];
+  // GIT_OPTIONAL_LOCKS: status writes the cache it refreshed back to the kept index.
+  const shown = await repo.git.run([...settings, ...status], { env: { ...env, GIT_OPTIONAL_LOCKS: "1" }, signal });
+  const paths = worktreeChanges(shown.stdout);
+  if (paths?.length === 0) return { exitCode: 0, stdout: new Uint8Array(), unchanged: true };
+  if (signal.aborted) throw new Error("stopped");
+  if (paths === null || paths.length > MAX_PATHSPECS) {
+    return { ...(await repo.git.run(add, { env, okExit: [1], signal })), unchanged: false };
+  }
+  const input = Buffer.concat(paths.flatMap((p) => [p, new Uint8Array([0])]));
+  const added = await repo.git.run([...add, "--pathspec-from-file=-", "--pathspec-file-nul"], {
+    env: { ...env, ...LITERAL_PATHSPECS },
+    input,
+    okExit: [1],
+    signal,
+  });
+  return { ...added, unchanged: false };
+}
+
+/**
+ * The paths `git status --porcelain -z` shows changed in the working tree
+ * (an untracked folder without its slash), or null when a record is not one
+ * it expects: a conflict, which the kept index never has, or anything else.
+ */
+export function worktreeChanges(out: Uint8Array): Uint8Array[] | null {
+  const paths: Uint8Array[] = [];
+  for (let at = 0; at < out.length; ) {
+    const end = out.indexOf(0, at);
+    if (end < 0) return null;
+    const record = out.subarray(at, end);
+    at = end + 1;
+    if (record[0] === 0x23) continue; // "## branch", with status.branch set
+    if (record.length < 4 || record[2] !== 0x20) return null;
+    const xy = String.fromCharCode(record[0]!, record[1]!);
+    if (xy[1] === " ") continue; // staged only: the kept index against HEAD
+    if (xy.includes("U") || xy === "DD" || xy === "AA" || !/^(\?\?|[ MADT][MDT])$/.test(xy)) return null;
+    const path = record.subarray(3);
+    paths.push(path[path.length - 1] === 0x2f ? path.subarray(0, -1) : path);
+  }
+  return paths;
 }
 
 /** Digest of the attribute files Git reads besides the working tree's .gitattributes (read before add -A runs). */
@@ -297,9 +487,8 @@ export async function captureFromKept(
   config: Promise<string>,
   scratchDir: string,
 ): Promise<KeptCapture | null> {
-  const workTree = repo.workTree;
   const kept = readKept(repo);
-  if (!workTree || !kept || kept.attributes !== attributes || !configAllows(repo)) return null;
+  if (!repo.workTree || !kept || kept.attributes !== attributes || !configAllows(repo)) return null;
   // The same file needs no reading; another one (git status rewrote it) may hold the same entries.
   const sameEntries = kept.realFile === real.identity || kept.realIndex === real.entries;
   if (!sameEntries && real.entries === null) return null;
@@ -313,46 +502,89 @@ export async function captureFromKept(
   } catch {
     return null;
   }
+  const hashLength = hashLengthOf(repo);
+  const sharedBefore = sharedIndexOf(taken, hashLength);
+  const existing = new Set(sharedIndexesIn(repo.gitDir));
+  const followed = await followKept(repo, kept, real, sameEntries, taken, config, scratchDir).catch(() => null);
+  // Git writes a new shared index when enough entries changed, maybe more than
+  // once a recording: all but the one the kept index now links to are nobody's.
+  const sharedNow = sharedIndexOf(taken, hashLength);
+  for (const id of [sharedBefore, ...sharedIndexesIn(repo.gitDir).filter((f) => !existing.has(f))]) {
+    if (id && id !== sharedNow) deleteSharedIndex(id, repo.gitDir, repo.indexFile);
+  }
+  if (!followed || followed.kept.paths.length > MAX_PATHS) {
+    deleteIndexFile(taken, repo.gitDir, repo.indexFile, hashLength);
+    return followed?.capture ?? null;
+  }
+  try {
+    renameSync(taken, keptFile(repo));
+    writeKept(repo, followed.kept);
+  } catch {
+    dropKeptIndex(repo);
+  }
+  return followed.capture;
+}
+
+/**
+ * Bring the taken kept index up to date with the working tree and check that
+ * it stands in for a fresh copy. Returns the trees and the kept index's new
+ * description, or null when it cannot stand in; every Git it started has
+ * ended by then.
+ */
+async function followKept(
+  repo: Repo,
+  kept: KeptIndex,
+  real: RealIndex,
+  sameEntries: boolean,
+  taken: string,
+  config: Promise<string>,
+  scratchDir: string,
+): Promise<{ capture: KeptCapture; kept: KeptIndex } | null> {
+  const workTree = repo.workTree!;
   const env = { GIT_INDEX_FILE: taken };
-  // add -A is nearly all of a recording: start it first, check the rest while it runs.
+  const settings = keptIndexSettings(repo);
+  // Updating the kept index is nearly all of a recording: start it first, check the rest while it runs.
   const stop = new AbortController();
-  const adding = repo.git.run(["add", "-A", "--verbose", "--ignore-errors"], { env, okExit: [1], signal: stop.signal });
-  adding.catch(() => {}); // settled below
+  // When the real index moved on and its tree must be written as well (after
+  // git add; git commit leaves its cache tree whole), one whole add -A instead
+  // of status and add keeps the recording within its Git processes.
+  const cached = sameEntries ? null : cacheTreeRoot(real.bytes, hashLengthOf(repo));
+  const updating = updateKept(repo, settings, env, stop.signal, !sameEntries && cached === null);
+  updating.catch(() => {}); // settled below
   // When the real index moved on (a commit, git add), the paths whose entries
   // changed join those the two indexes may differ at.
-  const moved = sameEntries ? { index: kept.index, paths: [] } : await realIndexMoves(repo, real, kept.index, scratchDir).catch(() => null);
+  const moved = sameEntries
+    ? { index: kept.index, paths: [] }
+    : await realIndexMoves(repo, real, kept.index, cached, scratchDir).catch(() => null);
   if (!moved) {
-    // The kept index cannot follow: stop add -A (it only wrote the taken copy).
+    // The kept index cannot follow: stop Git (it only wrote the taken copy).
     stop.abort();
-    await adding.catch(() => undefined);
+    await updating.catch(() => undefined);
     return null;
   }
   const watched = moved.paths.length ? [...new Set([...kept.paths, ...moved.paths])] : kept.paths;
-  const input = Buffer.concat(watched.map((p) => Buffer.concat([encodeBytes(p), Buffer.from([0])])));
+  // "./" before each: check-ignore reads its input as pathspecs, and takes no
+  // magic, not even the user's GIT_*_PATHSPECS; a name like ":(glob)x" stays a name.
+  const input = Buffer.concat(watched.map((p) => Buffer.concat([encodeBytes(`./${p}`), Buffer.from([0])])));
   // Exit 1: none of them is ignored.
   const ignoring = watched.length
-    ? repo.git.run(["check-ignore", "--no-index", "-z", "--stdin"], { input, okExit: [0, 1, 128] })
+    ? repo.git.run(["check-ignore", "--no-index", "-z", "--stdin"], { input, okExit: [0, 1, 128], env: NO_PATHSPEC_MAGIC })
     : Promise.resolve({ exitCode: 1 });
   const layoutOk = layoutAllows(workTree, watched);
   // Settle all three before deciding, so that no Git is left writing the kept index.
-  const [configNow, ignored, added] = await Promise.allSettled([config, ignoring, adding]);
-  // A refusal leaves the taken index in the scratch directory, which goes with it.
-  if (configNow.status === "rejected" || ignored.status === "rejected" || added.status === "rejected") return null;
-  try {
-    const changed = added.value.exitCode === 0 ? changedPaths(added.value.stdout, workTree) : null;
-    if (!layoutOk || configNow.value !== kept.config || ignored.value.exitCode !== 1 || !changed || changed.some(neverKept)) return null;
-    const worktree = await repo.git.line(["write-tree"], { env });
-    const paths = changed.length ? [...new Set([...watched, ...changed])] : watched;
-    const realIndex = sameEntries ? kept.realIndex : real.entries!;
-    if (paths.length <= MAX_PATHS) {
-      renameSync(taken, keptFile(repo));
-      writeKept(repo, { ...kept, realIndex, realFile: real.identity, index: moved.index, worktree, paths });
-    }
-    return { index: moved.index, worktree };
-  } catch {
-    dropKeptIndex(repo);
-    return null;
-  }
+  const [configNow, ignored, updated] = await Promise.allSettled([config, ignoring, updating]);
+  if (configNow.status === "rejected" || ignored.status === "rejected" || updated.status === "rejected") return null;
+  const changed = updated.value.exitCode === 0 ? changedPaths(updated.value.stdout, workTree) : null;
+  if (!layoutOk || configNow.value !== kept.config || ignored.value.exitCode !== 1 || !changed || changed.some(neverKept)) return null;
+  // What add -A added at paths it was named: nothing there may sit in a nested repository.
+  if (!layoutAllows(workTree, changed)) return null;
+  const worktree = updated.value.unchanged ? kept.worktree : await repo.git.line([...settings, "write-tree"], { env });
+  const paths = changed.length ? [...new Set([...watched, ...changed])] : watched;
+  const realIndex = sameEntries ? kept.realIndex : real.entries!;
+  return {
+    capture: { index: moved.index, worktree },
+    kept: { ...kept, realIndex, realFile: real.identity, index: moved.index, worktree, paths },
+  };
 }
 
 /**
@@ -360,13 +592,18 @@ export async function captureFromKept(
  * the kept index follows (`before`, its tree): with zero flags everywhere
  * (entriesDigest), the two trees say every difference. Null when the kept
  * index cannot follow: conflicts, a gitlink or a .gitattributes or .gitmodules
- * entry among the changes.
+ * entry among the changes. `cached` is the tree the real index's cache tree
+ * names, if whole; diff-tree then reads every tree of it that differs, so a
+ * missing one fails the capture instead of entering a snapshot.
  */
-async function realIndexMoves(repo: Repo, real: RealIndex, before: ObjectId, scratchDir: string): Promise<{ index: ObjectId; paths: string[] } | null> {
-  const env = { GIT_INDEX_FILE: real.copyTo(join(scratchDir, "index-now")) };
-  const written = await repo.git.run(["write-tree"], { env, okExit: [128] });
-  if (written.exitCode !== 0) return null;
-  const index = decodeBytes(written.stdout).trim();
+async function realIndexMoves(repo: Repo, real: RealIndex, before: ObjectId, cached: ObjectId | null, scratchDir: string): Promise<{ index: ObjectId; paths: string[] } | null> {
+  let index = cached;
+  if (index === null) {
+    const env = { GIT_INDEX_FILE: real.copyTo(join(scratchDir, "index-now")) };
+    const written = await repo.git.run(["write-tree"], { env, okExit: [128] });
+    if (written.exitCode !== 0) return null;
+    index = decodeBytes(written.stdout).trim();
+  }
   if (index === before) return { index, paths: [] };
   const diff = decodeBytes((await repo.git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", before, index])).stdout);
   const fields = diff.split("\0");
@@ -400,7 +637,7 @@ export function keepAfterFullCapture(
   const paths = changedPaths(addOutput, workTree);
   if (!paths || paths.length > MAX_PATHS || paths.some(neverKept)) return;
   try {
-    rmSync(describedBy(repo), { force: true });
+    dropKeptIndex(repo); // the one it replaces, with its shared index
     renameSync(built, keptFile(repo));
     writeKept(repo, {
       version: 2,

@@ -65,6 +65,9 @@ export function snapshotPrefixFor(worktreeName: string | null): string {
   return worktreeName === null ? "refs/undo/snapshots/" : `refs/undo/worktrees/${worktreeName}/snapshots/`;
 }
 
+/** Bytes in one of the repository's object ids. */
+export const hashLengthOf = (repo: Repo): number => (repo.objectFormat === "sha256" ? 32 : 20);
+
 /** Find the repository that contains `cwd`, as Git itself would. */
 export async function openRepo(cwd: string = process.cwd()): Promise<Repo> {
   const here = Git.here(cwd);

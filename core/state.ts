@@ -18,7 +18,7 @@ import {
 } from "./format.ts";
 import { GitError, text } from "./git.ts";
 import { attributesDigest, captureFromKept, currentConfigDigest, keepAfterFullCapture, RealIndex } from "./kept-index.ts";
-import type { Repo } from "./repo.ts";
+import { hashLengthOf, type Repo } from "./repo.ts";
 
 /** A ref under refs/undo/ as for-each-ref listed it. */
 export interface SnapshotRef {
@@ -252,7 +252,7 @@ export interface IndexCapture {
  * when it cannot, from a fresh copy as the spec describes.
  */
 export async function captureIndex(repo: Repo, scratchDir: string, withWorktree: boolean, lockHeld: boolean): Promise<IndexCapture> {
-  const real = RealIndex.open(repo.indexFile, repo.objectFormat === "sha256" ? 32 : 20);
+  const real = RealIndex.open(repo.indexFile, hashLengthOf(repo));
   const useKept = withWorktree && real !== null && lockHeld;
   const attributes = useKept ? attributesDigest(repo) : "";
   const config = useKept ? currentConfigDigest(repo) : Promise.resolve("");

@@ -5,10 +5,10 @@
 // run here, and says whether the kept index was used or, where it could give
 // a different tree, refused.
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captureLive, record } from "../core/record.ts";
-import { entriesDigest } from "../core/kept-index.ts";
+import { cacheTreeRoot, entriesDigest, sharedIndexOf, worktreeChanges } from "../core/kept-index.ts";
 import { openRepo } from "../core/repo.ts";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { withRepoEnv } from "./helpers/restore.ts";
@@ -38,6 +38,25 @@ async function recordAndCompare(r: TestRepo): Promise<{ fromKept: boolean }> {
   expect(out.capture.state.worktree).toBe(worktree);
   expect(out.capture.state.index).toBe(index);
   return { fromKept: Boolean(out.capture.fromKept) };
+}
+
+/** The shared index files in a git dir. */
+const sharedIndexes = (gitDir: string): string[] => readdirSync(gitDir).filter((f) => f.startsWith("sharedindex.")).sort();
+const keptIndexOf = (r: TestRepo): string => join(r.gitDir(), "undo", "worktree-index");
+
+/** Set every folder's time (and the files') back a day, so Git's untracked cache can trust them. */
+function ageFolders(r: TestRepo): void {
+  const day = Date.now() / 1000 - 86400;
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name === ".git") continue;
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      utimesSync(p, day, day);
+    }
+    utimesSync(dir, day, day);
+  };
+  walk(r.dir);
 }
 
 /** A repository with untracked files in a few folders, recorded once (the kept index now exists). */
@@ -245,6 +264,145 @@ describe("the kept worktree index", () => {
     await recordAndCompare(r);
     r.git(["add", "notes/third.txt"]);
     await recordAndCompare(r);
+  });
+});
+
+describe("the kept index's untracked cache and split index", () => {
+  test("folders the cache trusts: new files in them, in new folders and in a new nested repository", async () => {
+    const r = await withUntracked();
+    ageFolders(r);
+    // Two recordings: the first refreshes the kept index against the aged files, the second finds its cache valid.
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    expect(readFileSync(keptIndexOf(r)).includes("UNTR")).toBe(true);
+    r.write("notes/more/second.txt", "second\n");
+    r.write("fresh/deep/er/file.txt", "in new folders\n");
+    r.write("src/a.c", "edited\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    ageFolders(r);
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    r.remove("notes/more/second.txt");
+    r.write("notes/more/renamed.txt", "second\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    // A repository in a new folder: a gitlink in the spec's tree, never files of its own.
+    r.git(["init", "-q", "other/repo"]);
+    r.write("other/repo/inside.c", "inside\n");
+    r.git(["-C", "other/repo", "add", "-A"]);
+    r.git(["-C", "other/repo", "-c", "user.name=Inner", "-c", "user.email=inner@example.com", "commit", "-q", "-m", "inner"]);
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+  });
+
+  test("the user's status settings change nothing: untracked files hidden, a branch line, glob pathspecs", async () => {
+    const r = await withUntracked();
+    r.git(["config", "status.showUntrackedFiles", "no"]);
+    r.git(["config", "status.branch", "true"]);
+    await recordAndCompare(r); // the configuration changed: a fresh copy
+    r.write("notes/new.txt", "new\n");
+    r.write("src/a.c", "edited\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    // Names Git would read as patterns or magic are taken literally.
+    r.write("star*.txt", "star\n");
+    r.write(":(glob)odd", "odd\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    // ...and still when they are among the paths checked against the ignore
+    // rules, with the user's GIT_GLOB_PATHSPECS, which check-ignore refuses.
+    r.write("src/a.c", "again\n");
+    r.env.GIT_GLOB_PATHSPECS = "1";
+    try {
+      expect((await recordAndCompare(r)).fromKept).toBe(true);
+      r.write("src/a.c", "once more\n");
+      expect((await recordAndCompare(r)).fromKept).toBe(true);
+    } finally {
+      delete r.env.GIT_GLOB_PATHSPECS;
+    }
+  });
+
+  test("more changes than are worth naming: add -A on the whole kept index", async () => {
+    const r = await withUntracked();
+    for (let i = 0; i < 250; i++) r.write(`many/f${i}/file.txt`, `${i}\n`);
+    r.write("src/a.c", "edited\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    for (let i = 0; i < 250; i += 2) r.remove(`many/f${i}/file.txt`);
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+  });
+
+  test("core.untrackedCache=false is kept to: no cache in the kept index", async () => {
+    const r = await withUntracked();
+    r.git(["config", "core.untrackedCache", "false"]);
+    await recordAndCompare(r);
+    r.write("notes/new.txt", "new\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    expect(readFileSync(keptIndexOf(r)).includes("UNTR")).toBe(false);
+  });
+
+  test("one shared index, the kept index's; replaced, lost and uninstalled", async () => {
+    const r = await withUntracked();
+    expect(sharedIndexes(r.gitDir())).toEqual([]); // a fresh copy is kept as it is
+    r.write("src/a.c", "edited\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    const shared = sharedIndexOf(keptIndexOf(r), 20);
+    expect(shared).not.toBeNull();
+    expect(sharedIndexes(r.gitDir())).toEqual([`sharedindex.${shared}`]);
+    // The real index is left as it was: not split.
+    expect(sharedIndexOf(join(r.gitDir(), "index"), 20)).toBeNull();
+    // Most entries changing makes Git write a new shared index: the old one goes.
+    r.commit("many", Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`bulk/${i}.c`, `${i}\n`])));
+    for (let i = 0; i < 40; i++) r.write(`bulk/${i}.c`, `${i} edited\n`);
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    const now = sharedIndexOf(keptIndexOf(r), 20);
+    expect(sharedIndexes(r.gitDir())).toEqual([`sharedindex.${now}`]);
+    // A fresh copy replacing the kept index (the configuration changed) takes its shared index along.
+    r.git(["config", "core.autocrlf", "input"]);
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+    expect(sharedIndexes(r.gitDir())).toEqual([]);
+    r.write("src/a.c", "again\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    // Someone deletes the shared index: the next recording takes a fresh copy, and is right.
+    for (const f of sharedIndexes(r.gitDir())) rmSync(join(r.gitDir(), f));
+    r.write("src/a.c", "once more\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+    r.write("src/a.c", "and again\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    expect(sharedIndexes(r.gitDir())).toHaveLength(1);
+    expect(r.undo(["uninstall"]).code).toBe(0);
+    expect(sharedIndexes(r.gitDir())).toEqual([]);
+    expect(existsSync(keptIndexOf(r))).toBe(false);
+  });
+});
+
+describe("cacheTreeRoot", () => {
+  test("the tree write-tree gives, when the cache tree is whole; null after git add", () => {
+    const r = makeRepo();
+    r.commit("base", { "a.c": "a\n", "dir/b.c": "b\n", "dir/deep/c.c": "c\n" });
+    const index = () => readFileSync(join(r.gitDir(), "index"));
+    expect(cacheTreeRoot(index(), 20)).toBe(r.git(["write-tree"]).stdout.trim());
+    r.write("dir/deep/c.c", "changed\n");
+    r.git(["add", "dir/deep/c.c"]);
+    expect(cacheTreeRoot(index(), 20)).toBeNull();
+    r.git(["commit", "-q", "-m", "two"]);
+    const root = cacheTreeRoot(index(), 20);
+    expect(root).toBe(r.git(["rev-parse", "HEAD^{tree}"]).stdout.trim());
+    expect(cacheTreeRoot(index().subarray(0, 40), 20)).toBeNull();
+  });
+});
+
+describe("worktreeChanges", () => {
+  const parse = (s: string) => worktreeChanges(Buffer.from(s))?.map((p) => Buffer.from(p).toString());
+  test("the paths add -A changes; staged-only entries and headers skipped; conflicts refused", () => {
+    expect(parse("## main\0 M a.c\0A  staged.c\0AM both.c\0 D gone.c\0?? new dir/\0?? new.txt\0 T link\0")).toEqual([
+      "a.c",
+      "both.c",
+      "gone.c",
+      "new dir",
+      "new.txt",
+      "link",
+    ]);
+    expect(parse("")).toEqual([]);
+    expect(parse("UU both.c\0")).toBeUndefined();
+    expect(parse("DD both.c\0")).toBeUndefined();
+    expect(parse(" M unterminated")).toBeUndefined();
+    expect(parse("XY odd\0")).toBeUndefined();
   });
 });
 

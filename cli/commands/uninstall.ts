@@ -2,12 +2,12 @@
 // blocks, our info/exclude lines, every worktree's undo/hooks-enabled).
 // Snapshots stay until gc, or --purge.
 import { existsSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { candidateFolders, ENABLED, findBlock, HOOK_NAMES, removeHooks } from "../../core/hooks.ts";
-import { KEPT_INDEX_FILES } from "../../core/kept-index.ts";
+import { dropKeptIndexIn } from "../../core/kept-index.ts";
 import { withLock } from "../../core/lock.ts";
 import { COMMITTER_CACHE } from "../../core/record.ts";
-import { openRepo, type Repo } from "../../core/repo.ts";
+import { hashLengthOf, openRepo, type Repo } from "../../core/repo.ts";
 import { liveWorker, MARK } from "../../core/settle.ts";
 import type { Command } from "../command.ts";
 import { out } from "../ui.ts";
@@ -69,7 +69,9 @@ export const uninstall: Command = {
     // they stay installed for other repositories (a shared core.hooksPath).
     // The recorder's caches go too: the kept index alone is as big as the index.
     for (const d of dirs) {
-      for (const f of [ENABLED, MARK, ...KEPT_INDEX_FILES, COMMITTER_CACHE]) {
+      const index = d === repo.undoDir ? repo.indexFile : join(dirname(d), "index");
+      dropKeptIndexIn(d, index, hashLengthOf(repo));
+      for (const f of [ENABLED, MARK, COMMITTER_CACHE]) {
         try {
           unlinkSync(join(d, f));
         } catch {
