@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeBytes, encodeBytes, type ObjectId } from "./format.ts";
-import type { Repo } from "./repo.ts";
+import type { ObjectFormat, Repo } from "./repo.ts";
 
 /** Read blobs by name (`<tree>:<path>`) in one cat-file; a missing one reads as null. */
 export async function readBlobs(repo: Repo, names: readonly string[]): Promise<(string | null)[]> {
@@ -40,16 +40,37 @@ export async function readObjects(repo: Repo, names: readonly string[]): Promise
   return out;
 }
 
-/** Write blobs with one hash-object, through files in `scratchDir`; returns their ids in order. */
-export async function writeBlobs(repo: Repo, scratchDir: string, contents: readonly (string | Uint8Array)[]): Promise<ObjectId[]> {
-  if (contents.length === 0) return [];
-  const paths = contents.map((c, i) => {
+/** The id Git gives a blob of these bytes (gitformat-object): the hash of "blob <size>", a NUL, and the bytes. */
+export function blobId(bytes: Uint8Array, format: ObjectFormat): ObjectId {
+  const hasher = new Bun.CryptoHasher(format === "sha256" ? "sha256" : "sha1");
+  hasher.update(`blob ${bytes.length}\0`);
+  hasher.update(bytes);
+  return hasher.digest("hex");
+}
+
+/**
+ * Write blobs with one hash-object, through files in `scratchDir`; returns
+ * their ids in order. A blob whose id is in `stored` (objects known to be in
+ * the repository) is not written again, and when all are, no Git runs.
+ */
+export async function writeBlobs(
+  repo: Repo,
+  scratchDir: string,
+  contents: readonly (string | Uint8Array)[],
+  stored: ReadonlySet<ObjectId> = new Set(),
+): Promise<ObjectId[]> {
+  const bytes = contents.map((c) => (typeof c === "string" ? encodeBytes(c) : c));
+  const ids = bytes.map((b) => (stored.size ? blobId(b, repo.objectFormat) : null));
+  const missing = bytes.map((_, i) => i).filter((i) => ids[i] === null || !stored.has(ids[i]!));
+  if (missing.length === 0) return ids as ObjectId[];
+  const paths = missing.map((i) => {
     const p = join(scratchDir, `blob-${i}`);
-    writeFileSync(p, typeof c === "string" ? encodeBytes(c) : c);
+    writeFileSync(p, bytes[i]!);
     return p;
   });
-  const out = await repo.git.text(["hash-object", "-w", "--no-filters", "--stdin-paths"], { input: paths.join("\n") + "\n" });
-  return out.split("\n").slice(0, contents.length);
+  const out = (await repo.git.text(["hash-object", "-w", "--no-filters", "--stdin-paths"], { input: paths.join("\n") + "\n" })).split("\n");
+  missing.forEach((i, k) => (ids[i] = out[k]!));
+  return ids as ObjectId[];
 }
 
 export interface TreeEntry {

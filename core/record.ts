@@ -108,7 +108,10 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexPar
   const blobs: (string | Uint8Array)[] = [encodeHead(head), encodeRefs(state.refs)];
   if (state.stash.length) blobs.push(encodeStash(state.stash));
   if (state.state.length) blobs.push(encodeState(state.state));
-  const written = writeBlobs(repo, scratch, blobs);
+  const snapshots = decodeSnapshots(scan.undoRefs, repo.snapshotPrefix);
+  const kept = keptBlobs(repo);
+  const stored = new Set(kept && kept.tree === latestOf(snapshots)?.tree ? kept.blobs : []);
+  const written = writeBlobs(repo, scratch, blobs, stored);
   written.catch(() => {}); // awaited below
   const parts = await indexParts.catch(async (e) => {
     await written.catch(() => undefined);
@@ -138,8 +141,9 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexPar
   }
   if (state.worktree !== undefined) subtree("worktree", state.worktree);
   const tree = await writeTree(repo, entries);
+  if (kept?.tree !== tree) keepBlobsOf(repo, tree, entries);
   const reflog = readHeadReflog(repo, head, scan.refs);
-  const capture: LiveCapture = { state, tree, snapshots: decodeSnapshots(scan.undoRefs, repo.snapshotPrefix) };
+  const capture: LiveCapture = { state, tree, snapshots };
   if (reflog !== undefined) capture.reflog = reflog;
   return capture;
 }
@@ -281,6 +285,32 @@ async function committerEnv(repo: Repo, configDigest: string | undefined): Promi
 
 /** Where committerEnv keeps git var's answer, in <gitdir>/undo/. */
 export const COMMITTER_CACHE = "committer.json";
+
+/**
+ * The blob ids of the last state tree written here (HEAD, refs, stash,
+ * state), in <gitdir>/undo/: between two recordings most of them stay the
+ * same, and a blob the newest snapshot holds is in the repository for sure
+ * (that snapshot's ref keeps it), so it need not be written again.
+ */
+export const BLOBS_CACHE = "state-blobs.json";
+
+function keptBlobs(repo: Repo): { tree: ObjectId; blobs: ObjectId[] } | null {
+  try {
+    const known = JSON.parse(readFileSync(join(repo.undoDir, BLOBS_CACHE), "utf8")) as { tree: ObjectId; blobs: ObjectId[] };
+    return typeof known.tree === "string" && Array.isArray(known.blobs) ? known : null;
+  } catch {
+    return null;
+  }
+}
+
+function keepBlobsOf(repo: Repo, tree: ObjectId, entries: readonly TreeEntry[]): void {
+  const blobs = entries.filter((e) => e.type === "blob" && e.name !== "index-unmerged").map((e) => e.oid);
+  try {
+    replaceFile(join(repo.undoDir, BLOBS_CACHE), JSON.stringify({ tree, blobs }));
+  } catch {
+    /* the next recording writes its blobs again */
+  }
+}
 
 /** The environment `git var GIT_COMMITTER_IDENT` reads besides the configuration. */
 const IDENT_VARS = ["GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_COMMITTER_DATE"];

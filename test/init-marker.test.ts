@@ -3,7 +3,7 @@
 // snapshot taken by hand creates <gitdir>/undo/ too, and with one hooks folder
 // shared by every repository that directory alone must not turn recording on.
 import { expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ENABLED } from "../core/hooks.ts";
 import { expectRecorded, list, settled, SETTLE_MS } from "./helpers/auto.ts";
@@ -86,10 +86,14 @@ test("a shared hooks folder records where init ran, and not where only 'git undo
   const kept = list(r);
   expect(kept.length).toBeGreaterThan(snaps.length);
   expect(existsSync(join(r.gitDir(), "undo", "worktree-index"))).toBe(true);
+  const sharedIndexes = (d: string) => readdirSync(d).filter((f) => f.startsWith("sharedindex."));
+  expect(sharedIndexes(r.gitDir())).toHaveLength(1); // the kept index's, split by now
   expect(r.undo(["uninstall", "--global-hooks"]).code).toBe(0);
   expect(existsSync(join(r.gitDir(), "undo", ENABLED))).toBe(false);
   // The recorder's caches (the kept index, the committer answer) go with it.
-  for (const f of ["worktree-index", "worktree-index.json", "committer.json"]) expect(existsSync(join(r.gitDir(), "undo", f))).toBe(false);
+  for (const f of ["worktree-index", "worktree-index.json", "committer.json", "state-blobs.json"]) expect(existsSync(join(r.gitDir(), "undo", f))).toBe(false);
+  // So do the kept indexes' shared parts, in each worktree's git dir.
+  for (const d of [r.gitDir(), wtGitDir]) expect(sharedIndexes(d)).toEqual([]);
   expect(existsSync(join(wtGitDir, "undo", ENABLED))).toBe(false);
   expect(list(r)).toEqual(kept);
   expect(list(r, wt)).toEqual(linked);

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { tryLock } from "../core/lock.ts";
+import { blobId } from "../core/objects.ts";
 import { captureLive, commitCapture, recordLocked } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
 import { CLI, makeRepo, type TestRepo } from "./helpers/repo.ts";
@@ -86,6 +87,43 @@ describe("a lean recording", () => {
     expect(unchanged).not.toContain("var");
     r.write("a.c", "edited\n");
     expect(spawns(r).length).toBeLessThanOrEqual(12);
+    // git add: the real index moved on, and its cache tree no longer names its tree.
+    r.write("a.c", "staged\n");
+    r.git(["add", "a.c"]);
+    r.write("a.c", "staged, then edited\n");
+    expect(spawns(r).length).toBeLessThanOrEqual(12);
+  });
+
+  test("blobs the newest snapshot holds are not written again; after a gc, they are", () => {
+    const r = makeRepo();
+    r.commit("one", { "a.c": "a\n" });
+    snap(r);
+    r.write("a.c", "edited\n");
+    // HEAD and refs as in #1: no hash-object.
+    expect(spawns(r)).not.toContain("hash-object");
+    r.git(["commit", "-q", "-am", "two"]);
+    expect(spawns(r)).toContain("hash-object"); // the refs moved
+    // The newest snapshot gone and its objects pruned: the kept ids no longer vouch for anything.
+    const newest = snapshotRefs(r).at(-1)!;
+    r.git(["update-ref", "-d", newest.ref]);
+    r.git(["reflog", "expire", "--expire=now", "--all"]);
+    r.git(["gc", "-q", "--prune=now"]);
+    r.write("a.c", "after gc\n");
+    expect(spawns(r)).toContain("hash-object");
+    const recorded = snapshotRefs(r).at(-1)!;
+    for (const name of ["HEAD", "refs"]) expect(r.git(["cat-file", "-e", `${recorded.tree}:${name}`], { allowFail: true }).code).toBe(0);
+    expect(r.git(["fsck", "--no-progress"], { allowFail: true }).code).toBe(0);
+  });
+});
+
+describe("blobId", () => {
+  test("the id git hash-object gives, in SHA-1 and SHA-256 repositories", () => {
+    for (const format of ["sha1", "sha256"] as const) {
+      const r = makeRepo({ objectFormat: format });
+      for (const content of ["", "ref: refs/heads/main\n", "caf\u00e9\0binary\n"]) {
+        expect(blobId(Buffer.from(content), format)).toBe(r.git(["hash-object", "--stdin"], { input: content }).stdout.trim());
+      }
+    }
   });
 });
 
