@@ -92,8 +92,10 @@ export type IndexParts = Pick<StateTree, "index" | "indexUnmerged" | "worktree">
  * the index and working-tree parts the restore itself wrote (known by
  * construction, so the files need not be read again).
  */
-export async function captureWith(repo: Repo, parts: IndexParts): Promise<LiveCapture> {
-  return withScratch(repo, async (scratch) => buildCapture(repo, scratch, await scanRefs(repo), Promise.resolve(parts)));
+export async function captureWith(repo: Repo, parts: IndexParts, configDigest?: string): Promise<LiveCapture> {
+  const capture = await withScratch(repo, async (scratch) => buildCapture(repo, scratch, await scanRefs(repo), Promise.resolve(parts)));
+  if (configDigest !== undefined) capture.configDigest = configDigest;
+  return capture;
 }
 
 /** The state tree: the refs' parts are written while the index parts may still be on their way. */

@@ -267,6 +267,8 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
 
   const journal = new Journal();
   const guard = ignoreSignals();
+  // Ending an operation (below) can change the index: T's is built after it then.
+  let nextIndex = plan.operations.length && opts.force ? null : startNextIndex(repo, scratch, plan);
   try {
     let fromNumber = latest?.number ?? null;
     if (fromNumber === null) {
@@ -295,11 +297,13 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
       }
     }
 
+    nextIndex ??= startNextIndex(repo, scratch, plan);
     const counting = addLineCounts(repo, plan).catch(() => {}); // the report shows none then
-    const applied = await applyPlan(repo, scratch, plan, mergeIndex, Boolean(opts.force), journal);
+    const applied = await applyPlan(repo, scratch, plan, mergeIndex, Boolean(opts.force), journal, nextIndex);
 
     const merged = plan.worktree.mode === "merge" && mergeIndex !== null;
-    const recorded = await captureWith(repo, await partsAfter(repo, scratch, plan, merged, applied.readFilesAgain));
+    // The configuration read for the first capture (the same process) keys the committer's kept answer.
+    const recorded = await captureWith(repo, await partsAfter(repo, scratch, plan, merged, applied.readFilesAgain), capture.configDigest);
     const made = await commitCapture(repo, recorded, {
       kind: "restore",
       restored: target.number,
@@ -326,6 +330,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     if (e instanceof UndoError && e.kind === "refused" && journal.empty) throw e;
     throw fatal(`restore of #${target.number} failed and was rolled back, nothing changed: ${why}`);
   } finally {
+    await nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
     guard();
   }
 }
@@ -404,27 +409,40 @@ export async function applyPlan(
   mergeIndex: MergeIndex | null,
   force: boolean,
   journal: Journal,
+  nextIndex: Promise<NextIndex> | null = startNextIndex(repo, scratch, plan),
 ): Promise<{ readFilesAgain: boolean }> {
   const moves = plan.refs.filter((m) => force || m.checkedOutIn === undefined);
-
-  // Step 5's new index is built aside while the merge runs (they touch different files).
-  const nextIndex = !repo.bare && plan.targetState.index !== undefined ? buildNextIndex(repo, scratch, plan) : null;
-  const settled = nextIndex?.then(
-    () => undefined,
-    () => undefined,
-  );
   try {
     return await applySteps(repo, plan, mergeIndex, nextIndex, scratch, moves, journal);
   } finally {
-    await settled; // no Git left writing into the scratch directory
+    await nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
   }
+}
+
+/** Step 5's new index, built aside, and the paths whose stat data to refresh once the files are written. */
+export interface NextIndex {
+  file: string;
+  /** Pathspecs for `git add --refresh`; null: refresh every entry. */
+  refresh: Uint8Array | null;
+}
+
+/**
+ * Start building step 5's new index aside (it touches no file the merge
+ * writes), as soon as the plan is known: the restore snapshot waits for it.
+ * Null when the restore writes no index (a bare repository).
+ */
+export function startNextIndex(repo: Repo, scratch: string, plan: RestorePlan): Promise<NextIndex> | null {
+  if (repo.bare || plan.targetState.index === undefined) return null;
+  const building = Promise.all([buildNextIndex(repo, scratch, plan), refreshPaths(repo, plan)]).then(([file, refresh]) => ({ file, refresh }));
+  building.catch(() => {}); // awaited by applyPlan, or settled by whoever started it
+  return building;
 }
 
 async function applySteps(
   repo: Repo,
   plan: RestorePlan,
   mergeIndex: MergeIndex | null,
-  nextIndex: Promise<string> | null,
+  nextIndex: Promise<NextIndex> | null,
   scratch: string,
   moves: RefMove[],
   journal: Journal,
@@ -511,8 +529,8 @@ async function applySteps(
 
   // Step 5: the index, built aside and moved into place while we hold index.lock.
   if (nextIndex) {
-    const next = await nextIndex;
-    await refreshChanged(repo, plan, next);
+    const { file: next, refresh } = await nextIndex;
+    await refreshChanged(repo, next, refresh);
     const backup = join(scratch, "index-before");
     const hadIndex = existsSync(repo.indexFile);
     if (hadIndex) linkSync(repo.indexFile, backup);
@@ -568,29 +586,30 @@ async function buildNextIndex(repo: Repo, scratch: string, plan: RestorePlan): P
  * the merge wrote and entries T's index changed. `git add --refresh` takes a
  * pathspec, but one that matches no entry is fatal, so only paths in T's index
  * (asked in one cat-file) are named; conflicted paths have no stat to refresh.
+ * Returns the pathspecs, empty when none, or null to refresh every entry.
  */
-async function refreshChanged(repo: Repo, plan: RestorePlan, next: string): Promise<void> {
-  const env = { GIT_INDEX_FILE: next };
+async function refreshPaths(repo: Repo, plan: RestorePlan): Promise<Uint8Array | null> {
   const t = plan.targetState;
   const conflicted = new Set(t.indexUnmerged ? decodeUnmerged(t.indexUnmerged).map((e) => pathKey(e.path)) : []);
   const paths = new Map<string, Uint8Array>();
   for (const f of [...plan.worktree.files, ...(plan.index?.entries ?? [])]) {
     if (f.newMode !== "000000" && !conflicted.has(pathKey(f.raw))) paths.set(pathKey(f.raw), f.raw);
   }
-  if (paths.size === 0) return;
+  if (paths.size === 0) return new Uint8Array();
   const raws = [...paths.values()];
-  if (raws.some((r) => r.includes(10))) {
-    // A newline in a name does not fit cat-file's lines: refresh everything.
-    await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
-    return;
-  }
+  // A newline in a name does not fit cat-file's lines: refresh everything.
+  if (raws.some((r) => r.includes(10))) return null;
   const nl = Buffer.from("\n");
   const query = Buffer.concat(raws.flatMap((r) => [Buffer.from(`${t.index}:`), r, nl]));
   const answers = (await repo.git.text(["cat-file", "--batch-check"], { input: query })).split("\n");
   const inIndex = raws.filter((_, i) => answers[i] !== undefined && !answers[i]!.endsWith(" missing"));
-  if (inIndex.length === 0) return;
-  const spec = Buffer.concat(inIndex.flatMap((r) => [Buffer.from(":(literal)"), r, Buffer.from([0])]));
-  await repo.git.run(["add", "--refresh", "--pathspec-from-file=-", "--pathspec-file-nul"], { env, input: spec, okExit: [1] });
+  return Buffer.concat(inIndex.flatMap((r) => [Buffer.from(":(literal)"), r, Buffer.from([0])]));
+}
+
+async function refreshChanged(repo: Repo, next: string, pathspecs: Uint8Array | null): Promise<void> {
+  const env = { GIT_INDEX_FILE: next };
+  if (pathspecs === null) await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
+  else if (pathspecs.length) await repo.git.run(["add", "--refresh", "--pathspec-from-file=-", "--pathspec-file-nul"], { env, input: pathspecs, okExit: [1] });
 }
 
 /** Files whose change changes what `git add -A` reads from the others: ignore rules, attributes (filters, eol). */
