@@ -209,7 +209,7 @@ async function main(): Promise<void> {
     console.log(line(rows[0]!));
     for (const r of rows.slice(1)) console.log(line(r));
     for (const c of [cliSame, cli10]) {
-      console.log(`${c.name}: ${c.commands.map((a) => a.replace(/^-c \S+ /, "").split(" ")[0]).join(", ")}`);
+      console.log(`${c.name}: ${c.commands.map((a) => a.replace(/^(-c \S+ )+/, "").split(" ")[0]).join(", ")}`);
     }
     console.log(`worktree tree matches git add -A on a copy of the index: ${check ? "yes" : "NO"}`);
     if (!check) failed++;
