@@ -143,7 +143,6 @@ export function dropKeptIndex(repo: Repo): void {
   deleteIndexFile(keptFile(repo), repo.gitDir, repo.indexFile, hashLengthOf(repo));
 }
 
-
 /** Delete the kept index in a worktree's <gitdir>/undo (uninstall), with its shared index. */
 export function dropKeptIndexIn(undoDir: string, realIndex: string, hashLength: number): void {
   rmSync(join(undoDir, KEPT_INDEX_FILES[1]), { force: true });

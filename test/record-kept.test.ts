@@ -335,6 +335,23 @@ describe("the kept index's untracked cache and split index", () => {
     expect(readFileSync(keptIndexOf(r)).includes("UNTR")).toBe(false);
   });
 
+  test("a SHA-256 repository: edits, a commit (its cache tree) and git add, each from the kept index", async () => {
+    const r = makeRepo({ objectFormat: "sha256" });
+    r.commit("base", { "src/a.c": "a\n", "docs/b.md": "b\n" });
+    r.write("notes/todo.txt", "todo\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+    r.write("src/a.c", "edited\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    expect(sharedIndexOf(keptIndexOf(r), 32)).toMatch(/^[0-9a-f]{64}$/);
+    r.git(["commit", "-q", "-am", "two"]);
+    expect(cacheTreeRoot(readFileSync(join(r.gitDir(), "index")), 32)).toBe(r.git(["rev-parse", "HEAD^{tree}"]).stdout.trim());
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    r.write("docs/b.md", "staged\n");
+    r.git(["add", "docs/b.md"]);
+    r.write("notes/more.txt", "more\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+  });
+
   test("one shared index, the kept index's; replaced, lost and uninstalled", async () => {
     const r = await withUntracked();
     expect(sharedIndexes(r.gitDir())).toEqual([]); // a fresh copy is kept as it is
