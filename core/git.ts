@@ -99,6 +99,9 @@ export class Git {
     // Git's messages are parsed in a few places (unmerged paths, existing refs).
     env.LC_ALL = "C";
     delete env.LANGUAGE;
+    // Pathspecs given here mean what the code says (":(literal)x", a plain
+    // name), whatever the user's GIT_*_PATHSPECS would make of them.
+    for (const k of ["GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS"]) delete env[k];
     return env;
   }
 

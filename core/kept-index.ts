@@ -326,10 +326,8 @@ function keptIndexSettings(repo: Repo): string[] {
 
 /** Past this many paths, Git's pathspec matching costs more than a whole add -A. */
 const MAX_PATHSPECS = 200;
-/** None of the user's global pathspec settings (each rules out the others and some commands refuse them). */
-const NO_PATHSPEC_MAGIC = { GIT_LITERAL_PATHSPECS: undefined, GIT_GLOB_PATHSPECS: undefined, GIT_NOGLOB_PATHSPECS: undefined, GIT_ICASE_PATHSPECS: undefined };
-/** Pathspecs taken as plain names (a file may be called `*` or `:(glob)x`). */
-const LITERAL_PATHSPECS = { ...NO_PATHSPEC_MAGIC, GIT_LITERAL_PATHSPECS: "1" };
+/** Pathspecs taken as plain names (a file may be called `*` or `:(glob)x`); core/git.ts drops the user's own settings. */
+const LITERAL_PATHSPECS = { GIT_LITERAL_PATHSPECS: "1" };
 
 interface KeptUpdate {
   exitCode: number;
@@ -563,11 +561,11 @@ async function followKept(
   }
   const watched = moved.paths.length ? [...new Set([...kept.paths, ...moved.paths])] : kept.paths;
   // "./" before each: check-ignore reads its input as pathspecs, and takes no
-  // magic, not even the user's GIT_*_PATHSPECS; a name like ":(glob)x" stays a name.
+  // magic; a name like ":(glob)x" stays a name.
   const input = Buffer.concat(watched.map((p) => Buffer.concat([encodeBytes(`./${p}`), Buffer.from([0])])));
   // Exit 1: none of them is ignored.
   const ignoring = watched.length
-    ? repo.git.run(["check-ignore", "--no-index", "-z", "--stdin"], { input, okExit: [0, 1, 128], env: NO_PATHSPEC_MAGIC })
+    ? repo.git.run(["check-ignore", "--no-index", "-z", "--stdin"], { input, okExit: [0, 1, 128] })
     : Promise.resolve({ exitCode: 1 });
   const layoutOk = layoutAllows(workTree, watched);
   // Settle all three before deciding, so that no Git is left writing the kept index.

@@ -70,6 +70,23 @@ describe("index", () => {
 });
 
 describe("working tree", () => {
+  test("the user's GIT_*_PATHSPECS change nothing git-undo asks Git (a refresh by :(literal) names)", () => {
+    const r = makeRepo();
+    r.commit("one", { "a*.txt": "one\n", "b.txt": "b\n" });
+    r.ok("snapshot"); // #1
+    r.commit("two", { "a*.txt": "two\n" });
+    for (const v of ["GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_ICASE_PATHSPECS"]) {
+      r.ok("snapshot");
+      const res = r.undo(["restore", "1"], { env: { [v]: "1" } });
+      expect(res.code).toBe(0);
+      expect(r.read("a*.txt")).toBe("one\n");
+      // The index was refreshed: plumbing that does not refresh sees nothing changed.
+      expect(r.git(["diff-files", "--quiet"], { allowFail: true }).code).toBe(0);
+      r.ok("redo");
+      expect(r.read("a*.txt")).toBe("two\n");
+    }
+  });
+
   test("modified, created, deleted and renamed files; untracked files and folders; exec bits; symlinks; odd names", () => {
     const r = makeRepo();
     const odd = ["sp ace.txt", "quo\"te.txt", "new\nline.txt", "ünïcødé.txt", "tab\there.txt", "-dash.txt"];
