@@ -5,12 +5,12 @@
 // run here, and says whether the kept index was used or, where it could give
 // a different tree, refused.
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captureLive, record } from "../core/record.ts";
 import { cacheTreeRoot, entriesDigest, sharedIndexOf, worktreeChanges } from "../core/kept-index.ts";
 import { openRepo } from "../core/repo.ts";
-import { makeRepo, type TestRepo } from "./helpers/repo.ts";
+import { makeRepo, TestRepo } from "./helpers/repo.ts";
 import { withRepoEnv } from "./helpers/restore.ts";
 
 /** The spec's index and worktree trees, by plain Git on a copy of the real index. */
@@ -290,6 +290,26 @@ describe("the kept index's untracked cache and split index", () => {
     r.git(["-C", "other/repo", "add", "-A"]);
     r.git(["-C", "other/repo", "-c", "user.name=Inner", "-c", "user.email=inner@example.com", "commit", "-q", "-m", "inner"]);
     expect((await recordAndCompare(r)).fromKept).toBe(false);
+  });
+
+  test("a repository moved elsewhere: a fresh copy first, then the kept index and its cache again", async () => {
+    const first = await withUntracked();
+    ageFolders(first);
+    expect((await recordAndCompare(first)).fromKept).toBe(true);
+    expect((await recordAndCompare(first)).fromKept).toBe(true);
+    const moved = join(first.dir, "..", "moved");
+    renameSync(first.dir, moved);
+    const r = new TestRepo(moved, first.home);
+    // The attribute files' digest names their paths, so the first recording takes a fresh copy.
+    r.write("notes/more/after-move.txt", "new\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+    r.write("src/a.c", "edited\n");
+    r.write("notes/another.txt", "another\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    ageFolders(r);
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    r.write("notes/more/third.txt", "third\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
   });
 
   test("the user's status settings change nothing: untracked files hidden, a branch line, glob pathspecs", async () => {
