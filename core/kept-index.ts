@@ -46,7 +46,7 @@ import { closeSync, existsSync, lstatSync, openSync, readdirSync, readFileSync, 
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { decodeBytes, encodeBytes, hasEscapedBytes, type ObjectId } from "./format.ts";
-import { replaceFile } from "./lock.ts";
+import { readJsonFile, replaceFile } from "./lock.ts";
 import { configDigest, hashLengthOf, type Repo } from "./repo.ts";
 
 /** What the kept index was made from and what it holds. */
@@ -74,7 +74,7 @@ export interface KeptIndex {
  */
 export class RealIndex {
   private content?: Uint8Array;
-  private digest?: string | null;
+  private walked?: { digest: string; layout: IndexLayout } | null;
   private constructor(
     readonly path: string,
     private readonly hashLength: number,
@@ -110,8 +110,18 @@ export class RealIndex {
 
   /** entriesDigest() of the content. */
   get entries(): string | null {
-    if (this.digest === undefined) this.digest = entriesDigest(this.bytes, this.hashLength);
-    return this.digest;
+    return this.parsed()?.digest ?? null;
+  }
+
+  /** cacheTreeRoot() of the content, from the same walk, when the entries have a digest. */
+  get cacheTree(): ObjectId | null {
+    const parsed = this.parsed();
+    return parsed ? rootOf(parsed.layout, this.hashLength) : null;
+  }
+
+  private parsed(): { digest: string; layout: IndexLayout } | null {
+    if (this.walked === undefined) this.walked = digestAndLayout(this.bytes, this.hashLength);
+    return this.walked;
   }
 }
 
@@ -139,8 +149,7 @@ export async function currentConfigDigest(repo: Repo): Promise<string> {
 
 /** Forget the kept index (before Git writes it, and whenever it cannot be reused). */
 export function dropKeptIndex(repo: Repo): void {
-  rmSync(describedBy(repo), { force: true });
-  deleteIndexFile(keptFile(repo), repo.gitDir, repo.indexFile, hashLengthOf(repo));
+  dropKeptIndexIn(repo.undoDir, repo.indexFile, hashLengthOf(repo));
 }
 
 /** Delete the kept index in a worktree's <gitdir>/undo (uninstall), with its shared index. */
@@ -228,7 +237,7 @@ function walkEntries(bytes: Uint8Array, hashLength: number, visit?: (at: number,
 }
 
 /** The extensions of an index after its entries: signature and content, or null when they do not parse. */
-function extensions(bytes: Uint8Array, hashLength: number, at: number): Map<string, Uint8Array> | null {
+function extensionsFrom(bytes: Uint8Array, hashLength: number, at: number): Map<string, Uint8Array> | null {
   const end = bytes.length - hashLength;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const found = new Map<string, Uint8Array>();
@@ -241,6 +250,19 @@ function extensions(bytes: Uint8Array, hashLength: number, at: number): Map<stri
   return at === end ? found : null;
 }
 
+/** What one walk over an index finds: how many entries, where they end, and its extensions. */
+interface IndexLayout {
+  count: number;
+  entriesEnd: number;
+  extensions: Map<string, Uint8Array>;
+}
+
+function layoutOf(bytes: Uint8Array, hashLength: number, visit?: (at: number, flags: number) => boolean): IndexLayout | null {
+  const entriesEnd = walkEntries(bytes, hashLength, visit);
+  const extensions = entriesEnd === null ? null : extensionsFrom(bytes, hashLength, entriesEnd);
+  return extensions && { count: new DataView(bytes.buffer, bytes.byteOffset).getUint32(8), entriesEnd: entriesEnd!, extensions };
+}
+
 /**
  * A digest of a version 2 index's entries without their stat data: equal
  * digests mean the same paths, modes, object ids and flags, so `git status`
@@ -248,28 +270,29 @@ function extensions(bytes: Uint8Array, hashLength: number, at: number): Map<stri
  * (another version, a split index, assume-unchanged entries, a file that does
  * not parse as gitformat-index describes): such an index is never reused. So
  * with a digest, every entry's flags are zero, and its index tree says all.
+ * Also returns the layout the walk found.
  */
-export function entriesDigest(bytes: Uint8Array, hashLength: number): string | null {
+function digestAndLayout(bytes: Uint8Array, hashLength: number): { digest: string; layout: IndexLayout } | null {
   // Version 2 has no extended flags: no intent-to-add or skip-worktree entries.
   if (bytes.length < 12 || new DataView(bytes.buffer, bytes.byteOffset).getUint32(4) !== 2) return null;
   // A copy with the stat data zeroed (all but the mode), hashed in one call.
   const masked = new Uint8Array(bytes); // a copy: Buffer#slice would share the bytes
-  const end = walkEntries(bytes, hashLength, (at, flags) => {
+  const layout = layoutOf(bytes, hashLength, (at, flags) => {
     // Extended flags cannot be in version 2; assume-unchanged entries are never reused around.
     if (flags & 0xc000) return false;
     masked.fill(0, at, at + 24);
     masked.fill(0, at + 28, at + 40); // the mode, at 24, stays
     return true;
   });
-  if (end === null) return null;
   // Extensions: cache tree and the like change nothing add -A does, but a
   // split index keeps its entries in another file.
-  const found = extensions(bytes, hashLength, end);
-  if (!found || found.has("link") || found.has("sdir")) return null;
-  const entries = masked.subarray(12, end);
-  const count = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8);
-  return `${count}:${entries.length}:${Bun.hash(entries).toString(16)}:${Bun.hash.xxHash64(entries).toString(16)}`;
+  if (!layout || layout.extensions.has("link") || layout.extensions.has("sdir")) return null;
+  const entries = masked.subarray(12, layout.entriesEnd);
+  const digest = `${layout.count}:${entries.length}:${Bun.hash(entries).toString(16)}:${Bun.hash.xxHash64(entries).toString(16)}`;
+  return { digest, layout };
 }
+
+export const entriesDigest = (bytes: Uint8Array, hashLength: number): string | null => digestAndLayout(bytes, hashLength)?.digest ?? null;
 
 /**
  * The tree `git write-tree` would give for a version 2 or 3 index without
@@ -279,15 +302,18 @@ export function entriesDigest(bytes: Uint8Array, hashLength: number): string | n
  * bytes do not parse.
  */
 export function cacheTreeRoot(bytes: Uint8Array, hashLength: number): ObjectId | null {
-  const end = walkEntries(bytes, hashLength);
-  const tree = end === null ? undefined : extensions(bytes, hashLength, end)?.get("TREE");
+  const layout = layoutOf(bytes, hashLength);
+  return layout && rootOf(layout, hashLength);
+}
+
+function rootOf(layout: IndexLayout, hashLength: number): ObjectId | null {
+  const tree = layout.extensions.get("TREE");
   // The root entry: an empty path, NUL, "<entries> <subtrees>\n", then its id.
   if (!tree || tree[0] !== 0) return null;
   const lineEnd = tree.indexOf(0x0a, 1);
   if (lineEnd < 0 || lineEnd + 1 + hashLength > tree.length) return null;
   const covered = Number(new TextDecoder().decode(tree.subarray(1, lineEnd)).split(" ")[0]);
-  const entries = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8);
-  if (covered !== entries) return null; // -1: invalid
+  if (covered !== layout.count) return null; // -1: invalid
   return Buffer.from(tree.subarray(lineEnd + 1, lineEnd + 1 + hashLength)).toString("hex");
 }
 
@@ -299,8 +325,7 @@ export function sharedIndexOf(path: string, hashLength: number): string | null {
   } catch {
     return null;
   }
-  const end = walkEntries(bytes, hashLength);
-  const link = end === null ? undefined : extensions(bytes, hashLength, end)?.get("link");
+  const link = layoutOf(bytes, hashLength)?.extensions.get("link");
   return link && link.length >= hashLength ? Buffer.from(link.subarray(0, hashLength)).toString("hex") : null;
 }
 
@@ -455,13 +480,8 @@ function layoutAllows(workTree: string, paths: readonly string[]): boolean {
 }
 
 function readKept(repo: Repo): KeptIndex | null {
-  try {
-    const k = JSON.parse(readFileSync(describedBy(repo), "utf8")) as KeptIndex;
-    if (k.version !== 2 || !Array.isArray(k.paths) || !existsSync(keptFile(repo))) return null;
-    return k;
-  } catch {
-    return null;
-  }
+  const k = readJsonFile(describedBy(repo)) as KeptIndex | null;
+  return k?.version === 2 && Array.isArray(k.paths) && existsSync(keptFile(repo)) ? k : null;
 }
 
 function writeKept(repo: Repo, kept: KeptIndex): void {
@@ -545,7 +565,7 @@ async function followKept(
   // When the real index moved on and its tree must be written as well (after
   // git add; git commit leaves its cache tree whole), one whole add -A instead
   // of status and add keeps the recording within its Git processes.
-  const cached = sameEntries ? null : cacheTreeRoot(real.bytes, hashLengthOf(repo));
+  const cached = sameEntries ? null : real.cacheTree;
   const updating = updateKept(repo, settings, env, stop.signal, !sameEntries && cached === null);
   updating.catch(() => {}); // settled below
   // When the real index moved on (a commit, git add), the paths whose entries
@@ -617,7 +637,8 @@ async function realIndexMoves(repo: Repo, real: RealIndex, before: ObjectId, cac
 /**
  * After a full capture: keep the worktree index it wrote (at `built`) for the
  * next recording, when that one could reuse it. `addOutput` is its
- * `add -A --verbose` output; `real`, `attributes` and `config` were read before it ran.
+ * `add -A --verbose` output (null when a file could not be read); `real`,
+ * `attributes` and `config` were read before it ran.
  */
 export function keepAfterFullCapture(
   repo: Repo,
@@ -626,11 +647,11 @@ export function keepAfterFullCapture(
   config: string,
   built: string,
   trees: { index: ObjectId; worktree: ObjectId },
-  addOutput: Uint8Array,
+  addOutput: Uint8Array | null,
 ): void {
   const workTree = repo.workTree;
   const entries = real.entries;
-  if (!workTree || entries === null || !configAllows(repo)) return;
+  if (!workTree || entries === null || addOutput === null || !configAllows(repo)) return;
   const paths = changedPaths(addOutput, workTree);
   if (!paths || paths.length > MAX_PATHS || paths.some(neverKept)) return;
   try {

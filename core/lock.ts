@@ -1,7 +1,8 @@
 // capture.lock: one recorder or restorer per worktree at a time. The file is
 // created exclusively and holds "<pid> <host>\n"; a lock whose owner on this
 // host is dead is stale and is taken over. Also replaceFile: the one-step file
-// replacement the hook installer and the recorder's caches use.
+// replacement the hook installer and the recorder's caches use, and readJsonFile
+// for those caches.
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -40,6 +41,15 @@ export function replaceFile(path: string, content: string, mode?: number): void 
   writeFileSync(tmp, content, mode === undefined ? {} : { mode });
   if (mode !== undefined) chmodSync(tmp, mode);
   renameSync(tmp, path);
+}
+
+/** A JSON file written by replaceFile (the recorder's caches), or null when it is missing or unreadable. */
+export function readJsonFile(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return null;
+  }
 }
 
 /**

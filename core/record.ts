@@ -1,7 +1,6 @@
 // Recording: read the state, write it as a tree, skip it when nothing changed,
 // commit it with parents that keep its commits alive, create the next ref, and
 // keep the sequence within undo.limit.
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cut, describeChange } from "./describe.ts";
 import { UndoError } from "./errors.ts";
@@ -34,7 +33,7 @@ import {
 } from "./format.ts";
 import { GitError } from "./git.ts";
 import { decodeSnapshots } from "./history.ts";
-import { replaceFile, withLock } from "./lock.ts";
+import { readJsonFile, replaceFile, withLock } from "./lock.ts";
 import { withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 import { captureIndex, readHead, readHeadReflog, readMarkers, readStash, scanRefs, type RefScan } from "./state.ts";
@@ -261,15 +260,11 @@ async function committerEnv(repo: Repo, configDigest: string | undefined): Promi
   const cache = join(repo.undoDir, COMMITTER_CACHE);
   const key = configDigest && !process.env.GIT_COMMITTER_DATE ? JSON.stringify([configDigest, ...IDENT_VARS.map((v) => process.env[v] ?? null)]) : null;
   if (key) {
-    try {
-      const known = JSON.parse(readFileSync(cache, "utf8")) as { key: string; name: string; email: string } | { key: string; none: true };
-      if (known.key === key) {
-        return "none" in known
-          ? { GIT_COMMITTER_NAME: PLACEHOLDER_NAME, GIT_COMMITTER_EMAIL: PLACEHOLDER_EMAIL, GIT_COMMITTER_DATE: now }
-          : { GIT_COMMITTER_NAME: known.name, GIT_COMMITTER_EMAIL: known.email, GIT_COMMITTER_DATE: now };
-      }
-    } catch {
-      /* no answer kept yet */
+    const known = readJsonFile(cache) as { key: string; name: string; email: string } | { key: string; none: true } | null;
+    if (known?.key === key) {
+      return "none" in known
+        ? { GIT_COMMITTER_NAME: PLACEHOLDER_NAME, GIT_COMMITTER_EMAIL: PLACEHOLDER_EMAIL, GIT_COMMITTER_DATE: now }
+        : { GIT_COMMITTER_NAME: known.name, GIT_COMMITTER_EMAIL: known.email, GIT_COMMITTER_DATE: now };
     }
   }
   const r = await repo.git.run(["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"], { okExit: [128] });
@@ -297,12 +292,8 @@ export const COMMITTER_CACHE = "committer.json";
 export const BLOBS_CACHE = "state-blobs.json";
 
 function keptBlobs(repo: Repo): { tree: ObjectId; blobs: ObjectId[] } | null {
-  try {
-    const known = JSON.parse(readFileSync(join(repo.undoDir, BLOBS_CACHE), "utf8")) as { tree: ObjectId; blobs: ObjectId[] };
-    return typeof known.tree === "string" && Array.isArray(known.blobs) ? known : null;
-  } catch {
-    return null;
-  }
+  const known = readJsonFile(join(repo.undoDir, BLOBS_CACHE)) as { tree: ObjectId; blobs: ObjectId[] } | null;
+  return typeof known?.tree === "string" && Array.isArray(known.blobs) ? known : null;
 }
 
 function keepBlobsOf(repo: Repo, tree: ObjectId, entries: readonly TreeEntry[]): void {

@@ -409,7 +409,8 @@ export async function applyPlan(
   mergeIndex: MergeIndex | null,
   force: boolean,
   journal: Journal,
-  nextIndex: Promise<NextIndex> | null = startNextIndex(repo, scratch, plan),
+  /** From startNextIndex, started by the caller as soon as the plan was known. */
+  nextIndex: Promise<NextIndex> | null,
 ): Promise<{ readFilesAgain: boolean }> {
   const moves = plan.refs.filter((m) => force || m.checkedOutIn === undefined);
   try {

@@ -281,7 +281,7 @@ async function captureFresh(
   real: RealIndex | null,
   withWorktree: boolean,
   keepable = false,
-): Promise<{ result: IndexCapture; worktreeIndex?: string; addOutput: Uint8Array }> {
+): Promise<{ result: IndexCapture; worktreeIndex?: string; addOutput: Uint8Array | null }> {
   const copy = real ? real.copyTo(join(scratchDir, "index")) : join(scratchDir, "index");
   const env = { GIT_INDEX_FILE: copy };
   const git = repo.git;
@@ -314,7 +314,7 @@ async function captureFresh(
   }
   const result: IndexCapture = { index };
   if (unmerged) result.unmerged = unmerged;
-  if (!withWorktree) return { result, addOutput: new Uint8Array() };
+  if (!withWorktree) return { result, addOutput: null };
   const worktree = early && !unmerged ? await early : await worktreeTree(repo, copy);
   result.worktree = worktree.tree;
   return { result, worktreeIndex: early && !unmerged ? join(scratchDir, "index-worktree") : copy, addOutput: worktree.addOutput };
@@ -349,12 +349,12 @@ export function copyIndex(from: string, copy: string): string {
 }
 
 /** `git add -A` then write-tree on a private index: the working tree as a tree. */
-async function worktreeTree(repo: Repo, indexFile: string): Promise<{ tree: ObjectId; addOutput: Uint8Array }> {
+async function worktreeTree(repo: Repo, indexFile: string): Promise<{ tree: ObjectId; addOutput: Uint8Array | null }> {
   const env = { GIT_INDEX_FILE: indexFile };
   // Exit 1 is a file that could not be read; --ignore-errors records the rest.
   // --verbose lists what add changed: the paths core/kept-index.ts must watch.
   const added = await repo.git.run(["add", "-A", "--verbose", "--ignore-errors"], { env, okExit: [1] });
   const tree = await repo.git.line(["write-tree"], { env });
-  // A file that could not be read is missing from this index: not one to keep.
-  return { tree, addOutput: added.exitCode === 0 ? added.stdout : new TextEncoder().encode("unreadable\n") };
+  // A file that could not be read is missing from this index: not one to keep (null).
+  return { tree, addOutput: added.exitCode === 0 ? added.stdout : null };
 }

@@ -15,7 +15,7 @@ import { withScratch } from "../core/objects.ts";
 import { planRestore } from "../core/plan.ts";
 import { captureLive, unchanged } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
-import { applyPlan, Journal, mergeIndexFor } from "../core/restore.ts";
+import { applyPlan, Journal, mergeIndexFor, startNextIndex } from "../core/restore.ts";
 import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { numbers, userFingerprint, withRepoEnv } from "./helpers/restore.ts";
 
@@ -76,7 +76,7 @@ async function raceMerge(r: TestRepo, target: number, meanwhile: () => void) {
       const journal = new Journal();
       let error: unknown = null;
       try {
-        await applyPlan(repo, scratch, plan, mergeIndex, false, journal);
+        await applyPlan(repo, scratch, plan, mergeIndex, false, journal, startNextIndex(repo, scratch, plan));
       } catch (e) {
         error = e;
       }
