@@ -15,8 +15,8 @@ export async function showPatch(repo: Repo, snaps: readonly SnapshotEntry[], sna
   const [base, target] = await Promise.all([
     // The current state is read as the recorder reads it (untracked files
     // included) without recording anything.
-    against === null ? captureLive(repo).then((c) => c.state) : loadState(repo, readableSnapshot(snaps, against).tree),
-    loadState(repo, snap.tree),
+    against === null ? captureLive(repo).then((c) => c.state) : loadState(repo, readableSnapshot(snaps, against).tree, `snapshot #${against}`),
+    loadState(repo, snap.tree, `snapshot #${snap.number}`),
   ]);
   const pair = treePair(base, target);
   if (!pair) throw refuse("no files to compare: this repository records refs and HEAD only");

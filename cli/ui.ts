@@ -2,6 +2,7 @@
 import { fstatSync, writeSync } from "node:fs";
 import type { Colors } from "picocolors/types";
 import { usage } from "../core/errors.ts";
+import { escapeControls } from "../core/validate.ts";
 import { parseColorWhen, type ColorWhen } from "../core/repo.ts";
 
 // picocolors' default export decides on its own at import time, by asking
@@ -80,7 +81,7 @@ let closed = false;
  */
 export function write(fd: 1 | 2, text: string): void {
   if (closed && fd === 1) return;
-  const bytes = Buffer.from(text);
+  const bytes = Buffer.from(terminalSafe(text));
   let done = 0;
   try {
     while (done < bytes.length) done += writeSync(fd, bytes, done);
@@ -94,6 +95,22 @@ export function write(fd: 1 | 2, text: string): void {
     (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(done));
   }
 }
+
+/**
+ * What a terminal would act on, made visible: text read from snapshots
+ * (summaries, ref names, stash messages, paths) may hold escape sequences
+ * that move the cursor, retitle the window or rewrite what was printed. Every
+ * write goes through here; only newlines, tabs and the colour sequences
+ * (SGR, `ESC [ ... m`) pass. Newlines inside a value (a path) are escaped
+ * where the value is put into a line (core/validate.ts escapeControls).
+ */
+export function terminalSafe(text: string): string {
+  if (!UNSAFE.test(text)) return text;
+  return text.replace(UNSAFE_ALL, (m) => (m.startsWith("\x1b[") && m.endsWith("m") && m.length > 2 ? m : escapeControls(m)));
+}
+// An SGR sequence is matched whole so that it can pass; every other control character is matched alone.
+const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE_ALL = /\x1b\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
 
 export function out(line = ""): void {
   write(1, `${line}\n`);

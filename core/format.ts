@@ -1,6 +1,7 @@
 // Snapshot format v1 in code: the commit message and its trailers, the blobs of
 // the state tree, and the grouping of kept commits. Pure functions: no Git here.
 import { fatal } from "./errors.ts";
+import { DECIMAL, escapeControls } from "./validate.ts";
 
 export const FORMAT_VERSION = 1;
 export const PLACEHOLDER_NAME = "git-undo";
@@ -57,6 +58,12 @@ export interface StateTree {
   indexBlobs?: ObjectId;
   /** Tree of the working tree; absent in bare repositories and with undo.worktree=false. */
   worktree?: ObjectId;
+  /**
+   * The `keep` extension: a tree holding the tag objects (as `<id>.tag` blobs of
+   * their raw content), trees and blobs that the refs name, so git gc keeps them.
+   * Absent when the refs name none.
+   */
+  keep?: ObjectId;
 }
 
 export interface Trailers {
@@ -180,11 +187,19 @@ export function encodeBytes(s: string): Uint8Array {
 const SEQ_WIDTH = 10;
 export const snapshotRef = (prefix: string, n: number): string => prefix + String(n).padStart(SEQ_WIDTH, "0");
 
-/** The number of a snapshot ref under `prefix`, or null when the name is not one. */
+/** The highest number a snapshot ref can carry. */
+export const MAX_SNAPSHOT_NUMBER = 10 ** SEQ_WIDTH - 1;
+
+/**
+ * The number of a snapshot ref under `prefix`, or null when the name is not
+ * exactly a snapshot's: the prefix and ten ASCII digits. Anything else there
+ * (more digits, fewer, a suffix) is not a snapshot, so that no name can stand
+ * for a number another snapshot has, or for one past exact integers.
+ */
 export function snapshotNumber(prefix: string, ref: string): number | null {
   if (!ref.startsWith(prefix)) return null;
   const seq = ref.slice(prefix.length);
-  return /^\d+$/.test(seq) ? Number(seq) : null;
+  return /^[0-9]{10}$/.test(seq) ? Number(seq) : null;
 }
 
 // ---------------------------------------------------------------- message
@@ -218,18 +233,19 @@ export function parseTrailerLines(block: string): Map<string, string> {
  */
 export function decodeTrailers(map: Map<string, string>, label: string): Trailers {
   const formatText = map.get("Undo-Format");
-  if (formatText === undefined || !/^\d+$/.test(formatText)) throw fatal(`${label} is not a git-undo snapshot (no Undo-Format)`);
-  const format = Number(formatText);
-  if (format > FORMAT_VERSION) {
-    throw fatal(`${label} uses snapshot format ${format}; this git-undo reads format ${FORMAT_VERSION} (upgrade git-undo)`);
+  if (formatText === undefined) throw fatal(`${label} is not a git-undo snapshot (no Undo-Format)`);
+  if (!/^[1-9][0-9]*$/.test(formatText)) throw fatal(`${label} has a bad Undo-Format '${escapeControls(formatText)}'`);
+  if (formatText !== String(FORMAT_VERSION)) {
+    throw fatal(`${label} uses snapshot format ${formatText.slice(0, 12)}; this git-undo reads format ${FORMAT_VERSION} (upgrade git-undo)`);
   }
+  const format = FORMAT_VERSION;
   const kind = map.get("Undo-Kind") as SnapshotKind | undefined;
-  if (!kind || !SNAPSHOT_KINDS.includes(kind)) throw fatal(`${label} has an unknown Undo-Kind '${kind ?? ""}'`);
+  if (!kind || !SNAPSHOT_KINDS.includes(kind)) throw fatal(`${label} has an unknown Undo-Kind '${escapeControls(kind ?? "")}'`);
   const t: Trailers = { format, kind, head: map.get("Undo-Head") ?? "detached" };
   const num = (key: string): number | undefined => {
     const v = map.get(key);
     if (v === undefined) return undefined;
-    if (!/^\d+$/.test(v)) throw fatal(`${label} has a bad ${key} '${v}'`);
+    if (!DECIMAL.test(v)) throw fatal(`${label} has a bad ${key} '${escapeControls(v)}'`);
     return Number(v);
   };
   const restored = num("Undo-Restored");

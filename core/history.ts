@@ -1,7 +1,11 @@
 // The snapshot sequence of a worktree: numbers, the position, the navigation
 // streak, and the targets of undo and redo.
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { refuse, fatal } from "./errors.ts";
-import { decodeMessage, isReadable, snapshotNumber, type Snapshot, type SnapshotEntry } from "./format.ts";
+import { decodeMessage, isReadable, snapshotNumber, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
+import { loadState } from "./inspect.ts";
+import { SnapshotRefused } from "./validate.ts";
 import type { Repo } from "./repo.ts";
 import { scanUndoRefs, type SnapshotRef } from "./state.ts";
 
@@ -13,6 +17,10 @@ export function decodeSnapshots(undoRefs: readonly SnapshotRef[], prefix: string
     if (number === null) continue;
     try {
       const message = decodeMessage(r.message, `snapshot #${number}`);
+      // A restore names earlier snapshots only: a later one would make the position run ahead of the sequence.
+      for (const [key, n] of [["Undo-Restored", message.trailers.restored], ["Undo-From", message.trailers.from]] as const) {
+        if (n !== undefined && n >= number) throw fatal(`snapshot #${number} has ${key} ${n}, which is not an earlier snapshot`);
+      }
       out.push({ number, ref: r.ref, commit: r.commit, tree: r.tree, date: r.date, ...message });
     } catch (e) {
       out.push({ number, ref: r.ref, commit: r.commit, tree: r.tree, date: r.date, reason: (e as Error).message });
@@ -21,9 +29,64 @@ export function decodeSnapshots(undoRefs: readonly SnapshotRef[], prefix: string
   return out.sort((a, b) => a.number - b.number);
 }
 
-/** This worktree's snapshots, oldest first. */
+/** This worktree's snapshots, oldest first, each one's state checked (invalid ones marked unreadable). */
 export async function listSnapshots(repo: Repo): Promise<SnapshotEntry[]> {
-  return decodeSnapshots(await scanUndoRefs(repo, repo.snapshotPrefix), repo.snapshotPrefix);
+  return checkStates(repo, decodeSnapshots(await scanUndoRefs(repo, repo.snapshotPrefix), repo.snapshotPrefix));
+}
+
+/**
+ * Check the state tree of every readable snapshot (core/validate.ts through
+ * loadState) and mark those that fail as unreadable, with the reason. A tree
+ * is immutable, so one that passed once passes for ever: their ids are kept
+ * in <gitdir>/undo/valid-trees, and only new trees are read.
+ */
+export async function checkStates(repo: Repo, snaps: readonly SnapshotEntry[]): Promise<SnapshotEntry[]> {
+  const known = readValidTrees(repo);
+  const fresh = [...new Set(snaps.filter((s) => isReadable(s) && !known.has(s.tree)).map((s) => s.tree))];
+  if (!fresh.length) return [...snaps];
+  const problems = new Map<ObjectId, string>();
+  const passed: ObjectId[] = [];
+  // A few at a time: a first look at 1,000 snapshots must not start 1,000 processes at once.
+  for (let i = 0; i < fresh.length; i += 8) {
+    await Promise.all(
+      fresh.slice(i, i + 8).map(async (tree) => {
+        try {
+          await loadState(repo, tree, "");
+          passed.push(tree);
+        } catch (e) {
+          if (!(e instanceof SnapshotRefused)) throw e;
+          problems.set(tree, e.problem);
+        }
+      }),
+    );
+  }
+  addValidTrees(repo, passed);
+  return snaps.map((s) => {
+    const why = isReadable(s) ? problems.get(s.tree) : undefined;
+    if (why === undefined) return s;
+    return { number: s.number, ref: s.ref, commit: s.commit, tree: s.tree, date: s.date, reason: `snapshot #${s.number} is not a valid snapshot: ${why}` };
+  });
+}
+
+/** Where checkStates keeps the ids of state trees that passed, in <gitdir>/undo/. */
+export const VALID_TREES_CACHE = "valid-trees";
+
+function readValidTrees(repo: Repo): Set<ObjectId> {
+  try {
+    return new Set(readFileSync(join(repo.undoDir, VALID_TREES_CACHE), "latin1").split("\n").filter(Boolean));
+  } catch {
+    return new Set();
+  }
+}
+
+function addValidTrees(repo: Repo, trees: readonly ObjectId[]): void {
+  if (!trees.length) return;
+  try {
+    mkdirSync(repo.undoDir, { recursive: true });
+    appendFileSync(join(repo.undoDir, VALID_TREES_CACHE), trees.map((t) => `${t}\n`).join(""));
+  } catch {
+    /* checked again next time */
+  }
 }
 
 /** The restore snapshots at the end of the sequence. */
@@ -90,8 +153,35 @@ export function readableSnapshot(snaps: readonly SnapshotEntry[], n: number): Sn
   return s;
 }
 
-/** Parse a snapshot number as the user typed it: `12` or `#12`. */
+/** Parse a snapshot number as the user typed it: `12` or `#12`; exact, so at most the ten digits a snapshot ref has. */
 export function parseSnapshotNumber(arg: string): number | null {
-  const m = /^#?(\d+)$/.exec(arg.trim());
+  const m = /^#?0*([0-9]{1,10})$/.exec(arg.trim());
   return m ? Number(m[1]) : null;
+}
+
+/** A ref under refs/undo/ that is not a snapshot, and why. */
+export interface StrayUndoRef {
+  ref: string;
+  why: "name" | "symbolic" | "not-a-commit";
+}
+
+const SNAPSHOT_NAME = /^refs\/undo\/(?:worktrees\/[^/]+\/)?snapshots\/[0-9]{10}$/;
+
+/**
+ * Refs under refs/undo/ that no reader takes for a snapshot: a name that is
+ * not a sequence's prefix and ten digits, a symbolic ref, or a ref to
+ * something other than a commit. Readers skip them; `doctor` lists them.
+ */
+export async function strayUndoRefs(repo: Repo): Promise<StrayUndoRef[]> {
+  const out = await repo.git.records(["for-each-ref", "--format=%(refname)%00%(objecttype)%00%(symref)%00", "refs/undo/"]);
+  const stray: StrayUndoRef[] = [];
+  for (let i = 0; i + 2 < out.length; i += 3) {
+    const ref = out[i]!.replace(/^\n/, "");
+    const type = out[i + 1]!;
+    const symref = out[i + 2]!;
+    if (!SNAPSHOT_NAME.test(ref)) stray.push({ ref, why: "name" });
+    else if (symref) stray.push({ ref, why: "symbolic" });
+    else if (type !== "commit") stray.push({ ref, why: "not-a-commit" });
+  }
+  return stray;
 }

@@ -1,37 +1,63 @@
 // Reading a recorded state back: the decoded state tree of a snapshot and the
 // counts `git undo show` prints.
-import { fatal } from "./errors.ts";
-import { decodeBytes, decodeHead, decodeRefs, decodeStash, decodeState, decodeUnmerged, type ObjectId, type RefLine, type Snapshot, type StateTree } from "./format.ts";
+import { decodeBytes, decodeHead, decodeRefs, decodeStash, decodeState, decodeUnmerged, OPERATION_MARKERS, type ObjectId, type RefLine, type Snapshot, type StateTree } from "./format.ts";
 import { parseNameStatus } from "./describe.ts";
 import { readObjects } from "./objects.ts";
-import type { Repo } from "./repo.ts";
+import { hashLengthOf, type Repo } from "./repo.ts";
+import { checkConsistent, checkHead, checkIndexBlobs, checkKeep, checkMarkers, checkRefs, checkStash, checkUnmerged, parseRawTree, problemOf, SnapshotRefused, STATE_ENTRY_TYPES } from "./validate.ts";
 
 const BLOB_ENTRIES = ["HEAD", "refs", "stash", "state", "index-unmerged"] as const;
-const TREE_ENTRIES = ["index", "index-blobs", "worktree"] as const;
+const TREE_ENTRIES = ["index", "index-blobs", "worktree", "keep"] as const;
 
-/** Decode a snapshot's state tree with one cat-file. */
-export async function loadState(repo: Repo, tree: ObjectId): Promise<StateTree> {
+/**
+ * Decode a snapshot's state tree with one cat-file, checking everything in it
+ * (core/validate.ts) before anyone uses it: an invalid state is refused as a
+ * whole, naming the first problem. `label` names the snapshot in that line.
+ */
+export async function loadState(repo: Repo, tree: ObjectId, label = `tree ${tree.slice(0, 7)}`): Promise<StateTree> {
   const names = [...BLOB_ENTRIES, ...TREE_ENTRIES];
   const objects = await readObjects(repo, names.map((n) => `${tree}:${n}`));
-  const get = (name: (typeof names)[number]) => objects[names.indexOf(name)] ?? null;
+  const problem = (why: string) => new SnapshotRefused(label, why);
+  const hex = hashLengthOf(repo) * 2;
+  const get = (name: (typeof names)[number]) => {
+    const o = objects[names.indexOf(name)] ?? null;
+    if (o && o.type !== STATE_ENTRY_TYPES[name]) throw problem(`its ${name} entry is a ${o.type}, not a ${STATE_ENTRY_TYPES[name]}`);
+    return o;
+  };
   const head = get("HEAD");
   const refs = get("refs");
-  if (!head || !refs) throw fatal(`tree ${tree} is not a git-undo state (no HEAD or refs entry)`);
-  const state: StateTree = {
-    head: decodeHead(decodeBytes(head.content)),
-    refs: decodeRefs(decodeBytes(refs.content)),
-    stash: decodeStash(decodeBytes(get("stash")?.content ?? new Uint8Array())),
-    state: decodeState(decodeBytes(get("state")?.content ?? new Uint8Array())),
-  };
+  if (!head || !refs) throw problem("it has no HEAD or refs entry");
+  const text = (name: (typeof BLOB_ENTRIES)[number]) => decodeBytes(get(name)?.content ?? new Uint8Array());
   const unmerged = get("index-unmerged");
+  const why = problemOf(() => {
+    checkHead(text("HEAD"), hex);
+    checkRefs(text("refs"), hex);
+    checkStash(text("stash"), hex);
+    checkMarkers(text("state"), OPERATION_MARKERS);
+    if (unmerged) checkUnmerged(unmerged.content, hex);
+    const blobs = get("index-blobs");
+    if (blobs) checkIndexBlobs(parseRawTree(blobs.content, hashLengthOf(repo)));
+    const keep = get("keep");
+    if (keep) checkKeep(parseRawTree(keep.content, hashLengthOf(repo)), hex);
+  });
+  if (why !== null) throw problem(why);
+  const state: StateTree = {
+    head: decodeHead(text("HEAD")),
+    refs: decodeRefs(text("refs")),
+    stash: decodeStash(text("stash")),
+    state: decodeState(text("state")),
+  };
   if (unmerged) state.indexUnmerged = unmerged.content;
   for (const name of TREE_ENTRIES) {
     const o = get(name);
     if (!o) continue;
     if (name === "index") state.index = o.oid;
     else if (name === "index-blobs") state.indexBlobs = o.oid;
+    else if (name === "keep") state.keep = o.oid;
     else state.worktree = o.oid;
   }
+  const consistent = problemOf(() => checkConsistent(state));
+  if (consistent !== null) throw problem(consistent);
   return state;
 }
 
@@ -60,7 +86,7 @@ export interface SnapshotDetails {
 
 /** What `git undo show` reports about a snapshot. */
 export async function inspectSnapshot(repo: Repo, snapshot: Snapshot): Promise<SnapshotDetails> {
-  const state = await loadState(repo, snapshot.tree);
+  const state = await loadState(repo, snapshot.tree, `snapshot #${snapshot.number}`);
   const conflicts = state.indexUnmerged
     ? [...new Set(decodeUnmerged(state.indexUnmerged).map((e) => Buffer.from(e.path).toString("utf8")))]
     : [];

@@ -1,6 +1,6 @@
 // git undo list (alias log): the snapshots, newest first, with the position marked.
 import { isReadable, type SnapshotEntry } from "../../core/format.ts";
-import { decodeSnapshots, position } from "../../core/history.ts";
+import { checkStates, decodeSnapshots, position } from "../../core/history.ts";
 import { openRepo, snapshotPrefixFor, type Repo } from "../../core/repo.ts";
 import { scanUndoRefs } from "../../core/state.ts";
 import { count, str, type Command } from "../command.ts";
@@ -16,7 +16,7 @@ async function allSequences(repo: Repo): Promise<Sequence[]> {
   const refs = await scanUndoRefs(repo);
   const names = new Set<string>();
   for (const r of refs) {
-    const m = /^refs\/undo\/worktrees\/(.+)\/snapshots\/\d+$/.exec(r.ref);
+    const m = /^refs\/undo\/worktrees\/([^/]+)\/snapshots\/[0-9]{10}$/.exec(r.ref);
     if (m) names.add(m[1]!);
   }
   const seqs: Sequence[] = [{ worktree: null, snapshots: decodeSnapshots(refs, snapshotPrefixFor(null)) }];
@@ -77,11 +77,14 @@ export const list: Command = {
     const seqs: Sequence[] = values["all-worktrees"]
       ? await allSequences(repo)
       : [{ worktree: repo.worktreeName, snapshots: decodeSnapshots(await scanUndoRefs(repo, repo.snapshotPrefix), repo.snapshotPrefix) }];
-    const newestFirst = (snaps: SnapshotEntry[]) => [...snaps].reverse().slice(0, limit ?? snaps.length);
+    // The position needs only the trailers; the states of the snapshots shown are checked (core/validate.ts).
+    const shown = new Map<Sequence, SnapshotEntry[]>();
+    for (const q of seqs) shown.set(q, await checkStates(repo, [...q.snapshots].reverse().slice(0, limit ?? q.snapshots.length)));
+    const newestFirst = (q: Sequence) => shown.get(q)!;
     if (values.json) {
       const rows = seqs.flatMap((q) => {
         const p = position(q.snapshots);
-        return newestFirst(q.snapshots).map((s) => snapshotJson(s, p, values["all-worktrees"] ? q.worktree : undefined));
+        return newestFirst(q).map((s) => snapshotJson(s, p, values["all-worktrees"] ? q.worktree : undefined));
       });
       json(rows);
       return 0;
@@ -96,7 +99,7 @@ export const list: Command = {
         continue;
       }
       const p = position(q.snapshots);
-      for (const s of newestFirst(q.snapshots)) out(line(s, p));
+      for (const s of newestFirst(q)) out(line(s, p));
     }
     return 0;
   },

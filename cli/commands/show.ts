@@ -4,6 +4,7 @@ import { usage } from "../../core/errors.ts";
 import { listSnapshots, parseSnapshotNumber, readableSnapshot, position } from "../../core/history.ts";
 import { inspectSnapshot, headCommit } from "../../core/inspect.ts";
 import { refLabel } from "../../core/describe.ts";
+import { escapeControls } from "../../core/validate.ts";
 import { openRepo } from "../../core/repo.ts";
 import { type Command } from "../command.ts";
 import { showPatch } from "../patch.ts";
@@ -86,7 +87,7 @@ export const show: Command = {
         out(`worktree   not recorded (undo.worktree=false)`);
       }
     }
-    if (d.conflicts.length) out(`conflicts  ${d.conflicts.join(", ")}`);
+    if (d.conflicts.length) out(`conflicts  ${d.conflicts.map(escapeControls).join(", ")}`);
     if (state.stash.length) {
       out(`stash      ${plural(state.stash.length, "entry", "entries")}`);
       state.stash.forEach((s, i) => out(`           stash@{${i}} ${short(s.commit)} ${s.message}`));

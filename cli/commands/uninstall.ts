@@ -7,6 +7,8 @@ import { candidateFolders, ENABLED, findBlock, HOOK_NAMES, removeHooks } from ".
 import { dropKeptIndexIn } from "../../core/kept-index.ts";
 import { withLock } from "../../core/lock.ts";
 import { BLOBS_CACHE, COMMITTER_CACHE } from "../../core/record.ts";
+import { KEEP_CACHE } from "../../core/keep.ts";
+import { VALID_TREES_CACHE } from "../../core/history.ts";
 import { hashLengthOf, openRepo, type Repo } from "../../core/repo.ts";
 import { liveWorker, MARK } from "../../core/settle.ts";
 import type { Command } from "../command.ts";
@@ -71,7 +73,7 @@ export const uninstall: Command = {
     for (const d of dirs) {
       const index = d === repo.undoDir ? repo.indexFile : join(dirname(d), "index");
       dropKeptIndexIn(d, index, hashLengthOf(repo));
-      for (const f of [ENABLED, MARK, COMMITTER_CACHE, BLOBS_CACHE]) {
+      for (const f of [ENABLED, MARK, COMMITTER_CACHE, BLOBS_CACHE, KEEP_CACHE, VALID_TREES_CACHE]) {
         try {
           unlinkSync(join(d, f));
         } catch {
