@@ -5,6 +5,12 @@
 // cases so that a busy machine slows them alike, and medians are reported.
 //
 //   bun bench/record.ts [--runs N] [--warmup N] [--keep]
+//   bun bench/record.ts --tags [--runs N] [--warmup N]
+//
+// --tags runs only the keep-entry case: a small repository with 1,000
+// annotated tags, recorded with the `keep` entry and, in an identical copy,
+// without it. GIT_UNDO_BENCH_NO_KEEP=1 (read by core/keep.ts) is the switch
+// that leaves the entry out; it exists for this benchmark only.
 import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +18,7 @@ import { parseArgs } from "node:util";
 import { spawnCount } from "../core/git.ts";
 import { record } from "../core/record.ts";
 import { openRepo, type Repo } from "../core/repo.ts";
-import { workingCopy, type WorkingCopy } from "./fixture.ts";
+import { benchEnv, workingCopy, type WorkingCopy } from "./fixture.ts";
 
 const ROOT = join(import.meta.dir, "..");
 
@@ -21,11 +27,12 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "11" },
     warmup: { type: "string", default: "2" },
     keep: { type: "boolean", default: false },
+    tags: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 if (args.help) {
-  console.log("usage: bun bench/record.ts [--runs N] [--warmup N] [--keep]");
+  console.log("usage: bun bench/record.ts [--runs N] [--warmup N] [--keep] [--tags]");
   process.exit(0);
 }
 const RUNS = Number(args.runs);
@@ -242,4 +249,100 @@ async function verifyWorktreeTree(repo: Repo, wc: WorkingCopy): Promise<boolean>
   }
 }
 
-await main();
+/**
+ * The keep entry's cost: two identical small repositories with 1,000 annotated
+ * tags, one recorded with the keep entry and one without (each keeps its own
+ * cache, so switching does not defeat it). Per round, in both: a recording
+ * after one edit (the keep tree reused from the cache) and after a new tag
+ * (the keep tree rebuilt: 1,001 tags read, one new blob, one mktree).
+ */
+async function tagsBench(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), "git-undo-bench-tags-"));
+  try {
+    const home = join(root, "home");
+    Bun.spawnSync({ cmd: ["mkdir", "-p", home] });
+    const env = benchEnv(home);
+    const run = (cwd: string, a: string[], input?: string) => {
+      const r = Bun.spawnSync({ cmd: ["git", ...a], cwd, env, stdin: input === undefined ? "ignore" : Buffer.from(input), stdout: "pipe", stderr: "pipe" });
+      if (r.exitCode !== 0) throw new Error(`git ${a.join(" ")}: ${r.stderr.toString()}`);
+      return r.stdout.toString().trim();
+    };
+    const withKeep = join(root, "keep");
+    run(root, ["init", "-q", "-b", "main", withKeep]);
+    run(withKeep, ["config", "user.name", "Bench User"]);
+    run(withKeep, ["config", "user.email", "bench@example.com"]);
+    for (let i = 0; i < 200; i++) writeFileSync(join(withKeep, `f${i}.txt`), `file ${i}\n`);
+    run(withKeep, ["add", "-A"]);
+    run(withKeep, ["commit", "-q", "-m", "files"]);
+    const head = run(withKeep, ["rev-parse", "HEAD"]);
+    let stream = "";
+    for (let i = 0; i < 1000; i++) {
+      const msg = `release ${i}\n`;
+      stream += `tag v${String(i).padStart(4, "0")}\nfrom ${head}\ntagger T <t@x> ${1600000000 + i} +0000\ndata ${msg.length}\n${msg}\n`;
+    }
+    run(withKeep, ["fast-import", "--quiet"], stream);
+    const without = join(root, "nokeep");
+    Bun.spawnSync({ cmd: ["cp", "-a", withKeep, without] });
+
+    for (const k of Object.keys(process.env)) if (k.startsWith("GIT_")) delete process.env[k];
+    Object.assign(process.env, env);
+    const repos = { keep: await openRepo(withKeep), none: await openRepo(without) };
+    const recordIn = async (which: "keep" | "none"): Promise<Sample> => {
+      if (which === "none") process.env.GIT_UNDO_BENCH_NO_KEEP = "1";
+      else delete process.env.GIT_UNDO_BENCH_NO_KEEP;
+      const before = spawnCount();
+      const t = performance.now();
+      const out = await record(repos[which], { kind: "manual" });
+      const ms = performance.now() - t;
+      if (!out.created) throw new Error("the recording should create a snapshot");
+      const hasKeep = run(which === "keep" ? withKeep : without, ["ls-tree", out.snapshot.tree, "keep"]) !== "";
+      if (hasKeep !== (which === "keep")) throw new Error(`keep entry ${hasKeep ? "present" : "absent"} in the ${which} repository`);
+      return { ms, spawns: spawnCount() - before };
+    };
+    await recordIn("keep");
+    await recordIn("none");
+    const cases = {
+      editKeep: new Case("1 edit, with keep (cached)", null),
+      editNone: new Case("1 edit, without keep", null),
+      tagKeep: new Case("new tag, with keep (rebuilt)", null),
+      tagNone: new Case("new tag, without keep", null),
+    };
+    const rounds = WARMUP + RUNS;
+    for (let round = 0; round < rounds; round++) {
+      process.stderr.write(`\rround ${round + 1}/${rounds}${round < WARMUP ? " (warm-up)" : ""}   `);
+      // Alternate which goes first, so neither always runs on a warmer cache.
+      const order: ("keep" | "none")[] = round % 2 ? ["none", "keep"] : ["keep", "none"];
+      for (const which of order) {
+        appendFileSync(join(which === "keep" ? withKeep : without, "f7.txt"), `edit ${round}\n`);
+        (which === "keep" ? cases.editKeep : cases.editNone).add(round, await recordIn(which));
+      }
+      for (const which of order) {
+        run(which === "keep" ? withKeep : without, ["tag", "-a", `new${round}`, "-m", `round ${round}`]);
+        (which === "keep" ? cases.tagKeep : cases.tagNone).add(round, await recordIn(which));
+      }
+    }
+    delete process.env.GIT_UNDO_BENCH_NO_KEEP;
+    process.stderr.write("\n");
+    console.log(`bench/record --tags: 200 files, 1,000 annotated tags; ${RUNS} runs after ${WARMUP} warm-up, medians; git ${gitVersion()}, bun ${Bun.version}`);
+    const rows = [
+      ["case", "median ms", "best ms", "git processes", "with / without"],
+      ...[
+        [cases.editKeep, cases.editNone],
+        [cases.tagKeep, cases.tagNone],
+      ].flatMap(([k, n]) => [
+        [k!.name, k!.median().toFixed(1), k!.best().toFixed(1), k!.spawns(), `${(k!.median() / n!.median()).toFixed(2)}x`],
+        [n!.name, n!.median().toFixed(1), n!.best().toFixed(1), n!.spawns(), ""],
+      ]),
+    ];
+    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+    for (const r of rows) console.log(r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd());
+    const ratio = cases.editKeep.median() / cases.editNone.median();
+    console.log(`target: 1 edit with keep at most 1.1x without: ${ratio <= 1.1 ? "ok" : "MISSED"}`);
+    process.exitCode = ratio <= 1.1 ? 0 : 1;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+if (args.tags) await tagsBench();
+else await main();

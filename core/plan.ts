@@ -16,6 +16,8 @@ import {
   type StateTree,
 } from "./format.ts";
 import { loadState } from "./inspect.ts";
+import { recoverTags, type KeptTag } from "./keep.ts";
+import { escapeControls, isSafePath, SnapshotRefused } from "./validate.ts";
 import { readObjects } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 
@@ -108,6 +110,12 @@ export interface Blocker {
   names: string[];
 }
 
+/** A part of the target left as it is because objects it needs are gone (--skip-missing). */
+export type NotRestored =
+  | { kind: "ref"; name: string; object: ObjectId }
+  | { kind: "head"; head: HeadState }
+  | { kind: "stash"; entry: StashEntry };
+
 export interface RestorePlan {
   from: StateSide;
   target: Snapshot;
@@ -123,6 +131,10 @@ export interface RestorePlan {
   /** Operations in progress in the state being left. */
   operations: OperationMarker[];
   blockers: Blocker[];
+  /** Tag objects pruned since, to write back from the target's keep entry before anything moves. */
+  tagsToWrite: KeptTag[];
+  /** With skipMissing: what stays as it is because its objects are gone. */
+  notRestored: NotRestored[];
 }
 
 export interface PlanOptions {
@@ -136,6 +148,11 @@ export interface PlanOptions {
    * works, since the merge does not need them.
    */
   lineCounts?: boolean;
+  /**
+   * --skip-missing: refs, HEAD and stash entries whose objects are gone stay as
+   * they are (listed in notRestored) instead of refusing the whole restore.
+   */
+  skipMissing?: boolean;
 }
 
 /** The commit a ref line names, for subjects. */
@@ -251,6 +268,32 @@ export async function addLineCounts(repo: Repo, plan: RestorePlan): Promise<void
   };
   for (const f of plan.worktree.files) fill("worktree/", f);
   for (const e of plan.index?.entries ?? []) fill("index/", e);
+}
+
+/**
+ * What T's refs, HEAD and stash name must be what T says it is: a ref line's
+ * object of its recorded type, HEAD and stash entries commits. A snapshot
+ * saying otherwise (a stash line naming a tree) is refused as a whole, before
+ * any of it reaches update-ref or stash store.
+ */
+function checkObjectTypes(
+  target: Snapshot,
+  refs: readonly RefMove[],
+  t: StateTree,
+  stash: StashPlan | null,
+  ids: readonly ObjectId[],
+  objects: readonly ({ type: string } | null)[],
+): void {
+  const typeOf = new Map(ids.map((id, i) => [id, objects[i]?.type]));
+  const expect = (oid: ObjectId, type: string, what: string) => {
+    const actual = typeOf.get(oid);
+    if (actual !== undefined && actual !== type) {
+      throw new SnapshotRefused(`snapshot #${target.number}`, `${escapeControls(what)} names ${oid.slice(0, 7)} as a ${type}, but it is a ${actual}`);
+    }
+  };
+  for (const m of refs) if (m.new && m.new.object && !m.new.symrefTarget) expect(m.new.object, m.new.type, m.name);
+  if (t.head.kind === "detached") expect(t.head.commit, "commit", "HEAD");
+  for (const e of stash?.added ?? []) expect(e.commit, "commit", "a stash entry");
 }
 
 /** The subject line of a commit object's content. */
@@ -373,9 +416,9 @@ const OPERATION_NAMES: Record<OperationMarker, string> = {
 
 export const operationName = (m: OperationMarker): string => OPERATION_NAMES[m];
 
-/** A list for a message: `a, b and 3 more`. */
+/** A list for a message: `a, b and 3 more`, each name with its control characters escaped (names come from snapshots). */
 export function nameList(names: readonly string[], max = 5): string {
-  const shown = names.slice(0, max).join(", ");
+  const shown = names.slice(0, max).map(escapeControls).join(", ");
   return names.length > max ? `${shown} and ${names.length - max} more` : shown;
 }
 
@@ -388,16 +431,18 @@ export function nameList(names: readonly string[], max = 5): string {
 export async function planRestore(repo: Repo, from: StateSide, target: Snapshot, opts: PlanOptions = {}): Promise<RestorePlan> {
   const s = from.state;
   const [t, diffOut] = await Promise.all([
-    loadState(repo, target.tree),
+    loadState(repo, target.tree, `snapshot #${target.number}`),
     from.tree === target.tree ? Promise.resolve(new Uint8Array()) : stateDiff(repo, from.tree, target.tree, comparedParts(s), opts.lineCounts ?? true),
   ]);
   const changes = parseRawNumstat(diffOut);
+  const unsafe = changes.find((c) => !isSafePath(c.raw.subarray(c.raw.indexOf(0x2f) + 1)));
+  if (unsafe) throw new SnapshotRefused(`snapshot #${target.number}`, `it records a path Git would not accept: '${escapeControls(unsafe.path)}'`);
   const blockers: Blocker[] = [];
 
   // Refs and HEAD, and the objects they need.
-  const refs = refMoves(s.refs, t.refs);
-  const head = headsEqual(s.head, t.head) ? null : ({ old: s.head, new: t.head } as HeadChange);
-  const stash = stashPlan(s.stash, t.stash);
+  let refs = refMoves(s.refs, t.refs);
+  let head = headsEqual(s.head, t.head) ? null : ({ old: s.head, new: t.head } as HeadChange);
+  let stash = stashPlan(s.stash, t.stash);
   const needed = new Map<ObjectId, string[]>();
   const need = (oid: ObjectId, why: string) => {
     if (!oid) return;
@@ -405,7 +450,12 @@ export async function planRestore(repo: Repo, from: StateSide, target: Snapshot,
     list.push(why);
     needed.set(oid, list);
   };
-  for (const m of refs) if (m.new && m.new.object && !m.new.symrefTarget) need(m.new.object, m.name);
+  for (const m of refs) {
+    if (!m.new || !m.new.object || m.new.symrefTarget) continue;
+    need(m.new.object, m.name);
+    // A tag's chain ends at an object of its own: the commit a parent keeps, or a tree or blob keep holds.
+    if (m.new.peeledObject) need(m.new.peeledObject, m.name);
+  }
   if (t.head.kind === "detached" && !headsEqual(s.head, t.head)) need(t.head.commit, "HEAD");
   for (const e of stash?.added ?? []) need(e.commit, `stash entry '${e.message}'`);
   // Subjects of the commits refs leave (they exist: the repository has them now).
@@ -416,18 +466,51 @@ export async function planRestore(repo: Repo, from: StateSide, target: Snapshot,
   }
   const ids = [...new Set([...needed.keys(), ...subjects])];
   const objects = await readObjects(repo, ids);
+  checkObjectTypes(target, refs, t, stash, ids, objects);
   const found = new Map<ObjectId, string>();
   ids.forEach((id, i) => {
     const o = objects[i];
     if (o) found.set(id, o.type === "commit" ? subjectOf(o.content) : "");
   });
-  const missing = [...needed].filter(([oid]) => !found.has(oid));
+  let missing = [...needed].filter(([oid]) => !found.has(oid));
+  // Tags pruned since come back from T's keep entry. They are only read and
+  // checked here; the restorer writes them (a dry run or a preview writes nothing,
+  // though a tag written back would be harmless: an object nothing points at).
+  let tagsToWrite: KeptTag[] = [];
   if (missing.length) {
+    const back = await recoverTags(repo, target.tree, missing.map(([oid]) => oid));
+    tagsToWrite = back.tags;
+    missing = missing.filter(([oid]) => !back.recovered.has(oid));
+    if (back.damaged.length) {
+      // Refused as a whole, like any other snapshot that does not hold what it says (core/validate.ts).
+      throw new SnapshotRefused(
+        `snapshot #${target.number}`,
+        `its keep entry holds tags that are not what they are named after (${nameList(back.damaged.map((id) => id.slice(0, 7)))})`,
+      );
+    }
+  }
+  const notRestored: NotRestored[] = [];
+  if (missing.length && opts.skipMissing) {
+    const gone = new Set(missing.map(([oid]) => oid));
+    const lacks = (r: RefLine) => !r.symrefTarget && (gone.has(r.object) || (r.peeledObject !== "" && gone.has(r.peeledObject)));
+    const kept = refs.filter((m) => !(m.new && lacks(m.new)));
+    for (const m of refs) if (m.new && lacks(m.new)) notRestored.push({ kind: "ref", name: m.name, object: m.new.object });
+    refs = kept;
+    const unmoved = new Set(notRestored.map((n) => (n.kind === "ref" ? n.name : "")));
+    if (head && (head.new.kind === "detached" ? gone.has(head.new.commit) : unmoved.has(head.new.target))) {
+      notRestored.push({ kind: "head", head: head.new });
+      head = null;
+    }
+    if (stash && stash.added.some((e) => gone.has(e.commit))) {
+      for (const e of stash.added) if (gone.has(e.commit)) notRestored.push({ kind: "stash", entry: e });
+      stash = stashPlan(s.stash, t.stash.filter((e) => !gone.has(e.commit)));
+    }
+  } else if (missing.length) {
     const names = missing.flatMap(([oid, why]) => why.map((w) => `${w} (${oid.slice(0, 7)})`));
     blockers.push({
       kind: "missing-objects",
-      names: missing.flatMap(([, why]) => why),
-      message: `objects snapshot #${target.number} needs are gone from the repository (pruned by git gc?): ${nameList(names)}`,
+      names: [...new Set(missing.flatMap(([, why]) => why))],
+      message: `objects snapshot #${target.number} needs are gone from the repository (pruned by git gc?): ${nameList(names)}; 'git undo restore ${target.number} --skip-missing' restores everything else`,
     });
   }
   for (const m of refs) {
@@ -515,6 +598,8 @@ export async function planRestore(repo: Repo, from: StateSide, target: Snapshot,
     stash,
     operations: [...s.state],
     blockers,
+    tagsToWrite,
+    notRestored,
   };
 }
 

@@ -3,7 +3,7 @@
 // keep the sequence within undo.limit.
 import { join } from "node:path";
 import { cut, describeChange } from "./describe.ts";
-import { UndoError } from "./errors.ts";
+import { refuse, UndoError } from "./errors.ts";
 import {
   commitText,
   commitsToKeep,
@@ -19,6 +19,7 @@ import {
   KEEP_DATE,
   KEEP_MESSAGE,
   MAX_PARENTS,
+  MAX_SNAPSHOT_NUMBER,
   PLACEHOLDER_EMAIL,
   PLACEHOLDER_NAME,
   decodeUnmerged,
@@ -33,6 +34,7 @@ import {
 } from "./format.ts";
 import { GitError } from "./git.ts";
 import { decodeSnapshots } from "./history.ts";
+import { KEEP_ENTRY, keepTree } from "./keep.ts";
 import { readJsonFile, replaceFile, withLock } from "./lock.ts";
 import { withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
 import type { Repo } from "./repo.ts";
@@ -114,14 +116,19 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexPar
   const stored = new Set(kept && kept.tree === latestOf(snapshots)?.tree ? kept.blobs : []);
   const written = writeBlobs(repo, scratch, blobs, stored);
   written.catch(() => {}); // awaited below
+  const keeping = keepTree(repo, scratch, state.refs, latestOf(snapshots)?.tree);
+  keeping.catch(() => {}); // awaited below
   const parts = await indexParts.catch(async (e) => {
-    await written.catch(() => undefined);
+    await Promise.all([written.catch(() => undefined), keeping.catch(() => undefined)]);
     throw e;
   });
   if (parts.index !== undefined) state.index = parts.index;
   if (parts.indexUnmerged) state.indexUnmerged = parts.indexUnmerged;
   if (parts.worktree !== undefined) state.worktree = parts.worktree;
-  const ids = await written;
+  const [ids, keepPart] = await Promise.all([written, keeping]).catch(async (e) => {
+    await Promise.all([written.catch(() => undefined), keeping.catch(() => undefined)]);
+    throw e;
+  });
   if (state.indexUnmerged) ids.push(...(await writeBlobs(repo, scratch, [state.indexUnmerged])));
   const entries: TreeEntry[] = [];
   const blob = (name: string) => entries.push({ mode: "100644", type: "blob", oid: ids.shift()!, name });
@@ -141,8 +148,13 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexPar
     subtree("index-blobs", state.indexBlobs);
   }
   if (state.worktree !== undefined) subtree("worktree", state.worktree);
+  if (keepPart.keep !== undefined) {
+    state.keep = keepPart.keep;
+    subtree(KEEP_ENTRY, state.keep);
+  }
   const tree = await writeTree(repo, entries);
   if (kept?.tree !== tree) keepBlobsOf(repo, tree, entries);
+  keepPart.remember(tree);
   const reflog = readHeadReflog(repo, head, scan.refs);
   const capture: LiveCapture = { state, tree, snapshots };
   if (reflog !== undefined) capture.reflog = reflog;
@@ -358,6 +370,10 @@ async function createRef(repo: Repo, snaps: readonly SnapshotEntry[], commit: Ob
   const excess = Math.max(0, snaps.length + 1 - repo.config.limit);
   const drop = snaps.slice(0, excess);
   for (let number = highest + 1, attempt = 0; attempt < 10; number++, attempt++) {
+    if (number > MAX_SNAPSHOT_NUMBER) {
+      // Ten digits are all a snapshot name has: a ref at the end (fetched from elsewhere, most likely) ends the sequence.
+      throw refuse(`no snapshot number is left after ${snapshotRef(repo.snapshotPrefix, highest)}; delete it if you did not make it (git update-ref -d ${snapshotRef(repo.snapshotPrefix, highest)})`);
+    }
     const ref = snapshotRef(repo.snapshotPrefix, number);
     const lines = [`create ${ref} ${commit}`, ...drop.map((s) => `delete ${s.ref} ${s.commit}`)];
     try {

@@ -2,7 +2,7 @@
 // (or, on a dry run, would be) restored, the refs that move, HEAD, file counts,
 // the stash, whether the state was saved first, and how to go back.
 import type { HeadState, RefLine } from "./format.ts";
-import { indexChanges, nameList, operationName, planIsEmpty, type RefMove, type RestorePlan } from "./plan.ts";
+import { indexChanges, nameList, operationName, planIsEmpty, type NotRestored, type RefMove, type RestorePlan } from "./plan.ts";
 import type { RestoreResult } from "./restore.ts";
 
 export interface ReportStyle {
@@ -83,6 +83,13 @@ export function describePlan(plan: RestorePlan, force = false): string[] {
   return lines;
 }
 
+/** A part of the target left as it is (--skip-missing), as the report names it. */
+function notRestoredLine(n: NotRestored): string {
+  if (n.kind === "ref") return `${refName(n.name)} (${short(n.object)})`;
+  if (n.kind === "head") return `HEAD (${headText(n.head)} in the snapshot)`;
+  return `stash entry '${n.entry.message}' (${short(n.entry.commit)})`;
+}
+
 /** The report of a restore, or of a dry run. */
 export function reportLines(result: RestoreResult, style: ReportStyle, force = false): string[] {
   const strong = style.strong ?? ((s: string) => s);
@@ -103,7 +110,17 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
     lines.push(strong(`Restored ${head}`));
   }
   for (const l of describePlan(plan, force)) lines.push(`  ${l}`);
+  const skipped = plan.notRestored;
+  for (const n of skipped) lines.push(`  ${result.dryRun ? "would not restore" : "not restored"}: ${notRestoredLine(n)}: its objects are gone, left as it is`);
   for (const d of result.differences) {
+    // The parts left as they are (above) are why refs, HEAD or the stash differ: not said twice.
+    if (d.part === "HEAD" && skipped.some((n) => n.kind === "head")) continue;
+    if (d.part === "stash" && skipped.some((n) => n.kind === "stash")) continue;
+    if (d.part === "refs" && skipped.length) {
+      const names = d.names.filter((name) => !skipped.some((n) => n.kind === "ref" && n.name === name));
+      if (names.length) lines.push(`  note: refs differ from #${t.number}: ${nameList(names, 3)}`);
+      continue;
+    }
     if (d.part === "state") lines.push(`  note: the operation in progress in #${t.number} is not re-created`);
     else lines.push(`  note: ${d.part} differs from #${t.number}${d.names.length ? `: ${nameList(d.names, 3)}` : ""}`);
   }
@@ -113,6 +130,7 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
   } else if (result.restoreSnapshot) {
     const back = result.goBack.length ? ` To go back: ${result.goBack.join(", or ")}` : "";
     lines.push(dim(`Recorded as #${result.restoreSnapshot.number}.${back}`));
+    if (skipped.length) lines.push(`warning: ${plural(skipped.length, "part")} of #${t.number} could not be restored (objects gone; see 'not restored' above)`);
   }
   return lines;
 }

@@ -5,17 +5,19 @@
 //
 // Test-only switch: GIT_UNDO_TEST_FAIL_AFTER=<step> makes the restore fail right
 // after that step (record-first, refs, symbolic-refs, head, worktree, index,
-// stash, record), so tests can prove the rollback of each one.
+// stash, record), so tests can prove the rollback of each one;
+// GIT_UNDO_TEST_PAUSE_AFTER=<step> stops it there, so tests can kill it.
 // GIT_UNDO_LOCK_WAIT_MS bounds the wait for capture.lock (default 10000).
-import { closeSync, existsSync, linkSync, mkdirSync, openSync, renameSync, rmSync, unlinkSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, statfsSync, unlinkSync, writeFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { fatal, refuse, UndoError } from "./errors.ts";
 import { decodeUnmerged, pathKey, type HeadState, type ObjectId, type OperationMarker, type Snapshot, type SnapshotEntry } from "./format.ts";
 import { GitError } from "./git.ts";
 import { navigationTarget, readableSnapshot, type Direction } from "./history.ts";
 import { loadState } from "./inspect.ts";
-import { acquireLock } from "./lock.ts";
-import { withScratch } from "./objects.ts";
+import { acquireLock, clearDeadIndexLock, createIndexLock, releaseIndexLock } from "./lock.ts";
+import { withScratch, writeTagObjects } from "./objects.ts";
 import { addLineCounts, nameList, occupiedNow, parseRawNumstat, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
 import { captureLive, captureWith, commitCapture, latestOf, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
 import type { Repo } from "./repo.ts";
@@ -27,6 +29,8 @@ export type RestoreRequest = { kind: Direction; steps: number } | { kind: "resto
 export interface RestoreOptions {
   force?: boolean;
   dryRun?: boolean;
+  /** Restore what can be, leaving refs, HEAD and stash entries whose objects are gone (plan.notRestored). */
+  skipMissing?: boolean;
 }
 
 export const STEPS = ["record-first", "refs", "symbolic-refs", "head", "worktree", "index", "stash", "record"] as const;
@@ -61,7 +65,20 @@ export function refusal(blockers: readonly Blocker[]): UndoError {
 }
 
 function failAfter(step: Step): void {
+  pauseAfter(step);
   if (process.env.GIT_UNDO_TEST_FAIL_AFTER === step) throw new Error(`simulated failure after step '${step}' (GIT_UNDO_TEST_FAIL_AFTER)`);
+}
+
+/**
+ * Test-only: GIT_UNDO_TEST_PAUSE_AFTER=<step> stops the restore right after
+ * that step (writing the step's name to GIT_UNDO_TEST_PAUSE_FILE, if set), so
+ * a test can kill it there.
+ */
+function pauseAfter(step: Step): void {
+  if (process.env.GIT_UNDO_TEST_PAUSE_AFTER !== step) return;
+  const file = process.env.GIT_UNDO_TEST_PAUSE_FILE;
+  if (file) writeFileSync(file, `${step}\n`);
+  Bun.sleepSync(60_000);
 }
 
 /** A snapshot as it would be if the capture were recorded now (for counting targets). */
@@ -88,25 +105,21 @@ interface IndexLock {
   release(): void;
 }
 
+/**
+ * Take index.lock, first removing one that a restore killed on this host left
+ * (its owner file says so, core/lock.ts); one a Git command holds is refused.
+ */
 function takeIndexLock(repo: Repo): IndexLock {
   const path = `${repo.indexFile}.lock`;
-  try {
-    closeSync(openSync(path, "wx", 0o644));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") {
-      throw refuse(`${path} exists: another Git command is running in this repository (if none is, remove the file)`);
-    }
-    throw e;
+  clearDeadIndexLock(repo.indexFile, repo.undoDir);
+  if (!createIndexLock(repo.indexFile, repo.undoDir)) {
+    throw refuse(`${path} exists: another Git command is running in this repository (if none is, remove the file)`);
   }
   let held = true;
   const release = () => {
     if (!held) return;
     held = false;
-    try {
-      unlinkSync(path);
-    } catch {
-      /* already gone */
-    }
+    releaseIndexLock(repo.indexFile, repo.undoDir);
   };
   process.once("exit", release);
   return { release };
@@ -124,6 +137,20 @@ function indexInfo(changes: readonly FileChange[], side: "old" | "new"): Buffer 
     ...changes.filter((c) => mode(c) === "000000").map((c) => line("0", c.oldObject, c.raw)),
     ...changes.filter((c) => mode(c) !== "000000").map((c) => line(mode(c), side === "old" ? c.oldObject : c.newObject, c.raw)),
   ]);
+}
+
+/**
+ * `update-index -z --index-info` with entries read from a snapshot. Git skips a
+ * path it will not have in an index (`git~1`, `.git ` and the other names its
+ * core.protectNTFS/protectHFS rules refuse) with a warning and exit 0; such a
+ * file would silently not be written, so the restore refuses instead, naming it.
+ */
+async function snapshotEntries(repo: Repo, plan: RestorePlan, env: Record<string, string>, input: Uint8Array): Promise<void> {
+  const r = await repo.git.run(["update-index", "-z", "--index-info"], { env, input });
+  const refused = [...r.stderr.matchAll(/^Ignoring path (.*)$/gm)].map((m) => m[1]!);
+  if (refused.length) {
+    throw refuse(`snapshot #${plan.target.number} records ${refused.length === 1 ? "a path" : "paths"} Git refuses to write: ${nameList(refused)}`);
+  }
 }
 
 /** The working-tree merge's private index, and the two trees it merges between. */
@@ -155,7 +182,7 @@ export async function mergeIndexFor(repo: Repo, scratch: string, plan: RestorePl
     // merge for an initial checkout and writes every path.
     if (!entries.length) await repo.git.run(["read-tree", "--empty"], { env });
     else {
-      await repo.git.run(["update-index", "-z", "--index-info"], { env, input: indexInfo(entries, which) });
+      await snapshotEntries(repo, plan, env, indexInfo(entries, which));
       if (refresh) await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
     }
     return repo.git.line(["write-tree"], { env });
@@ -216,7 +243,12 @@ export async function checkWorktree(repo: Repo, scratch: string, plan: RestorePl
 /** Everything checked: the plan plus the private merge index, or the blockers. */
 async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Snapshot, opts: RestoreOptions, holdsIndexLock: boolean) {
   // The line counts only fill the report: a real restore counts them while it works.
-  const plan = await planRestore(repo, from, target, { force: opts.force ?? false, holdsIndexLock, lineCounts: Boolean(opts.dryRun) });
+  const plan = await planRestore(repo, from, target, {
+    force: opts.force ?? false,
+    holdsIndexLock,
+    lineCounts: Boolean(opts.dryRun),
+    skipMissing: opts.skipMissing ?? false,
+  });
   // A dry run asks the merge whether it would go through. A real restore lets the
   // merge itself decide, first of all steps: it checks every path before writing.
   if (opts.dryRun) return { plan, mergeIndex: await checkWorktree(repo, scratch, plan) };
@@ -237,6 +269,14 @@ export async function restore(repo: Repo, request: RestoreRequest, opts: Restore
     const indexLock = opts.dryRun || repo.bare ? null : takeIndexLock(repo);
     try {
       return await withScratch(repo, (scratch) => restoreLocked(repo, scratch, request, opts, indexLock !== null));
+    } catch (e) {
+      // Whatever fails once the restore changes anything comes back as an
+      // UndoError saying what was rolled back; anything else failed while the
+      // state was still being read or checked, before any change.
+      if (e instanceof UndoError) throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      const why = code === "ENOSPC" || /No space left on device/i.test((e as Error).message) ? "no space left on the device" : (e as Error).message;
+      throw fatal(`could not restore: ${why}; nothing was changed`);
     } finally {
       indexLock?.release();
     }
@@ -298,6 +338,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     }
 
     nextIndex ??= startNextIndex(repo, scratch, plan);
+    await writeBackTags(repo, scratch, plan);
     const counting = addLineCounts(repo, plan).catch(() => {}); // the report shows none then
     const applied = await applyPlan(repo, scratch, plan, mergeIndex, Boolean(opts.force), journal, nextIndex);
 
@@ -333,6 +374,19 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     await nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
     guard();
   }
+}
+
+/**
+ * Tags T's refs need that were pruned since, written back from T's keep entry
+ * (the plan checked each against its name). Nothing to undo on failure: an
+ * object nothing points at changes nothing the user sees.
+ */
+async function writeBackTags(repo: Repo, scratch: string, plan: RestorePlan): Promise<void> {
+  const tags = plan.tagsToWrite;
+  if (!tags.length) return;
+  const written = await writeTagObjects(repo, scratch, tags.map((t) => t.content));
+  const wrong = tags.filter((t, i) => written[i] !== t.id);
+  if (wrong.length) throw refuse(`snapshot #${plan.target.number} is damaged: its keep entry does not give back tag ${wrong[0]!.id}`);
 }
 
 /** Undo actions of the steps done so far; played backwards on failure. */
@@ -452,6 +506,14 @@ async function applySteps(
   const message = `git undo: restore #${T}`;
   const back = `git undo: restore #${T} (rolled back)`;
 
+  // Room for the rollback's ref, reflog and stash writes, set aside before
+  // anything changes and given back as the rollback starts (reserveSpace).
+  const spare = reserveSpace(scratch, rollbackWrites(plan, moves));
+  const withSpace = (undo: () => Promise<void>) => async () => {
+    spare.free();
+    await undo();
+  };
+
   // Step 4: the working tree, by a two-tree merge on the private index.
   let readFilesAgain = false;
   if (plan.worktree.mode === "merge" && mergeIndex) {
@@ -462,12 +524,16 @@ async function applySteps(
     // files are T's and others S's, and its index is left as it was.
     const occupied = await occupiedNow(repo, plan);
     if (occupied) throw refusal([occupied]);
+    // S's files kept by hard links, so that going back needs no disk space; then
+    // the merge index is refreshed again, as a link changes a file's ctime.
+    const backup = linkBackup(repo, scratch, plan);
+    if (backup?.paths.some((p) => p.backup)) await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
     let failed: string | null = null;
     let refused: Blocker | null = null;
     try {
       const r = await repo.git.run(["read-tree", "-m", "-u", s, t], { env, okExit: [128] });
       if (r.exitCode !== 0) {
-        failed = r.stderr.trim().split("\n").filter(Boolean).join("; ");
+        failed = mergeErrors(r.stderr, repo.workTree);
         refused = mergeBlocker(plan, r.stderr);
       }
       // A merge that went through can still warn: a file it could not remove stays on disk.
@@ -478,7 +544,7 @@ async function applySteps(
     if (failed !== null) {
       let putBack: string[];
       try {
-        putBack = await undoPartialMerge(repo, scratch, plan, mergeIndex.file);
+        putBack = await undoPartialMerge(repo, scratch, plan, mergeIndex.file, backup);
       } catch (e) {
         // Leave the rollback's own failure for the journal to report (the state left is recorded).
         journal.push("worktree", () => Promise.reject(e as Error));
@@ -487,8 +553,15 @@ async function applySteps(
       if (!putBack.length && refused) throw refusal([refused]);
       throw new Error(`the working-tree merge failed (${failed})${putBack.length ? `; the files it had changed are back: ${nameList(putBack)}` : ""}`);
     }
-    // The reverse merge refuses to overwrite a file that changed since, rather than lose it.
-    journal.push("worktree", () => repo.git.run(["read-tree", "-m", "-u", t, s], { env }).then(() => undefined));
+    if (backup) {
+      journal.push("worktree", async () => {
+        const { left } = await putBackLinked(repo, backup, true);
+        if (left.length) throw new Error(`files changed since the restore wrote them are left as they are: ${nameList(left)}`);
+      });
+    } else {
+      // The reverse merge refuses to overwrite a file that changed since, rather than lose it.
+      journal.push("worktree", () => repo.git.run(["read-tree", "-m", "-u", t, s], { env }).then(() => undefined));
+    }
   }
   failAfter("worktree");
 
@@ -502,20 +575,23 @@ async function applySteps(
     message,
     first.map((m) => (m.action === "delete" ? `delete ${refLine(m.name, m.old!.object)}` : `update ${refLine(m.name, m.new!.object, m.old!.object)}`)),
   );
-  journal.push("refs", () =>
-    transaction(
-      repo,
-      back,
-      first.map((m) => (m.action === "delete" ? `create ${refLine(m.name, m.old!.object)}` : `update ${refLine(m.name, m.old!.object, m.new!.object)}`)),
+  journal.push(
+    "refs",
+    withSpace(() =>
+      transaction(
+        repo,
+        back,
+        first.map((m) => (m.action === "delete" ? `create ${refLine(m.name, m.old!.object)}` : `update ${refLine(m.name, m.old!.object, m.new!.object)}`)),
+      ),
     ),
   );
   await transaction(repo, message, second.map((m) => `create ${refLine(m.name, m.new!.object)}`));
-  journal.push("refs", () => transaction(repo, back, second.map((m) => `delete ${refLine(m.name, m.new!.object)}`)));
+  journal.push("refs", withSpace(() => transaction(repo, back, second.map((m) => `delete ${refLine(m.name, m.new!.object)}`))));
   failAfter("refs");
 
   // Symbolic refs other than HEAD.
   for (const m of moves.filter((x) => x.symbolic)) {
-    journal.push("symbolic-refs", () => setRef(repo, m.name, m.old, back));
+    journal.push("symbolic-refs", withSpace(() => setRef(repo, m.name, m.old, back)));
     await setRef(repo, m.name, m.new, message);
   }
   failAfter("symbolic-refs");
@@ -523,7 +599,7 @@ async function applySteps(
   // HEAD.
   if (plan.head) {
     const old = plan.head.old;
-    journal.push("head", () => setHead(repo, old, back));
+    journal.push("head", withSpace(() => setHead(repo, old, back)));
     await setHead(repo, plan.head.new, message);
   }
   failAfter("head");
@@ -546,10 +622,13 @@ async function applySteps(
   // Step 6: the stash, rebuilt oldest first with each entry's own message.
   if (plan.stash) {
     const { now, after } = plan.stash;
-    journal.push("stash", async () => {
-      const current = await repo.git.run(["rev-parse", "-q", "--verify", "refs/stash"], { okExit: [1] });
-      await storeStash(repo, now, current.exitCode === 0, back);
-    });
+    journal.push(
+      "stash",
+      withSpace(async () => {
+        const current = await repo.git.run(["rev-parse", "-q", "--verify", "refs/stash"], { okExit: [1] });
+        await storeStash(repo, now, current.exitCode === 0, back);
+      }),
+    );
     await storeStash(repo, after, now.length > 0, message);
   }
   failAfter("stash");
@@ -572,12 +651,12 @@ async function buildNextIndex(repo: Repo, scratch: string, plan: RestorePlan): P
   const env = { GIT_INDEX_FILE: next };
   const changes = plan.index?.entries;
   if (changes && !plan.from.state.indexUnmerged && indexVersion(next) === 2) {
-    if (changes.length) await repo.git.run(["update-index", "-z", "--index-info"], { env, input: indexInfo(changes, "new") });
+    if (changes.length) await snapshotEntries(repo, plan, env, indexInfo(changes, "new"));
   } else {
     await repo.git.run(["read-tree", "--reset", plan.targetState.index!], { env });
   }
   if (plan.targetState.indexUnmerged) {
-    await repo.git.run(["update-index", "-z", "--index-info"], { env, input: plan.targetState.indexUnmerged });
+    await snapshotEntries(repo, plan, env, plan.targetState.indexUnmerged);
   }
   return next;
 }
@@ -616,6 +695,304 @@ async function refreshChanged(repo: Repo, next: string, pathspecs: Uint8Array | 
 /** Files whose change changes what `git add -A` reads from the others: ignore rules, attributes (filters, eol). */
 const RULE_FILES = /(^|\/)\.git(ignore|attributes)$/;
 
+/*
+ * The working tree's way back, without new disk space: a full disk is what
+ * makes a merge fail halfway, and it must not stop the rollback too.
+ *
+ * Git's checkout never writes into a file it replaces: it unlinks it and
+ * creates a new one (entry.c), and it removes files by unlinking them. So hard
+ * links to S's files that the merge changes or removes, made in the scratch
+ * directory before the merge, keep S's contents on disk, and going back is:
+ * unlink what the merge wrote (which frees space), rmdir the directories it
+ * made, mkdir the ones it removed, and rename the links over their paths. A
+ * rename and an unlink allocate no data blocks; a directory made again takes at
+ * most what the merge's own rmdir freed, and only after every file the merge
+ * wrote is gone. The links' directory entries are allocated before the merge,
+ * where running out of space still changes nothing. A file at a path that is
+ * neither S's (the same inode) nor T's (its content, or for a write cut short,
+ * the start of it) was written by someone else meanwhile and stays as it is.
+ * Where no link can be made (the git dir on another file system, a file system
+ * without hard links), the rollback goes back to Git's own merge, which writes.
+ *
+ * The rollback of refs, HEAD and the stash does write (lock files, reflog
+ * lines): reserveSpace holds room for it from before the first change.
+ */
+
+/** A path the merge may change, as it was before the merge. */
+interface PathBefore {
+  file: FileChange;
+  /** The absolute path as bytes (names need not be UTF-8). */
+  abs: Buffer;
+  /** What stood there (null: nothing). */
+  was: { dev: number; ino: number } | null;
+  /** S's file or symlink, kept by a hard link in the scratch directory. */
+  backup: string | null;
+}
+
+/** A directory above a path the merge may change, as it was before the merge. */
+interface DirBefore {
+  abs: Buffer;
+  depth: number;
+  /** Whether it was a directory (false: nothing there, or a file the merge replaces). */
+  dir: boolean;
+  mode: number;
+}
+
+interface WorktreeBackup {
+  /** The top of the working tree, ending in a slash. */
+  top: Buffer;
+  paths: PathBefore[];
+  dirs: DirBefore[];
+}
+
+const lstatOrNull = (p: Buffer): Stats | null => {
+  try {
+    return lstatSync(p);
+  } catch {
+    return null;
+  }
+};
+
+const noSpace = (e: unknown): boolean => ["ENOSPC", "EDQUOT"].includes((e as NodeJS.ErrnoException).code ?? "");
+
+/**
+ * Hard links to S's files and symlinks at the paths the merge changes or
+ * removes, and the state of the directories above them. Null when links cannot
+ * be made here (the rollback then uses Git's merge); throws when the disk has
+ * no room for them, before anything changed.
+ */
+function linkBackup(repo: Repo, scratch: string, plan: RestorePlan): WorktreeBackup | null {
+  if (repo.workTree === null) return null;
+  const top = Buffer.from(`${repo.workTree}/`);
+  const place = join(scratch, "worktree-before");
+  const paths: PathBefore[] = [];
+  try {
+    mkdirSync(place);
+    plan.worktree.files.forEach((file, i) => {
+      const abs = Buffer.concat([top, file.raw]);
+      const st = lstatOrNull(abs);
+      let backup: string | null = null;
+      if (st && file.oldMode !== "000000" && file.oldMode !== "160000" && (st.isFile() || st.isSymbolicLink())) {
+        backup = join(place, String(i));
+        linkSync(abs, backup);
+      }
+      paths.push({ file, abs, was: st && { dev: st.dev, ino: st.ino }, backup });
+    });
+  } catch (e) {
+    rmSync(place, { recursive: true, force: true });
+    if (noSpace(e)) throw new Error("not enough disk space to keep the files it replaces until it is done");
+    return null;
+  }
+  const dirs = new Map<string, DirBefore>();
+  for (const { file } of paths) {
+    let depth = 0;
+    for (let i = file.raw.indexOf(47); i > 0; i = file.raw.indexOf(47, i + 1)) {
+      depth++;
+      const rel = Buffer.from(file.raw.subarray(0, i));
+      const key = rel.toString("latin1");
+      if (dirs.has(key)) continue;
+      const abs = Buffer.concat([top, rel]);
+      const st = lstatOrNull(abs);
+      dirs.set(key, { abs, depth, dir: st?.isDirectory() ?? false, mode: st ? st.mode & 0o7777 : 0o755 });
+    }
+  }
+  return { top, paths, dirs: [...dirs.values()] };
+}
+
+/** Whether a directory above the path is a symlink now: Git never writes through one, nor does the rollback. */
+function behindSymlink(b: WorktreeBackup, raw: Uint8Array): boolean {
+  for (let i = raw.indexOf(47); i > 0; i = raw.indexOf(47, i + 1)) {
+    if (lstatOrNull(Buffer.concat([b.top, raw.subarray(0, i)]))?.isSymbolicLink()) return true;
+  }
+  return false;
+}
+
+/**
+ * Put S's files back from the links after the merge wrote some or all of T's
+ * (see the comment above WorktreeBackup). `complete`: the merge went through,
+ * so a file of T's is whole; otherwise a write may have been cut short. Returns
+ * the paths put back, and those left as someone else changed them.
+ */
+async function putBackLinked(repo: Repo, b: WorktreeBackup, complete: boolean): Promise<{ putBack: string[]; left: string[] }> {
+  const undone = new Set<FileChange>();
+  const left = new Set<string>();
+  const untouched = (st: Stats, p: PathBefore) => p.was !== null && st.dev === p.was.dev && st.ino === p.was.ino;
+  const removed = (remove: () => void) => {
+    try {
+      remove();
+      return true;
+    } catch {
+      return false; // a directory not empty: something the merge did not write is in it
+    }
+  };
+  const rmdir = (abs: Buffer) => removed(() => rmdirSync(abs));
+  // What the merge wrote, and only that: T's files where S's no longer stand.
+  const found: Found[] = [];
+  for (const p of b.paths) {
+    if (p.file.newMode === "000000" || behindSymlink(b, p.file.raw)) continue;
+    const st = lstatOrNull(p.abs);
+    if (!st || untouched(st, p)) continue;
+    if (p.file.newMode === "160000") {
+      // The merge makes an empty directory for a submodule.
+      if (p.was === null && st.isDirectory() && rmdir(p.abs)) undone.add(p.file);
+    } else if (st.isFile() || st.isSymbolicLink()) found.push({ p, st });
+  }
+  const ours = await writtenByMerge(repo, found, complete);
+  for (const { p } of found) {
+    if (ours.has(p.file) && removed(() => unlinkSync(p.abs))) undone.add(p.file);
+    else left.add(p.file.path);
+  }
+  // Directories the merge made, deepest first; then those it removed (it removes
+  // a directory it emptied), shallowest first.
+  const dirs = [...b.dirs].sort((x, y) => y.depth - x.depth);
+  for (const d of dirs) if (!d.dir && lstatOrNull(d.abs)?.isDirectory()) rmdir(d.abs);
+  for (const d of dirs.reverse()) {
+    if (!d.dir || lstatOrNull(d.abs)) continue;
+    try {
+      mkdirSync(d.abs, { mode: d.mode });
+    } catch {
+      /* the renames below name what stays out */
+    }
+  }
+  for (const p of b.paths) {
+    if (p.file.oldMode === "160000" && p.was && !lstatOrNull(p.abs)) {
+      try {
+        mkdirSync(p.abs);
+        undone.add(p.file);
+      } catch {
+        left.add(p.file.path);
+      }
+    }
+    if (!p.backup) continue;
+    const st = lstatOrNull(p.abs);
+    if (st && untouched(st, p)) continue;
+    if (st || behindSymlink(b, p.file.raw)) {
+      left.add(p.file.path); // someone else's file stands there now
+      continue;
+    }
+    try {
+      renameSync(p.backup, p.abs);
+      undone.add(p.file);
+    } catch {
+      left.add(p.file.path);
+    }
+  }
+  return { putBack: b.paths.filter((p) => undone.has(p.file)).map((p) => p.file.path), left: [...left] };
+}
+
+interface Found {
+  p: PathBefore;
+  st: Stats;
+}
+
+/**
+ * Which of the files found are the merge's: T's content (hashed as `git add`
+ * would, clean filters and end of line included, writing no object), or T's
+ * file as checkout writes it, or, when `complete` is false, the start of it
+ * (a write cut short by a full disk; Git goes on to the next file).
+ */
+async function writtenByMerge(repo: Repo, found: readonly Found[], complete: boolean): Promise<Set<FileChange>> {
+  const ours = new Set<FileChange>();
+  const files: Found[] = [];
+  for (const f of found) {
+    const c = f.p.file;
+    if (c.newMode === "120000") {
+      if (f.st.isSymbolicLink() && blobId(repo, readlinkSync(f.p.abs, { encoding: "buffer" })) === c.newObject) ours.add(c);
+    } else if (f.st.isFile()) {
+      if (!complete && f.st.size === 0) ours.add(c);
+      else files.push(f);
+    }
+  }
+  if (!files.length) return ours;
+  const input = Buffer.concat(files.flatMap((f) => [stdinPath(f.p.file.raw), Buffer.from("\n")]));
+  const hashed = await repo.git.run(["hash-object", "--stdin-paths"], { input, okExit: [128] });
+  const ids = hashed.exitCode === 0 ? Buffer.from(hashed.stdout).toString("latin1").split("\n") : [];
+  for (const [i, f] of files.entries()) {
+    const c = f.p.file;
+    if (ids[i] === c.newObject) {
+      ours.add(c);
+      continue;
+    }
+    const want = await repo.git.run(["cat-file", "--filters", `--path=${c.path}`, c.newObject], { okExit: [128] });
+    if (want.exitCode !== 0) continue;
+    const disk = readFileSync(f.p.abs);
+    const t = Buffer.from(want.stdout);
+    if (complete ? disk.equals(t) : disk.length <= t.length && disk.equals(t.subarray(0, disk.length))) ours.add(c);
+  }
+  return ours;
+}
+
+/** A name for `--stdin-paths`: C-quoted when a line could not carry it as it is. */
+function stdinPath(raw: Uint8Array): Buffer {
+  if (raw[0] !== 34 && !raw.includes(10) && raw[raw.length - 1] !== 13) return Buffer.from(raw);
+  const out: number[] = [34];
+  for (const b of raw) {
+    if (b === 34 || b === 92) out.push(92, b);
+    else if (b < 32 || b === 127) out.push(...Buffer.from(`\\${b.toString(8).padStart(3, "0")}`));
+    else out.push(b);
+  }
+  out.push(34);
+  return Buffer.from(out);
+}
+
+/** The object id Git gives a blob of these bytes (a symlink's target). */
+function blobId(repo: Repo, bytes: Uint8Array): ObjectId {
+  return createHash(repo.objectFormat).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+}
+
+/**
+ * Room for the rollback's writes: a file of `bytes`, written now (real blocks,
+ * random so that no file system compresses them away) and removed by free(),
+ * so the rollback's lock files and reflog lines find the space it held however
+ * full the disk is by then. Throws before anything changed when even that
+ * much does not fit.
+ */
+function reserveSpace(scratch: string, bytes: number): { free(): void } {
+  if (bytes === 0) return { free() {} };
+  const file = join(scratch, "rollback-space");
+  try {
+    // write() takes the blocks (delayed allocation reserves them then): no fsync needed.
+    writeFileSync(file, randomBytes(bytes), { flag: "wx", mode: 0o600 });
+  } catch (e) {
+    rmSync(file, { force: true });
+    if (noSpace(e)) throw new Error(`not enough disk space to keep ${Math.ceil(bytes / 1024)} KiB for a rollback`);
+    throw e;
+  }
+  let held = true;
+  return {
+    free() {
+      if (held) rmSync(file, { force: true });
+      held = false;
+    },
+  };
+}
+
+/**
+ * What the rollback of refs, HEAD and the stash may write, at worst a block for
+ * each ref's lock file, its reflog line and HEAD's: three 4 KiB blocks a ref.
+ */
+function rollbackWrites(plan: RestorePlan, moves: readonly RefMove[]): number {
+  const refs = moves.length + (plan.head ? 1 : 0) + (plan.stash ? plan.stash.now.length + 1 : 0);
+  return refs === 0 ? 0 : Math.min(16 * 1024 + refs * 3 * 4096, 8 * 1024 * 1024);
+}
+
+/** Git's errors from a merge that failed, on one line; Git's own do not say that the disk is full. */
+function mergeErrors(stderr: string, workTree: string | null): string {
+  const lines = stderr.trim().split("\n").filter(Boolean);
+  const shown = lines.length > 4 ? [...lines.slice(0, 3), `and ${lines.length - 3} more`] : lines;
+  return shown.join("; ") + (diskFull(workTree) && !/no space left/i.test(stderr) ? "; no space left on the device" : "");
+}
+
+function diskFull(dir: string | null): boolean {
+  if (dir === null) return false;
+  try {
+    const s = statfsSync(dir);
+    return s.bavail * s.bsize < 64 * 1024;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * After a working-tree merge that failed, put back S's version of every path the
  * merge changed, and only those. The files are read as a capture reads them (on
@@ -624,8 +1001,11 @@ const RULE_FILES = /(^|\/)\.git(ignore|attributes)$/;
  * S's needs nothing; one that holds neither was changed by someone else meanwhile
  * and stays as it is. Git's own two-tree merge then does the writing, with its
  * checks. Returns the paths put back: none when the merge refused before writing.
+ * With S's files kept by links (linkBackup) the links go back instead, which
+ * needs no disk space; this way, which writes, is for where links cannot be made.
  */
-async function undoPartialMerge(repo: Repo, scratch: string, plan: RestorePlan, mergeIndex: string): Promise<string[]> {
+async function undoPartialMerge(repo: Repo, scratch: string, plan: RestorePlan, mergeIndex: string, backup: WorktreeBackup | null): Promise<string[]> {
+  if (backup) return (await putBackLinked(repo, backup, false)).putBack;
   const probe = join(scratch, "probe-index");
   rmSync(probe, { force: true });
   copyIndex(mergeIndex, probe);
@@ -727,7 +1107,7 @@ async function differences(repo: Repo, target: Snapshot, recorded: LiveCapture):
     else add(part, c.path.slice(slash + 1) + (c.oldMode === "160000" || c.newMode === "160000" ? " (submodule checkout)" : ""));
   }
   if (parts.has("refs")) {
-    const t = await loadState(repo, target.tree);
+    const t = await loadState(repo, target.tree, `snapshot #${target.number}`);
     parts.set(
       "refs",
       refMoves(t.refs, recorded.state.refs).map((m) => m.name),

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
+import { immediateSymref, makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
 import { commitText, snap } from "./helpers/snap.ts";
 
 const MARKERS = ["rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "BISECT_LOG", "sequencer"];
@@ -17,7 +17,9 @@ function oracleTree(r: TestRepo, cwd: string, dangling: string[] = []): { tree: 
   const git: Run = (args, o = {}) => r.git(args, { cwd, ...o });
   const line = (...args: string[]) => git(args).stdout.replace(/\n$/, "");
   const gitDir = line("rev-parse", "--absolute-git-dir");
-  const headFile = readFileSync(join(gitDir, "HEAD"), "utf8").trim();
+  // HEAD as its file would say it (with reftable that file is a placeholder).
+  const headTarget = immediateSymref(r, "HEAD", cwd);
+  const headFile = headTarget ? `ref: ${headTarget}` : line("rev-parse", "HEAD");
   const blob = (content: string) => git(["hash-object", "-w", "--stdin"], { input: content }).stdout.trim();
 
   // spec: The state tree, refs; clarifications: The refs blob.
@@ -26,9 +28,23 @@ function oracleTree(r: TestRepo, cwd: string, dangling: string[] = []): { tree: 
     .filter((n) => n && !n.startsWith("refs/undo/"));
   const all = [...new Set([...names, ...dangling])].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   const keep = new Set<string>();
+  // clarifications: the keep entry (tags met peeling, trees and blobs named), as mktree input lines.
+  const kept = new Set<string>();
+  const keepObject = (start: string) => {
+    let id = start;
+    let type = line("cat-file", "-t", id);
+    while (type === "tag") {
+      const raw = git(["cat-file", "tag", id]).stdout;
+      kept.add(`100644 blob ${blob(raw)}\t${id}.tag`);
+      id = /^object (\S+)$/m.exec(raw)![1]!;
+      type = line("cat-file", "-t", id);
+    }
+    if (type === "tree") kept.add(`040000 tree ${id}\t${id}`);
+    else if (type === "blob") kept.add(`100644 blob ${id}\t${id}`);
+  };
   const refLines = all.map((name) => {
-    const sym = git(["symbolic-ref", "-q", "--no-recurse", name], { allowFail: true });
-    const symref = sym.code === 0 ? sym.stdout.trim() : "";
+    // `symbolic-ref --no-recurse` on Git 2.40+, the ref's file before (see the helper).
+    const symref = immediateSymref(r, name, cwd);
     const v = git(["rev-parse", "-q", "--verify", name], { allowFail: true });
     const object = v.code === 0 ? v.stdout.trim() : "";
     const type = object ? line("cat-file", "-t", object) : "";
@@ -38,6 +54,7 @@ function oracleTree(r: TestRepo, cwd: string, dangling: string[] = []): { tree: 
       peeled = line("rev-parse", `${object}^{}`);
       peeledType = line("cat-file", "-t", peeled);
     }
+    if (object) keepObject(object);
     if (type === "commit") keep.add(object);
     else if (peeledType === "commit") keep.add(peeled);
     return `${name}\t${object}\t${type}\t${symref}\t${peeled}\t${peeledType}\n`;
@@ -62,6 +79,7 @@ function oracleTree(r: TestRepo, cwd: string, dangling: string[] = []): { tree: 
   entries.push(`040000 tree ${git(["write-tree"], { env }).stdout.trim()}\tindex`);
   git(["add", "-A"], { env });
   entries.push(`040000 tree ${git(["write-tree"], { env }).stdout.trim()}\tworktree`);
+  if (kept.size) entries.push(`040000 tree ${git(["mktree"], { input: [...kept].map((e) => `${e}\n`).join("") }).stdout.trim()}\tkeep`);
   if (!headFile.startsWith("ref: ")) keep.add(headFile);
   const tree = git(["mktree"], { input: entries.map((e) => `${e}\n`).join("") }).stdout.trim();
   const head = headFile.startsWith("ref: refs/heads/") ? headFile.slice(16) : headFile.startsWith("ref: ") ? headFile.slice(5) : "detached";
@@ -103,7 +121,8 @@ function expectCompatible(r: TestRepo, s: { commit: string; tree: string }, cwd 
 
 describe("refs blob and parents against plain Git", () => {
   test("tags, a symbolic ref to a tag of a tag, chains, dangling, a blob, a tree, packed with peeled lines", () => {
-    const r = makeRepo();
+    // packed-refs and dangling symbolic refs belong to the files storage (test/reftable.test.ts has the other).
+    const r = makeRepo({ refFormat: "files" });
     const c1 = r.commit("one", { "a.c": "a\n" });
     r.git(["tag", "light"]);
     r.git(["tag", "-a", "ann", "-m", "annotated"]);
@@ -144,7 +163,7 @@ describe("refs blob and parents against plain Git", () => {
   });
 
   test("a linked worktree: its refs/worktree/ and refs/bisect/ (symbolic and dangling too), not the main one's", () => {
-    const r = makeRepo();
+    const r = makeRepo({ refFormat: "files" }); // a dangling symbolic ref is invisible with reftable
     const c1 = r.commit("one", { "a.c": "a\n" });
     r.commit("two", { "a.c": "b\n" });
     r.git(["update-ref", "refs/worktree/main-only", c1]);
@@ -184,7 +203,7 @@ describe("Undo-Reflog against git reflog -1 --format='%H %gs' HEAD", () => {
   });
 
   test("a newest entry with a null new id (as deleting HEAD's branch writes) is skipped, as Git skips it", () => {
-    const r = makeRepo();
+    const r = makeRepo({ refFormat: "files" }); // writes logs/HEAD by hand
     const c = r.commit("one", { "a.c": "a\n" });
     r.git(["checkout", "-q", "-b", "side"]);
     r.git(["checkout", "-q", "main"]);
@@ -208,7 +227,7 @@ describe("Undo-Reflog against git reflog -1 --format='%H %gs' HEAD", () => {
   });
 
   test("every entry of logs/HEAD null: Git prints nothing, no trailer", () => {
-    const r = makeRepo();
+    const r = makeRepo({ refFormat: "files" }); // writes logs/HEAD by hand
     const c = r.commit("one", { "a.c": "a\n" });
     const z = "0".repeat(40);
     writeFileSync(join(r.gitDir(), "logs", "HEAD"), `${c} ${z} T <t@e> 1000000000 +0000\tgone\n`);

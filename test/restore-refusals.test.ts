@@ -91,7 +91,12 @@ test("an object the target needs was pruned: refuses and names the refs affected
   r.commit("one", { "a.txt": "a\n" });
   r.git(["tag", "-a", "-m", "release one", "v1"]);
   const tagObject = r.g("rev-parse", "v1");
-  r.ok("snapshot"); // #1 points refs/tags/v1 at the tag object; snapshots keep commits, not tags
+  r.ok("snapshot"); // #1 points refs/tags/v1 at the tag object
+  // As an earlier git-undo wrote it: no keep entry (which would hold the tag), so only parents keep objects.
+  const one = "refs/undo/snapshots/0000000001";
+  const tree = r.git(["mktree"], { input: r.g("ls-tree", `${one}^{tree}`).split("\n").filter((l) => !l.endsWith("\tkeep")).join("\n") + "\n" }).stdout.trim();
+  const parents = r.g("log", "-1", "--format=%P", one).split(" ").filter(Boolean).flatMap((p) => ["-p", p]);
+  r.git(["update-ref", one, r.git(["commit-tree", tree, ...parents], { input: r.git(["log", "-1", "--format=%B", one]).stdout }).stdout.trim()]);
   r.git(["tag", "-d", "v1"]);
   r.commit("two", { "a.txt": "b\n" });
   r.ok("snapshot"); // #2

@@ -31,7 +31,7 @@ export function steps(positionals: string[], command: string): number {
 export async function runRestore(request: RestoreRequest, values: Parsed["values"]): Promise<number> {
   const repo = await openRepo();
   const force = Boolean(values.force);
-  const result = await restore(repo, request, { force, dryRun: Boolean(values["dry-run"]) });
+  const result = await restore(repo, request, { force, dryRun: Boolean(values["dry-run"]), skipMissing: Boolean(values["skip-missing"]) });
   const lines = reportLines(result, { age: (t) => relativeAge(t), strong: color.bold, dim: color.dim }, force);
   for (const l of lines) out(l);
   return result.dryRun && result.plan.blockers.length ? 1 : 0;
