@@ -1,9 +1,8 @@
 // The only place that spawns Git. Every call runs with GIT_UNDO_INTERNAL=1 and
-// core.hooksPath pointing at an empty directory, so no hook (ours or the user's)
-// observes git-undo's own work, and failures carry the command and Git's stderr.
-import { appendFileSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+// hooks off (core.hooksPath=/dev/null, and each hook the configuration defines
+// disabled by name), so no hook (ours or the user's) observes git-undo's own
+// work, and failures carry the command and Git's stderr.
+import { appendFileSync } from "node:fs";
 import { decodeBytes, encodeBytes, hasEscapedBytes } from "./format.ts";
 
 export class GitError extends Error {
@@ -52,14 +51,45 @@ function withExactArgs(cmd: string[]): string[] {
   return ["/bin/sh", "-c", `${assign.join("; ")}; exec ${cmd.map((_, i) => `"$a${i}"`).join(" ")}`];
 }
 
-let emptyHooksDir: string | undefined;
-function emptyHooks(): string {
-  if (emptyHooksDir === undefined) {
-    const uid = typeof process.getuid === "function" ? process.getuid() : 0;
-    emptyHooksDir = join(tmpdir(), `git-undo-no-hooks-${uid}`);
-    mkdirSync(emptyHooksDir, { recursive: true, mode: 0o700 });
+/**
+ * File hooks off: Git looks for <hooksPath>/<hook>, which never exists under
+ * /dev/null (checked on Git 2.31, 2.39, 2.55). A folder in a shared temp dir
+ * would not do: another local user could create it first, hooks included.
+ */
+const NO_HOOKS = "core.hooksPath=/dev/null";
+/** The variable `--config-env` reads "false" from (a hook name may hold "=", which `-c` cannot carry). */
+const FALSE_VAR = "GIT_UNDO_FALSE";
+
+/**
+ * The hooks the configuration defines (Git 2.54+: hook.<name>.command and
+ * hook.<name>.event), by name as written, case kept. Filled from the
+ * configuration listing openRepo reads anyway, so switching them off costs no
+ * extra Git process; shared by a Git and the Git bound from it.
+ */
+interface ConfigHooks {
+  names: string[];
+}
+
+/** The hook names in a `git config -z --list` output. */
+export function configHookNames(listing: Uint8Array): string[] {
+  const names = new Set<string>();
+  for (const rec of decodeBytes(listing).split("\0")) {
+    const nl = rec.indexOf("\n");
+    const key = nl < 0 ? rec : rec.slice(0, nl);
+    // Git prints the section and the last part in lower case, the name as written.
+    const m = /^hook\.(.+)\.(command|event)$/s.exec(key);
+    if (m) names.add(m[1]!);
   }
-  return emptyHooksDir;
+  return [...names];
+}
+
+/** What goes before every internal Git command: file hooks off, each configured hook disabled. */
+function hooksOff(hooks: ConfigHooks, args: readonly string[]): string[] {
+  const pre = ["-c", NO_HOOKS];
+  // `git config` runs no hook, and its listing stays the user's (its digest keys the kept index).
+  if (args[0] === "config") return pre;
+  for (const name of hooks.names) pre.push(`--config-env=hook.${name}.enabled=${FALSE_VAR}`);
+  return pre;
 }
 
 /** Variables that would point Git somewhere other than the repository we bound to. */
@@ -85,6 +115,7 @@ export class Git {
   private constructor(
     readonly cwd: string,
     private readonly baseEnv: Record<string, string>,
+    private readonly hooks: ConfigHooks = { names: [] },
   ) {}
 
   static here(cwd: string = process.cwd()): Git {
@@ -95,6 +126,7 @@ export class Git {
 
   private static internalEnv(env: Record<string, string>): Record<string, string> {
     env.GIT_UNDO_INTERNAL = "1";
+    env[FALSE_VAR] = "false";
     env.GIT_TERMINAL_PROMPT = "0";
     // Git's messages are parsed in a few places (unmerged paths, existing refs).
     env.LC_ALL = "C";
@@ -111,7 +143,12 @@ export class Git {
     for (const k of LOCATION_VARS) delete env[k];
     env.GIT_DIR = gitDir;
     if (workTree !== null) env.GIT_WORK_TREE = workTree;
-    return new Git(workTree ?? gitDir, env);
+    return new Git(workTree ?? gitDir, env, this.hooks);
+  }
+
+  /** The hooks the configuration defines, switched off from now on (a fresh listing replaces the names). */
+  private noticeConfig(args: readonly string[], stdout: Uint8Array): void {
+    if (args[0] === "config" && args.includes("--list") && args.includes("-z") && args.length === 3) this.hooks.names = configHookNames(stdout);
   }
 
   async run(args: readonly string[], opts: GitRunOptions = {}): Promise<GitResult> {
@@ -122,7 +159,7 @@ export class Git {
         else env[k] = v;
       }
     }
-    const cmd = ["git", "-c", `core.hooksPath=${emptyHooks()}`, ...args];
+    const cmd = ["git", ...hooksOff(this.hooks, args), ...args];
     spawned++;
     const trace = process.env.GIT_UNDO_TRACE_SPAWNS;
     if (trace) appendFileSync(trace, `${args.join(" ")}\n`);
@@ -144,6 +181,7 @@ export class Git {
     if (exitCode !== 0 && !(opts.okExit ?? []).includes(exitCode)) {
       throw new GitError(args, exitCode, stderr);
     }
+    this.noticeConfig(args, stdout);
     return { exitCode, stdout, stderr };
   }
 
@@ -163,7 +201,7 @@ export class Git {
     const trace = process.env.GIT_UNDO_TRACE_SPAWNS;
     if (trace) appendFileSync(trace, `${args.join(" ")}\n`);
     const proc = Bun.spawn({
-      cmd: withExactArgs(["git", "-c", `core.hooksPath=${emptyHooks()}`, ...args]),
+      cmd: withExactArgs(["git", ...hooksOff(this.hooks, args), ...args]),
       cwd: this.cwd,
       env,
       stdin: "inherit",

@@ -1,17 +1,22 @@
 // capture.lock: one recorder or restorer per worktree at a time. The file is
-// created exclusively and holds "<pid> <host>\n"; a lock whose owner on this
-// host is dead is stale and is taken over. Also replaceFile: the one-step file
-// replacement the hook installer and the recorder's caches use, and readJsonFile
-// for those caches.
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+// created exclusively and holds "<pid> <host>\n". A lock is stale, and taken
+// over, when it cannot be parsed or its owner on this host is gone: dead, or
+// its pid now names a process that started after the lock was written (the pid
+// was reused). A lock of another host (a shared file system) is never taken.
+// Also the owner checks the scratch folders and index.lock use, replaceFile:
+// the one-step file replacement the hook installer and the recorder's caches
+// use, and readJsonFile for those caches.
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { refuse } from "./errors.ts";
+import { refuse, type UndoError } from "./errors.ts";
 
 export interface Lock {
   path: string;
   release(): void;
 }
+
+export const LOCK_FILE = "capture.lock";
 
 /** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
 export function pidAlive(pid: number): boolean {
@@ -23,13 +28,225 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** Whether the lock content belongs to a dead process on this host. */
-function isStale(content: string): boolean {
-  const [pidText, host] = content.trim().split(" ");
-  const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 0) return content.trim() === ""; // half-written by a crashed owner
-  if (host !== undefined && host !== hostname()) return false;
-  return !pidAlive(pid);
+/** This machine's name as the owner files write it. */
+export const thisHost = (): string => hostname();
+
+/** "<pid>@<host>", naming a temporary file or folder by its owner (the host kept to file-name characters). */
+export const ownerTag = (): string => `${process.pid}@${fileSafeHost(thisHost())}`;
+const fileSafeHost = (host: string): string => host.replace(/[^A-Za-z0-9._-]/g, "_");
+
+/** Whether a temporary file named with ownerTag, last changed at `changedMs`, belongs to a gone process of this host. */
+export function tagOwnerGone(tag: string, changedMs: number): boolean {
+  const m = /^(\d+)@(.+)$/.exec(tag);
+  if (!m || m[2] !== fileSafeHost(thisHost())) return false;
+  return ownerGone(Number(m[1]), changedMs);
+}
+
+/** Clock ticks per second in /proc/<pid>/stat (USER_HZ: 100 on every Linux architecture Bun runs on). */
+const USER_HZ = 100;
+/**
+ * /proc/stat's btime is whole seconds, and the start time a tick: a live owner
+ * is only judged to have started after its file when it did by more than this.
+ */
+const START_SLACK_MS = 2000;
+
+let bootMs: number | null | undefined;
+function bootTimeMs(): number | null {
+  if (bootMs === undefined) {
+    try {
+      const m = /^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"));
+      bootMs = m ? Number(m[1]) * 1000 : null;
+    } catch {
+      bootMs = null;
+    }
+  }
+  return bootMs;
+}
+
+/** When the process with this pid started (ms since the epoch), from /proc; null where /proc cannot tell. */
+export function processStartMs(pid: number): number | null {
+  const boot = bootTimeMs();
+  if (boot === null) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // "pid (comm) state ...": comm may hold spaces and parentheses; field 22 is the start time.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[22 - 3]);
+    return Number.isFinite(ticks) ? boot + (ticks * 1000) / USER_HZ : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a pid written on this host at `writtenMs` no longer names its
+ * writer: no such process, or one that started after the file was written.
+ * Without /proc only the first can be told.
+ */
+export function ownerGone(pid: number, writtenMs: number): boolean {
+  if (!pidAlive(pid)) return true;
+  const started = processStartMs(pid);
+  return started !== null && started > writtenMs + START_SLACK_MS;
+}
+
+/** "<pid> <host>" parsed; null when it is not that. */
+export function parseOwner(content: string): { pid: number; host: string } | null {
+  const m = /^(\d+) (\S+)$/.exec(content.trim());
+  if (!m) return null;
+  const pid = Number(m[1]);
+  return Number.isSafeInteger(pid) && pid > 0 ? { pid, host: m[2]! } : null;
+}
+
+/** What capture.lock says: nobody holds it, a gone owner left it, a live owner on this host holds it, or another host does. */
+export type LockState = "free" | "stale" | "held" | "foreign";
+/** Why a lock is stale. */
+export type StaleReason = "dead" | "reused" | "unreadable";
+
+export interface LockStatus {
+  state: LockState;
+  path: string;
+  pid: number | null;
+  host: string | null;
+  /** For a stale lock: why. */
+  reason: StaleReason | null;
+  /** The lock file's mtime (ms since the epoch), or null when there is none. */
+  writtenMs: number | null;
+}
+
+/** A file being created (opened, not yet written) is empty for a moment: empty and younger than this, it is held. */
+const BEING_WRITTEN_MS = 2000;
+
+function judgeLock(path: string, content: string, writtenMs: number): LockStatus {
+  const owner = parseOwner(content);
+  const base = { path, writtenMs, pid: owner?.pid ?? null, host: owner?.host ?? null };
+  if (owner === null) {
+    if (content.trim() === "" && Date.now() - writtenMs < BEING_WRITTEN_MS) return { ...base, state: "held", reason: null };
+    return { ...base, state: "stale", reason: "unreadable" };
+  }
+  if (owner.host !== thisHost()) return { ...base, state: "foreign", reason: null };
+  if (!pidAlive(owner.pid)) return { ...base, state: "stale", reason: "dead" };
+  if (ownerGone(owner.pid, writtenMs)) return { ...base, state: "stale", reason: "reused" };
+  return { ...base, state: "held", reason: null };
+}
+
+function mtimeOf(path: string): number | null {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+/** The state of a worktree's capture.lock, for `doctor` and for refusals. */
+export function inspectLock(undoDir: string): LockStatus {
+  const path = join(undoDir, LOCK_FILE);
+  let content: string;
+  try {
+    content = readFileSync(path, "utf8");
+  } catch {
+    return { state: "free", path, pid: null, host: null, reason: null, writtenMs: null };
+  }
+  return judgeLock(path, content, mtimeOf(path) ?? Date.now());
+}
+
+/** Whether capture.lock's content (as read from `path`) may be taken over. */
+function isStale(content: string, path: string): boolean {
+  return judgeLock(path, content, mtimeOf(path) ?? Date.now()).state === "stale";
+}
+
+/**
+ * Who took index.lock for a restore: "<pid> <host>" written before index.lock
+ * is created, then index.lock's device and inode added. A restore killed
+ * before it let go leaves both, and the next run can tell that index.lock from
+ * a Git command's, which it never removes.
+ */
+export const INDEX_LOCK_OWNER = "index-lock.owner";
+
+/** index.lock created before its owner file was last written, by at most this (the inode line comes right after). */
+const INDEX_LOCK_SLACK_MS = 2000;
+
+const ownerFile = (undoDir: string) => join(undoDir, INDEX_LOCK_OWNER);
+const lockOf = (indexFile: string) => `${indexFile}.lock`;
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    /* gone already */
+  }
+}
+
+/**
+ * Take index.lock the way Git takes it (created exclusively, empty), recording
+ * who took it first. False when it exists (a Git command holds it).
+ */
+export function createIndexLock(indexFile: string, undoDir: string): boolean {
+  mkdirSync(undoDir, { recursive: true });
+  const me = `${process.pid} ${thisHost()}\n`;
+  replaceFile(ownerFile(undoDir), me);
+  try {
+    closeSync(openSync(lockOf(indexFile), "wx", 0o644));
+  } catch (e) {
+    removeQuietly(ownerFile(undoDir));
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw e;
+  }
+  try {
+    const st = statSync(lockOf(indexFile), { bigint: true });
+    replaceFile(ownerFile(undoDir), `${me}${st.dev}:${st.ino}\n`);
+  } catch {
+    /* the owner line alone still tells the lock by its time */
+  }
+  return true;
+}
+
+/** Let go of index.lock taken by createIndexLock; the owner file goes last, so a lock never outlives it. */
+export function releaseIndexLock(indexFile: string, undoDir: string): void {
+  removeQuietly(lockOf(indexFile));
+  removeQuietly(ownerFile(undoDir));
+}
+
+/**
+ * Remove the index.lock a killed git-undo on this host left: the owner file
+ * names a gone process, and index.lock is still the empty file it made (same
+ * inode, made when the owner file was written). An index.lock of a Git
+ * command, or of a git-undo alive or on another host, stays. Returns whether
+ * one was removed.
+ */
+export function clearDeadIndexLock(indexFile: string, undoDir: string): boolean {
+  const path = ownerFile(undoDir);
+  let content: string;
+  let ownerMs: number;
+  try {
+    content = readFileSync(path, "utf8");
+    ownerMs = statSync(path).mtimeMs;
+  } catch {
+    return false;
+  }
+  const [first = "", second = ""] = content.split("\n");
+  const owner = parseOwner(first);
+  if (owner === null) {
+    removeQuietly(path); // written in one step, so never half: it says nothing
+    return false;
+  }
+  if (owner.host !== thisHost() || !ownerGone(owner.pid, ownerMs)) return false;
+  let ours = false;
+  try {
+    const st = statSync(lockOf(indexFile), { bigint: true });
+    const made = Number(st.mtimeMs);
+    const inode = /^(\d+):(\d+)$/.exec(second.trim());
+    ours =
+      st.isFile() &&
+      st.size === 0n &&
+      made <= ownerMs + INDEX_LOCK_SLACK_MS / 2 &&
+      made >= ownerMs - INDEX_LOCK_SLACK_MS &&
+      (inode === null || (String(st.dev) === inode[1] && String(st.ino) === inode[2]));
+  } catch {
+    /* no index.lock: only the owner file is left */
+  }
+  if (ours) removeQuietly(lockOf(indexFile));
+  removeQuietly(path);
+  return ours;
 }
 
 /**
@@ -37,7 +254,8 @@ function isStale(content: string): boolean {
  * renamed over it, so a reader sees the old content or the new, never half.
  */
 export function replaceFile(path: string, content: string, mode?: number): void {
-  const tmp = join(dirname(path), `.${basename(path)}.git-undo-${process.pid}`);
+  // Named by its owner, so that one a killed process left is removed (core/objects.ts sweepLeftovers).
+  const tmp = join(dirname(path), `.${basename(path)}.git-undo-${ownerTag()}`);
   writeFileSync(tmp, content, mode === undefined ? {} : { mode });
   if (mode !== undefined) chmodSync(tmp, mode);
   renameSync(tmp, path);
@@ -97,19 +315,11 @@ export function releaseFile(path: string): void {
 /** Try once to take the lock; takes over a stale one. Returns null when a live owner holds it. */
 export function tryLock(undoDir: string): Lock | null {
   mkdirSync(undoDir, { recursive: true });
-  const path = join(undoDir, "capture.lock");
-  if (!claimFile(path, `${process.pid} ${hostname()}\n`, isStale)) return null;
+  const path = join(undoDir, LOCK_FILE);
+  if (!claimFile(path, `${process.pid} ${thisHost()}\n`, isStale)) return null;
   return { path, release: () => releaseFile(path) };
 }
 
-/** Who holds the lock, for messages. */
-export function lockOwner(undoDir: string): string | null {
-  try {
-    return readFileSync(join(undoDir, "capture.lock"), "utf8").trim();
-  } catch {
-    return null;
-  }
-}
 
 /** How long to wait for a live owner: GIT_UNDO_LOCK_WAIT_MS (tests shorten it), else 10 seconds. */
 export function defaultLockWaitMs(): number {
@@ -127,15 +337,25 @@ export async function acquireLock(undoDir: string, waitMs = defaultLockWaitMs())
   for (;;) {
     const lock = tryLock(undoDir);
     if (lock) return lock;
+    const status = inspectLock(undoDir);
+    // Waiting cannot help: nothing here can tell whether that host's git-undo still runs.
+    if (status.state === "foreign") throw foreignLockRefusal(status);
     if (Date.now() >= deadline) {
-      const owner = lockOwner(undoDir);
       throw refuse(
-        `another git-undo is recording or restoring in this worktree (${join(undoDir, "capture.lock")}${owner ? ` held by pid ${owner.split(" ")[0]}` : ""}); try again`,
+        `another git-undo is recording or restoring in this worktree (${status.path}${status.pid !== null ? ` held by pid ${status.pid}` : ""}); try again`,
       );
     }
     await Bun.sleep(delay);
     delay = Math.min(delay * 2, 200);
   }
+}
+
+/** The refusal for a lock another host holds: the file, the host, and how to remove it. */
+export function foreignLockRefusal(status: LockStatus): UndoError {
+  return refuse(
+    `${status.path} is held by git-undo on another host (${status.host ?? "?"}, pid ${status.pid ?? "?"}), sharing this repository; ` +
+      `if no git-undo runs there, remove it: rm '${status.path.replace(/'/g, "'\\''")}'`,
+  );
 }
 
 export async function withLock<T>(undoDir: string, fn: () => Promise<T>, waitMs?: number): Promise<T> {

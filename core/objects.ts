@@ -1,7 +1,8 @@
 // Reading and writing objects in batches: one cat-file, hash-object or mktree per batch.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeBytes, encodeBytes, type ObjectId } from "./format.ts";
+import { clearDeadIndexLock, ownerTag, tagOwnerGone } from "./lock.ts";
 import type { ObjectFormat, Repo } from "./repo.ts";
 
 /** Read blobs by name (`<tree>:<path>`) in one cat-file; a missing one reads as null. */
@@ -73,6 +74,21 @@ export async function writeBlobs(
   return ids as ObjectId[];
 }
 
+/**
+ * Write tag objects from their raw content with one hash-object, through files
+ * in `scratchDir`; returns the ids Git gave them, in order.
+ */
+export async function writeTagObjects(repo: Repo, scratchDir: string, contents: readonly Uint8Array[]): Promise<ObjectId[]> {
+  if (contents.length === 0) return [];
+  const paths = contents.map((c, i) => {
+    const p = join(scratchDir, `tag-${i}`);
+    writeFileSync(p, c);
+    return p;
+  });
+  const out = await repo.git.text(["hash-object", "-t", "tag", "-w", "--no-filters", "--stdin-paths"], { input: paths.join("\n") + "\n" });
+  return out.split("\n").slice(0, contents.length);
+}
+
 export interface TreeEntry {
   mode: "100644" | "040000";
   type: "blob" | "tree";
@@ -86,10 +102,45 @@ export async function writeTree(repo: Repo, entries: readonly TreeEntry[]): Prom
   return repo.git.line(["mktree"], { input });
 }
 
-/** A scratch directory under <gitdir>/undo/, removed when `fn` ends. */
+/** A scratch folder of an earlier version, named without its owner, is left alone this long. */
+const UNOWNED_SCRATCH_MS = 3600_000;
+
+/**
+ * Remove what killed processes of this host left in <gitdir>/undo/: scratch
+ * folders (tmp-<pid>@<host>-XXXXXX), replaceFile's half-written files
+ * (.<name>.git-undo-<pid>@<host>), and index.lock with its owner file when a
+ * killed restore made it. A live owner's, or another host's, stay.
+ */
+export function sweepLeftovers(repo: Repo): void {
+  let names: string[];
+  try {
+    names = readdirSync(repo.undoDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^tmp-(.+)-[^-]{6}$/.exec(name) ?? /^\..+\.git-undo-(\d+@.+)$/.exec(name);
+    if (!m && !/^tmp-[^-@]{6}$/.test(name)) continue;
+    const path = join(repo.undoDir, name);
+    try {
+      const changed = statSync(path).mtimeMs;
+      const gone = m ? tagOwnerGone(m[1]!, changed) : Date.now() - changed > UNOWNED_SCRATCH_MS;
+      if (gone) rmSync(path, { recursive: true, force: true });
+    } catch {
+      /* removed by someone else meanwhile */
+    }
+  }
+  if (!repo.bare) clearDeadIndexLock(repo.indexFile, repo.undoDir);
+}
+
+/**
+ * A scratch directory under <gitdir>/undo/, removed when `fn` ends; named by
+ * its owner so that the next run removes it when a kill left it behind.
+ */
 export async function withScratch<T>(repo: Repo, fn: (dir: string) => Promise<T>): Promise<T> {
   mkdirSync(repo.undoDir, { recursive: true });
-  const dir = mkdtempSync(join(repo.undoDir, "tmp-"));
+  sweepLeftovers(repo);
+  const dir = mkdtempSync(join(repo.undoDir, `tmp-${ownerTag()}-`));
   try {
     return await fn(dir);
   } finally {

@@ -4,6 +4,8 @@
 import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ENABLED, hookBun, hooksEnabled, hooksFolder, hookStatus, TOOLKIT_ROOT } from "../../core/hooks.ts";
+import { strayUndoRefs } from "../../core/history.ts";
+import { inspectLock } from "../../core/lock.ts";
 import { openRepo } from "../../core/repo.ts";
 import { lastLogLines, liveWorker, markAge, MARK } from "../../core/settle.ts";
 import type { Command } from "../command.ts";
@@ -25,6 +27,26 @@ const real = (p: string): string => {
     return p;
   }
 };
+
+/** A lock held longer than this (seconds) is reported: no recording or restore takes that long. */
+const LOCK_STUCK_S = 120;
+const STALE_WHY = { dead: "a process that is gone", reused: "a process that is gone (its pid now names another)", unreadable: "a crash (its content is unreadable)" } as const;
+/** Failed recordings in the last FAILURE_WINDOW_MS that make a problem rather than bad luck. */
+const REPEATED_FAILURES = 3;
+const FAILURE_WINDOW_MS = 3600_000;
+
+/** worker.log's "recording failed" lines (core/settle.ts logLine: "<ISO date> [<pid>] <message>") since `sinceMs`. */
+function recentFailures(lines: readonly string[], sinceMs: number): { count: number; last: string } {
+  let count = 0;
+  let last = "";
+  for (const line of lines) {
+    const m = /^(\S+) \[\d+\] recording failed: (.*)$/.exec(line);
+    if (!m || !(Date.parse(m[1]!) >= sinceMs)) continue;
+    count++;
+    last = m[2]!;
+  }
+  return { count, last };
+}
 
 export const doctor: Command = {
   name: "doctor",
@@ -69,7 +91,14 @@ export const doctor: Command = {
       else bad(`the hooks start the worker with Bun at ${b}, which is gone; run 'git undo init' again`);
     }
 
-    const check = Bun.spawnSync({ cmd: [bun, join(TOOLKIT_ROOT, "worker", "main.ts"), "--check"], stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+    // Started as the hooks start it: no bunfig.toml or .env from this repository, no cache in $HOME.
+    const check = Bun.spawnSync({
+      cmd: [bun, "--config=/dev/null", "--no-env-file", "--no-install", join(TOOLKIT_ROOT, "worker", "main.ts"), "--check"],
+      env: { ...process.env, BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0" },
+      stdout: "pipe",
+      stderr: "pipe",
+      stdin: "ignore",
+    });
     if (check.exitCode === 0 && check.stdout.toString().trim() === "ok") ok(`the worker starts (${bun})`);
     else bad(`the worker does not start with ${bun}: ${check.stderr.toString().trim().split("\n").pop() ?? `exit ${check.exitCode}`}`);
 
@@ -83,6 +112,26 @@ export const doctor: Command = {
     if (log.length) {
       note(`the worker's last messages (${join(repo.undoDir, "worker.log")}):`);
       for (const line of log) out(`           ${line}`);
+    }
+
+    // capture.lock and the worker's failures: what keeps recording or restoring from happening.
+    const lock = inspectLock(repo.undoDir);
+    const heldFor = lock.writtenMs === null ? 0 : Math.max(0, Math.round((Date.now() - lock.writtenMs) / 1000));
+    if (lock.state === "foreign") {
+      bad(
+        `${lock.path} is held by git-undo on another host (${lock.host}, pid ${lock.pid}); nothing is recorded or restored here while it stays. ` +
+          `If no git-undo runs there, remove it: rm '${lock.path.replace(/'/g, "'\\''")}'`,
+      );
+    } else if (lock.state === "held" && heldFor > LOCK_STUCK_S) {
+      bad(`${lock.path} has been held by pid ${lock.pid} for ${heldFor}s; git-undo waits for it, then refuses (is that process stuck?)`);
+    } else if (lock.state === "held") {
+      note(`${lock.path} is held by pid ${lock.pid}: it is recording or restoring right now`);
+    } else if (lock.state === "stale") {
+      note(`${lock.path} was left by ${STALE_WHY[lock.reason ?? "dead"]}; the next recording takes it over`);
+    }
+    const failures = recentFailures(lastLogLines(repo.undoDir, 200), Date.now() - FAILURE_WINDOW_MS);
+    if (failures.count >= REPEATED_FAILURES) {
+      bad(`the worker failed to record ${failures.count} times in the last hour; the last error: ${failures.last}`);
     }
 
     // What answers to `git undo`: Git looks in its exec path, then PATH, and only then at aliases.
@@ -100,6 +149,13 @@ export const doctor: Command = {
     } else {
       ok(`'git undo' runs this toolkit (${found})`);
       if (aliasValue) note(`the alias undo = ${aliasValue} is shadowed by git-undo on PATH`);
+    }
+    // Refs under refs/undo/ that no reader takes for a snapshot (fetched from elsewhere, or damaged).
+    const STRAY_WHY = { name: "not a snapshot's name", symbolic: "a symbolic ref", "not-a-commit": "not a commit" } as const;
+    const stray = await strayUndoRefs(repo);
+    if (stray.length) {
+      note(`${stray.length} ref${stray.length === 1 ? "" : "s"} under refs/undo/ ${stray.length === 1 ? "is" : "are"} not a snapshot and ${stray.length === 1 ? "is" : "are"} ignored (git update-ref -d <ref> removes one):`);
+      for (const r of stray) out(`           ${r.ref} (${STRAY_WHY[r.why]})`);
     }
     out(problems ? `${problems} problem${problems === 1 ? "" : "s"} found` : "everything looks right");
     return problems ? 1 : 0;
