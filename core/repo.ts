@@ -5,6 +5,13 @@ import { Git, GitError } from "./git.ts";
 
 export type ObjectFormat = "sha1" | "sha256";
 
+/** Git's ref backends: loose files and packed-refs, or reftable (Git 2.45 and newer). */
+export type RefStorage = "files" | "reftable";
+
+/** The ref storage a `git config --list` names; Git itself refuses to run on a value it does not know. */
+export const refStorageOf = (settings: ReadonlyMap<string, string | null>): RefStorage =>
+  (settings.get("extensions.refstorage") ?? "files") === "files" ? "files" : "reftable";
+
 export interface Config {
   /** undo.worktree: record the working tree. */
   worktree: boolean;
@@ -45,6 +52,8 @@ export interface Repo {
   /** The linked worktree's name under <commonDir>/worktrees/, or null for the main worktree. */
   worktreeName: string | null;
   objectFormat: ObjectFormat;
+  /** How Git stores refs (extensions.refStorage): only `files` has HEAD, loose refs and reflogs as files. */
+  refStorage: RefStorage;
   /** The real index file of this worktree. */
   indexFile: string;
   /** Where this worktree's snapshot refs live, ending in a slash. */
@@ -116,6 +125,7 @@ export async function openRepo(cwd: string = process.cwd()): Promise<Repo> {
     bare,
     worktreeName,
     objectFormat: format,
+    refStorage: refStorageOf(settings),
     indexFile,
     snapshotPrefix: snapshotPrefixFor(worktreeName),
     undoDir: join(gitDir, "undo"),
@@ -168,6 +178,7 @@ export async function rereadConfig(repo: Repo): Promise<void> {
   const fresh = await readConfig(repo.git);
   repo.config = fresh.config;
   repo.settings = fresh.settings;
+  repo.refStorage = refStorageOf(fresh.settings); // `git refs migrate` can change it under a long-running worker
   repo.configDigest = fresh.configDigest;
   repo.configFresh = true;
 }

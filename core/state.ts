@@ -1,7 +1,8 @@
 // Reading the live state of a repository: refs, HEAD, the stash, in-progress
 // markers, HEAD's newest reflog entry, and the index and working tree as trees.
-// Plain files (HEAD, markers, reflogs, loose symbolic refs) are read directly;
-// everything else comes from one for-each-ref and the tree writers.
+// Plain files (HEAD, markers, reflogs, loose symbolic refs) are read directly
+// with the files ref storage, through Git with reftable (which has no such
+// files); everything else comes from one for-each-ref and the tree writers.
 import { closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -16,7 +17,7 @@ import {
   type RefLine,
   type StashEntry,
 } from "./format.ts";
-import { GitError, text } from "./git.ts";
+import { GitError, text, type GitResult } from "./git.ts";
 import { attributesDigest, captureFromKept, currentConfigDigest, keepAfterFullCapture, RealIndex } from "./kept-index.ts";
 import { hashLengthOf, type Repo } from "./repo.ts";
 
@@ -59,8 +60,88 @@ const PER_WORKTREE = ["refs/bisect", "refs/worktree", "refs/rewritten"];
  * their files: for-each-ref reports the end of a chain and skips dangling ones.
  */
 export async function scanRefs(repo: Repo): Promise<RefScan> {
+  if (repo.refStorage !== "files") return scanThroughGit(repo);
   const out = await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`]);
   return completeScan(repo, parseScan(out));
+}
+
+/** What the files ref storage keeps as plain files, as Git reported it with the refs (reftable). */
+interface ReadThroughGit {
+  head: HeadState;
+  /** HEAD's newest reflog entry, `<commit> <message>`. */
+  headReflog: string | undefined;
+  stash: StashEntry[];
+  /** Markers that are refs in this storage (CHERRY_PICK_HEAD, REVERT_HEAD), not files. */
+  refMarkers: OperationMarker[];
+}
+
+/** Pseudo-refs among the markers: files with the files storage, refs with reftable. */
+const REF_MARKERS = ["CHERRY_PICK_HEAD", "REVERT_HEAD"] as const satisfies readonly OperationMarker[];
+
+// readHead, readHeadReflog and readStash answer from the scan they follow.
+const readByRefs = new WeakMap<readonly RefLine[], ReadThroughGit>();
+const latestRead = new WeakMap<Repo, ReadThroughGit>();
+
+/**
+ * A ref storage without files (reftable): the refs, HEAD, HEAD's newest reflog
+ * entry and the stash reflog in one wave of Git processes, then the immediate
+ * target of each symbolic ref (for-each-ref gives the end of a chain). A
+ * dangling symbolic ref is invisible there: no command lists it.
+ */
+async function scanThroughGit(repo: Repo): Promise<RefScan> {
+  const git = repo.git;
+  // -z: one NUL after each entry; %gs is the reflog message as the files hold it.
+  const reflog = (ref: string, more: string[] = []) =>
+    git.run(["log", "-g", "-z", "--no-show-signature", "--format=%H%x09%gs", ...more, ref, "--"], { okExit: [128] });
+  const [listing, symbolic, detached, headLog, stashLog] = await Promise.all([
+    git.text(["for-each-ref", `--format=${REF_FORMAT}`]),
+    git.run(["symbolic-ref", "-q", "--no-recurse", "HEAD"], { okExit: [1] }),
+    // HEAD's commit when detached, and which marker refs exist: one batch.
+    git.text(["cat-file", "--batch-check=%(objectname)"], { input: ["HEAD", ...REF_MARKERS].map((n) => `${n}\n`).join("") }),
+    reflog("HEAD", ["-1"]),
+    reflog("refs/stash"),
+  ]);
+  const scan = parseScan(listing);
+  const { refs } = scan;
+  const deepTags = refs.filter((r) => r.peeledType === "tag");
+  const symrefs = refs.filter((r) => r.symrefTarget);
+  await Promise.all([
+    deepTags.length > 0 ? peelFully(repo, deepTags) : undefined,
+    ...symrefs.map(async (r) => {
+      r.symrefTarget = await git.line(["symbolic-ref", "--no-recurse", r.name]);
+    }),
+  ]);
+  refs.sort((a, b) => compareBytes(a.name, b.name));
+  const [headCommit = "", ...markerIds] = detached.split("\n");
+  const head: HeadState =
+    symbolic.exitCode === 0 ? { kind: "symbolic", target: text(symbolic.stdout).trim() } : { kind: "detached", commit: headCommit };
+  const entries = (r: GitResult) => (r.exitCode === 0 ? text(r.stdout).split("\0").filter(Boolean).map(parseLogEntry) : []);
+  const [newest] = entries(headLog);
+  const unborn = head.kind === "symbolic" && !refs.some((r) => r.name === head.target && r.object);
+  const read: ReadThroughGit = {
+    head,
+    headReflog: newest && !unborn ? `${newest.commit} ${newest.message}` : undefined,
+    stash: refs.some((r) => r.name === "refs/stash") ? entries(stashLog) : [],
+    refMarkers: REF_MARKERS.filter((_, i) => markerIds[i] && !markerIds[i]!.endsWith(" missing")),
+  };
+  readByRefs.set(refs, read);
+  latestRead.set(repo, read);
+  return scan;
+}
+
+/** One `%H<TAB>%gs` entry of a reflog walk. */
+function parseLogEntry(entry: string): StashEntry {
+  const tab = entry.indexOf("\t");
+  return tab < 0 ? { commit: entry, message: "" } : { commit: entry.slice(0, tab), message: entry.slice(tab + 1) };
+}
+
+/** What scanRefs read through Git, for storages without files; null with the files storage. */
+function readThroughGit(repo: Repo, refs?: readonly RefLine[]): ReadThroughGit | null {
+  if (repo.refStorage === "files") return null;
+  const read = (refs && readByRefs.get(refs)) ?? latestRead.get(repo);
+  // Without files there is no synchronous way to read HEAD: the refs are scanned first.
+  if (!read) throw new Error(`internal error: the ${repo.refStorage} ref storage is read by scanRefs first`);
+  return read;
 }
 
 /** Only the refs under `prefix` (a snapshot sequence, or all of refs/undo/). */
@@ -77,7 +158,8 @@ function parseScan(out: string): RefScan {
     const [name = "", object = "", type = "", symref = "", peeled = "", peeledType = "", tree = "", date = "", message = ""] =
       rec.split("\0");
     if (name.startsWith("refs/undo/")) {
-      if (type === "commit") undoRefs.push({ ref: name, commit: object, tree, date: Number(date), message });
+      // A symbolic ref there is no snapshot: deleting it (undo.limit, gc) would delete its target.
+      if (type === "commit" && !symref) undoRefs.push({ ref: name, commit: object, tree, date: Number(date), message });
       continue;
     }
     const line: RefLine = {
@@ -158,14 +240,17 @@ export function looseSymrefs(repo: Repo): Map<string, string> {
   return found;
 }
 
-export function readHead(repo: Repo): HeadState {
+export function readHead(repo: Repo, scan?: RefScan): HeadState {
+  const viaGit = readThroughGit(repo, scan?.refs);
+  if (viaGit) return viaGit.head;
   const content = decodeBytes(readFileSync(join(repo.gitDir, "HEAD"))).trim();
   if (content.startsWith("ref: ")) return { kind: "symbolic", target: content.slice(5).trim() };
   return { kind: "detached", commit: content };
 }
 
 export function readMarkers(repo: Repo): OperationMarker[] {
-  return OPERATION_MARKERS.filter((m) => existsSync(join(repo.gitDir, m)));
+  const refMarkers = repo.refStorage === "files" ? [] : (latestRead.get(repo)?.refMarkers ?? []);
+  return OPERATION_MARKERS.filter((m) => existsSync(join(repo.gitDir, m)) || refMarkers.includes(m));
 }
 
 /** The last line of a file that `accept` takes, read from its end (reflogs grow for years). */
@@ -208,6 +293,8 @@ function parseReflogLine(line: string): { commit: ObjectId; message: string } | 
  * --format='%H %gs' HEAD` prints), or undefined when there is none or HEAD is unborn.
  */
 export function readHeadReflog(repo: Repo, head: HeadState, refs: readonly RefLine[]): string | undefined {
+  const viaGit = readThroughGit(repo, refs);
+  if (viaGit) return viaGit.headReflog;
   if (head.kind === "symbolic" && !refs.some((r) => r.name === head.target && r.object)) return undefined;
   // Git's reflog walk skips entries with a null new id (a deletion of HEAD's branch).
   const line = lastLine(join(repo.gitDir, "logs", "HEAD"), (l) => !/^\S+ 0+ /.test(l));
@@ -217,6 +304,8 @@ export function readHeadReflog(repo: Repo, head: HeadState, refs: readonly RefLi
 
 /** The stash, newest first, from refs/stash's reflog (what `git stash list` shows). */
 export function readStash(repo: Repo, refs: readonly RefLine[]): StashEntry[] {
+  const viaGit = readThroughGit(repo, refs);
+  if (viaGit) return viaGit.stash;
   if (!refs.some((r) => r.name === "refs/stash")) return [];
   let content: string;
   try {

@@ -3,6 +3,7 @@
 // worker waits for it up to undo.settleMax, then records it with its state.
 import { expect, test } from "bun:test";
 import { autoRepo, expectRecorded, list, settled } from "./helpers/auto.ts";
+import { refFormatOf } from "./helpers/repo.ts";
 
 test("branch create/rename/delete, tag, merges (ff, real, conflicted, aborted), cherry-pick, revert are each recorded", async () => {
   const r = autoRepo({ settleMaxMs: 1000 });
@@ -21,8 +22,17 @@ test("branch create/rename/delete, tag, merges (ff, real, conflicted, aborted), 
   const stateBlob = (commit: string) => r.git(["cat-file", "-p", `${commit}:state`], { allowFail: true });
 
   await step(() => r.git(["branch", "topic"]), /^branch topic created$/);
-  await step(() => r.git(["branch", "-m", "topic", "side"]), /side/);
-  await step(() => r.git(["branch", "-D", "side"]), /^branch side deleted$/);
+  const renameHooked = refFormatOf(r) === "files";
+  if (renameHooked) await step(() => r.git(["branch", "-m", "topic", "side"]), /side/);
+  else {
+    // Git 2.55's reftable renames a branch without running reference-transaction:
+    // nothing is recorded then, and the next command's snapshot holds the rename too.
+    r.git(["branch", "-m", "topic", "side"]);
+    await settled(gitDir);
+    expect(list(r)).toHaveLength(snaps.length);
+  }
+  // Without the rename's snapshot the last one still has topic.
+  await step(() => r.git(["branch", "-D", "side"]), renameHooked ? /^branch side deleted$/ : /^branch topic deleted$/);
   await step(() => r.git(["tag", "v1"]), /^tag v1 created$/);
 
   await setUp(() => {
@@ -37,7 +47,10 @@ test("branch create/rename/delete, tag, merges (ff, real, conflicted, aborted), 
     r.commit("other work", { "o.txt": "o\n" });
     r.git(["checkout", "-q", "main"]);
   });
-  await step(() => r.git(["merge", "-q", "--no-edit", "other"]), /^merge other: Merge made by the 'ort' strategy\.$/);
+  // The summary is Git's reflog message, whose strategy name depends on the
+  // version (ort from Git 2.34, recursive before): compare with what Git wrote.
+  await step(() => r.git(["merge", "-q", "--no-edit", "other"]), /^merge other: Merge made by the '\w+' strategy\.$/);
+  expect(snaps[0]!.summary).toBe(r.g("reflog", "-1", "--format=%gs", "HEAD"));
 
   // Conflicted: recorded once settleMax has passed, the state blob naming the merge.
   await setUp(() => {

@@ -5,7 +5,7 @@ import { expect, test } from "bun:test";
 import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expectRecorded, list, settled, SETTLE_MS } from "./helpers/auto.ts";
-import { makeRepo, ROOT, tempDir } from "./helpers/repo.ts";
+import { gitBinDir, makeRepo, refFormatOf, ROOT, tempDir } from "./helpers/repo.ts";
 
 /** A copy of the toolkit (sources only; dependencies linked) that a test may break. */
 function copyToolkit(): string {
@@ -28,7 +28,8 @@ test("Git keeps working, silently, when Bun is missing and when the toolkit fold
   expect(readFileSync(join(r.gitDir(), "hooks", "reference-transaction"), "utf8")).toContain(`git_undo_root='${toolkit}'`);
   const gitDir = r.gitDir();
   const undoDir = join(gitDir, "undo");
-  const noBunPath = "/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin".split(":").filter((d) => !existsSync(join(d, "bun"))).join(":");
+  // The Git under test first (its folder has no Bun), then the system's.
+  const noBunPath = `${gitBinDir()}:/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin`.split(":").filter((d) => !existsSync(join(d, "bun"))).join(":");
   const git = (args: string[]) => r.git(args, { env: { PATH: noBunPath } });
 
   // The copy works while its Bun exists.
@@ -61,6 +62,9 @@ test("20 Git processes at once: never two workers in a worktree, and the final s
   const r = makeRepo();
   r.git(["config", "undo.settle", String(SETTLE_MS)]);
   r.commit("base", { "a.txt": "a\n" });
+  // reftable locks the whole ref stack and waits for it only reftable.lockTimeout
+  // (100 ms by default): too short for 20 writers on a busy machine, in plain Git too.
+  if (refFormatOf(r) === "reftable") r.git(["config", "reftable.lockTimeout", "20000"]);
   expect(r.undo(["init"]).code).toBe(0);
   const gitDir = r.gitDir();
   const trace = join(tempDir("trace"), "workers");

@@ -2,7 +2,7 @@
 // the HEAD and refs blobs, checked against what Git reports for the same state.
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
-import { makeRepo } from "./helpers/repo.ts";
+import { immediateSymref, makeRepo } from "./helpers/repo.ts";
 import { blobText, commitMessage, emptyTree, entries, ident, parents, refLine, snap } from "./helpers/snap.ts";
 
 describe("a fresh repository with an unborn HEAD", () => {
@@ -222,7 +222,7 @@ describe("the refs blob", () => {
   });
 
   test("symbolic refs other than HEAD: immediate target, dangling, chain; sorted by name in byte order", () => {
-    const r = makeRepo();
+    const r = makeRepo({ refFormat: "files" }); // a dangling symbolic ref is invisible with reftable (test/reftable.test.ts)
     const c = r.commit("one");
     r.git(["update-ref", "refs/remotes/origin/main", c]);
     r.git(["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main"]);
@@ -232,7 +232,7 @@ describe("the refs blob", () => {
     r.git(["symbolic-ref", "refs/x/a", "refs/x/b"]);
     r.git(["update-ref", "refs/heads/Zed", c]);
     r.git(["update-ref", "refs/heads/_low", c]);
-    expect(r.g("symbolic-ref", "--no-recurse", "refs/x/a")).toBe("refs/x/b");
+    expect(immediateSymref(r, "refs/x/a")).toBe("refs/x/b");
     const s = snap(r);
     const want =
       refLine("refs/heads/Zed", c, "commit") +

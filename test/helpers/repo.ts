@@ -1,9 +1,9 @@
 // Temporary repositories driven by real Git, isolated from the machine's
 // configuration (own HOME, GIT_CONFIG_NOSYSTEM), and the git-undo CLI run in them.
 import { createHash } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const CLI = join(ROOT, "cli", "main.ts");
@@ -36,10 +36,81 @@ export interface RepoOptions {
   /** Configure user.name/user.email locally (default true). */
   identity?: boolean;
   branch?: string;
+  /** The ref storage; "files" also works on Gits older than 2.45, which know no other. */
+  refFormat?: "files" | "reftable";
 }
+
+/**
+ * GIT_UNDO_TEST_REF_FORMAT=reftable (not a GIT_ name: isolatedEnv drops those)
+ * runs the suite with reftable as every test HOME's default ref format (Git 2.45+).
+ */
+export const TEST_REF_FORMAT: "files" | "reftable" | null =
+  process.env.GIT_UNDO_TEST_REF_FORMAT === "reftable" ? "reftable" : process.env.GIT_UNDO_TEST_REF_FORMAT === "files" ? "files" : null;
+
+/** The ref format new test repositories get: the switch above, else Git's default (files). */
+export const defaultRefFormat = (): "files" | "reftable" => TEST_REF_FORMAT ?? "files";
+
+/**
+ * The global configuration of a test HOME: with the switch set, the XDG file
+ * (which `git config --global` and tests writing ~/.gitconfig leave alone) names the ref format.
+ */
+function prepareHome(home: string): void {
+  if (TEST_REF_FORMAT === null) return;
+  const dir = join(home, ".config", "git");
+  if (existsSync(join(dir, "config"))) return;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "config"), `[init]\n\tdefaultRefFormat = ${TEST_REF_FORMAT}\n`);
+}
+
+/** Git's version as numbers: [2, 45, 0]. */
+export const gitVersion: () => number[] = (() => {
+  let cached: number[] | undefined;
+  return () => {
+    if (cached) return cached;
+    const out = Bun.spawnSync({ cmd: ["git", "version"], stdout: "pipe" }).stdout.toString();
+    cached = (/(\d+)\.(\d+)(?:\.(\d+))?/.exec(out) ?? []).slice(1).map((n) => Number(n ?? 0));
+    return cached;
+  };
+})();
+
+/** Whether the Git on PATH is at least major.minor. */
+export function gitAtLeast(major: number, minor: number): boolean {
+  const [a = 0, b = 0] = gitVersion();
+  return a > major || (a === major && b >= minor);
+}
+
+/**
+ * The immediate target of a symbolic ref (not the end of a chain), or "" for
+ * none: `symbolic-ref --no-recurse` from Git 2.40; older Gits have only the
+ * files ref storage, where the ref's own file says it.
+ */
+export function immediateSymref(repo: TestRepo, name: string, cwd = repo.dir): string {
+  if (gitAtLeast(2, 40)) {
+    const r = repo.git(["symbolic-ref", "-q", "--no-recurse", name], { cwd, allowFail: true });
+    return r.code === 0 ? r.stdout.trim() : "";
+  }
+  const file = repo.git(["rev-parse", "--git-path", name], { cwd }).stdout.trim();
+  let content: string;
+  try {
+    content = readFileSync(isAbsolute(file) ? file : join(cwd, file), "utf8");
+  } catch {
+    return ""; // packed, or no such ref: never symbolic
+  }
+  return content.startsWith("ref: ") ? content.slice(5).trim() : "";
+}
+
+/** The ref storage of a test repository (extensions.refStorage, read the same way by every Git). */
+export function refFormatOf(repo: TestRepo): "files" | "reftable" {
+  const r = repo.git(["config", "extensions.refStorage"], { allowFail: true });
+  return r.code === 0 && r.stdout.trim() === "reftable" ? "reftable" : "files";
+}
+
+/** The folder of the Git on PATH: tests that build a minimal PATH keep the Git under test. */
+export const gitBinDir = (): string => dirname(Bun.which("git") ?? "/usr/bin/git");
 
 /** The environment every test process runs in: no user or system configuration. */
 export function isolatedEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  prepareHome(home);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v === undefined || k.startsWith("GIT_")) continue;
@@ -179,6 +250,7 @@ export function makeRepo(opts: RepoOptions = {}): TestRepo {
   const args = ["init", "-q", "-b", opts.branch ?? "main"];
   if (opts.bare) args.push("--bare");
   if (opts.objectFormat) args.push(`--object-format=${opts.objectFormat}`);
+  if (opts.refFormat === "reftable" || (opts.refFormat === "files" && gitAtLeast(2, 45))) args.push(`--ref-format=${opts.refFormat}`);
   args.push(dir);
   repo.git(args, { cwd: base });
   if (opts.identity !== false) {
@@ -197,8 +269,9 @@ const sha = (b: Uint8Array | string) => createHash("sha1").update(b).digest("hex
  */
 export function fingerprint(repo: TestRepo): string {
   const parts: string[] = [];
-  const gitDir = repo.gitDir();
-  parts.push(`HEAD ${readFileSync(join(gitDir, "HEAD"), "utf8").trim()}`);
+  // Through Git, not .git/HEAD: with reftable that file is a placeholder.
+  const symbolic = immediateSymref(repo, "HEAD");
+  parts.push(`HEAD ${symbolic ? `ref: ${symbolic}` : repo.g("rev-parse", "HEAD")}`);
   parts.push(repo.g("for-each-ref", "--format=%(refname) %(objectname) %(symref)"));
   parts.push(repo.g("ls-files", "-s", "-z").split("\0").join("\n"));
   parts.push(repo.git(["stash", "list", "--format=%H %gs"]).stdout);
