@@ -101,7 +101,7 @@ export async function captureWith(repo: Repo, parts: IndexParts, configDigest?: 
 
 /** The state tree: the refs' parts are written while the index parts may still be on their way. */
 async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexParts: Promise<IndexParts>): Promise<LiveCapture> {
-  const head = readHead(repo);
+  const head = readHead(repo, scan);
   const state: StateTree = {
     head,
     refs: scan.refs,

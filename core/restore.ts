@@ -22,7 +22,7 @@ import { addLineCounts, nameList, occupiedNow, parseRawNumstat, planRestore, ref
 import { captureLive, captureWith, commitCapture, latestOf, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
 import type { Repo } from "./repo.ts";
 import { indexVersion } from "./kept-index.ts";
-import { captureIndex, copyIndex, readMarkers } from "./state.ts";
+import { captureIndex, copyIndex, currentMarkers } from "./state.ts";
 
 export type RestoreRequest = { kind: Direction; steps: number } | { kind: "restore"; number: number };
 
@@ -430,6 +430,27 @@ async function transaction(repo: Repo, message: string, commands: string[]): Pro
   await repo.git.run(["update-ref", "--no-deref", "-m", message, "--stdin", "-z"], { input: commands.join("") });
 }
 
+/**
+ * Put plain refs the restore moved back where they were, those only that are
+ * where it put them now (one that did not move, or that someone moved since,
+ * stays). One cat-file tells where each is.
+ */
+async function putRefsBack(repo: Repo, message: string, moves: readonly RefMove[]): Promise<void> {
+  if (!moves.length) return;
+  const out = await repo.git.text(["cat-file", "--batch-check=%(objectname)"], { input: moves.map((m) => `${m.name}\n`).join("") });
+  const now = out.split("\n");
+  const commands: string[] = [];
+  moves.forEach((m, i) => {
+    const line = now[i] ?? "";
+    const current = line.endsWith(" missing") || line === "" ? null : line;
+    if (current !== (m.new?.object ?? null)) return;
+    if (m.old === null) commands.push(`delete ${refLine(m.name, current!)}`);
+    else if (current === null) commands.push(`create ${refLine(m.name, m.old.object)}`);
+    else commands.push(`update ${refLine(m.name, m.old.object, current)}`);
+  });
+  await transaction(repo, message, commands);
+}
+
 /** Set a ref (symbolic or not) to a recorded line, or delete it (null). Used for symbolic refs and their rollback. */
 async function setRef(repo: Repo, name: string, line: RefMove["old"], message: string): Promise<void> {
   // Deleting a ref that does not exist succeeds; --no-deref removes a symbolic ref itself.
@@ -570,23 +591,18 @@ async function applySteps(
   const plain = moves.filter((m) => !m.symbolic);
   const first = plain.filter((m) => m.action !== "create");
   const second = plain.filter((m) => m.action === "create");
+  // Each rollback is in the journal before its transaction runs, and puts back
+  // only the refs that are where the restore put them: a transaction Git reports
+  // as failed may still have taken effect (reftable commits the new table, then
+  // fails compacting it on a full disk).
+  journal.push("refs", withSpace(() => putRefsBack(repo, back, first)));
   await transaction(
     repo,
     message,
     first.map((m) => (m.action === "delete" ? `delete ${refLine(m.name, m.old!.object)}` : `update ${refLine(m.name, m.new!.object, m.old!.object)}`)),
   );
-  journal.push(
-    "refs",
-    withSpace(() =>
-      transaction(
-        repo,
-        back,
-        first.map((m) => (m.action === "delete" ? `create ${refLine(m.name, m.old!.object)}` : `update ${refLine(m.name, m.old!.object, m.new!.object)}`)),
-      ),
-    ),
-  );
+  journal.push("refs", withSpace(() => putRefsBack(repo, back, second)));
   await transaction(repo, message, second.map((m) => `create ${refLine(m.name, m.new!.object)}`));
-  journal.push("refs", withSpace(() => transaction(repo, back, second.map((m) => `delete ${refLine(m.name, m.new!.object)}`))));
   failAfter("refs");
 
   // Symbolic refs other than HEAD.
@@ -1065,20 +1081,26 @@ async function partsAfter(repo: Repo, scratch: string, plan: RestorePlan, merged
 
 /** End the operations in progress with Git's own --quit (index and files stay as they are). */
 async function endOperations(repo: Repo): Promise<OperationMarker[]> {
-  const ended = readMarkers(repo);
-  const has = (m: OperationMarker) => readMarkers(repo).includes(m);
-  if (has("rebase-apply") && existsSync(join(repo.gitDir, "rebase-apply", "applying"))) await repo.git.run(["am", "--quit"]);
-  if (has("rebase-merge") || has("rebase-apply")) await repo.git.run(["rebase", "--quit"]);
-  if (has("REVERT_HEAD")) await repo.git.run(["revert", "--quit"]);
-  if (has("CHERRY_PICK_HEAD") || has("sequencer")) await repo.git.run(["cherry-pick", "--quit"]);
-  if (has("MERGE_HEAD")) await repo.git.run(["merge", "--quit"]);
+  const ended = await currentMarkers(repo);
+  let now = ended;
+  const has = (m: OperationMarker) => now.includes(m);
+  // One --quit can end more than its own marker: read them again after each.
+  const quit = async (args: string[]) => {
+    await repo.git.run(args);
+    now = await currentMarkers(repo);
+  };
+  if (has("rebase-apply") && existsSync(join(repo.gitDir, "rebase-apply", "applying"))) await quit(["am", "--quit"]);
+  if (has("rebase-merge") || has("rebase-apply")) await quit(["rebase", "--quit"]);
+  if (has("REVERT_HEAD")) await quit(["revert", "--quit"]);
+  if (has("CHERRY_PICK_HEAD") || has("sequencer")) await quit(["cherry-pick", "--quit"]);
+  if (has("MERGE_HEAD")) await quit(["merge", "--quit"]);
   if (has("BISECT_LOG")) {
     // Bisect has no --quit; its refs/bisect/* are refs the restore puts back as recorded.
     for (const f of ["BISECT_LOG", "BISECT_START", "BISECT_EXPECTED_REV", "BISECT_ANCESTORS_OK", "BISECT_NAMES", "BISECT_TERMS", "BISECT_RUN", "BISECT_HEAD", "BISECT_FIRST_PARENT"]) {
       rmSync(join(repo.gitDir, f), { force: true });
     }
   }
-  const left = readMarkers(repo);
+  const left = await currentMarkers(repo);
   if (left.length) throw fatal(`could not end the operation in progress (${left.join(", ")} still there)`);
   return ended;
 }

@@ -248,6 +248,12 @@ export function readHead(repo: Repo, scan?: RefScan): HeadState {
   return { kind: "detached", commit: content };
 }
 
+/** The operation markers now, for a caller that changed them since the last scan (reftable keeps some as refs). */
+export async function currentMarkers(repo: Repo): Promise<OperationMarker[]> {
+  if (repo.refStorage !== "files") await scanRefs(repo);
+  return readMarkers(repo);
+}
+
 export function readMarkers(repo: Repo): OperationMarker[] {
   const refMarkers = repo.refStorage === "files" ? [] : (latestRead.get(repo)?.refMarkers ?? []);
   return OPERATION_MARKERS.filter((m) => existsSync(join(repo.gitDir, m)) || refMarkers.includes(m));

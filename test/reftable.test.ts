@@ -168,4 +168,26 @@ describe.skipIf(!supported)("reftable repositories", () => {
     r.ok("restore", "1");
     expect(r.git(["stash", "list", "--format=%H %gs"]).stdout).toBe(stashes);
   });
+  test("a conflicted cherry-pick (CHERRY_PICK_HEAD is a ref there) is recorded, refused, and ended with --force", () => {
+    const r = repoOf("reftable");
+    r.commit("one", { "a.txt": "1\n" });
+    r.git(["checkout", "-q", "-b", "side"]);
+    r.commit("side", { "a.txt": "side\n" });
+    r.git(["checkout", "-q", "main"]);
+    r.commit("two", { "a.txt": "2\n" });
+    snap(r);
+    const main = r.g("rev-parse", "main");
+    expect(r.git(["cherry-pick", "side"], { allowFail: true }).code).not.toBe(0);
+    expect(r.git(["rev-parse", "-q", "--verify", "CHERRY_PICK_HEAD"]).code).toBe(0);
+    const s2 = snap(r);
+    expect(blobText(r, s2.tree, "state")).toBe("CHERRY_PICK_HEAD\n");
+    const refused = r.undo(["restore", "1"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("cherry-pick");
+    r.ok("restore", "1", "--force");
+    expect(r.git(["rev-parse", "-q", "--verify", "CHERRY_PICK_HEAD"], { allowFail: true }).code).not.toBe(0);
+    expect(r.read("a.txt")).toBe("2\n");
+    expect(r.g("rev-parse", "HEAD")).toBe(main);
+    expect(r.g("ls-files", "-u")).toBe("");
+  });
 });
