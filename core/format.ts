@@ -342,13 +342,21 @@ export interface UnmergedEntry {
   path: Uint8Array;
 }
 
-export function decodeUnmerged(blob: Uint8Array): UnmergedEntry[] {
-  const out: UnmergedEntry[] = [];
+/** The NUL-terminated records of a blob, as views into it (a last record without its NUL is dropped). */
+export function nulRecords(blob: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
   let start = 0;
   for (let i = 0; i < blob.length; i++) {
     if (blob[i] !== 0) continue;
-    const rec = blob.subarray(start, i);
+    out.push(blob.subarray(start, i));
     start = i + 1;
+  }
+  return out;
+}
+
+export function decodeUnmerged(blob: Uint8Array): UnmergedEntry[] {
+  const out: UnmergedEntry[] = [];
+  for (const rec of nulRecords(blob)) {
     const tab = rec.indexOf(9);
     if (tab < 0) continue;
     const [mode = "", object = "", stage = "0"] = new TextDecoder().decode(rec.subarray(0, tab)).split(" ");

@@ -8,7 +8,7 @@
 // reach update-index. Pure functions: no Git here (core/inspect.ts reads the
 // objects and calls them).
 import { UndoError } from "./errors.ts";
-import type { ObjectId, StateTree } from "./format.ts";
+import { nulRecords, type ObjectId, type StateTree } from "./format.ts";
 
 /** A reader's refusal of a snapshot: `<label> is not a valid snapshot: <problem>`. */
 export class SnapshotRefused extends UndoError {
@@ -171,11 +171,7 @@ export function checkUnmerged(blob: Uint8Array, hexLength: number): void {
   if (blob.length === 0) invalid("its index-unmerged entry is empty");
   if (blob[blob.length - 1] !== 0) invalid("its index-unmerged entry does not end with a NUL");
   const seen = new Set<string>();
-  let start = 0;
-  for (let i = 0; i < blob.length; i++) {
-    if (blob[i] !== 0) continue;
-    const rec = blob.subarray(start, i);
-    start = i + 1;
+  for (const rec of nulRecords(blob)) {
     const tab = rec.indexOf(9);
     if (tab < 0) invalid("a record of its index-unmerged entry has no path");
     const head = Buffer.from(rec.subarray(0, tab)).toString("latin1");
