@@ -1,6 +1,20 @@
 // Summary lines: what a new snapshot changed, in a few words.
-import { decodeRefs, decodeStash, decodeUnmerged, type HeadState, type ObjectId, type RefLine, type StashEntry, type StateTree } from "./format.ts";
-import { readBlobs } from "./objects.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  decodeBytes,
+  decodeRefs,
+  decodeStash,
+  decodeState,
+  decodeUnmerged,
+  type HeadState,
+  type ObjectId,
+  type OperationMarker,
+  type RefLine,
+  type StashEntry,
+  type StateTree,
+} from "./format.ts";
+import { readObjects } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 
 /** Longest summary line we write; lists are cut with "and N more". */
@@ -75,27 +89,52 @@ export function parseNameStatus(out: string): [string, string][] {
   return pairs;
 }
 
+/** What the previous snapshot's tree holds that the summary compares with. */
+export interface PreviousParts {
+  head: string | null;
+  refs: RefLine[];
+  stash: StashEntry[];
+  markers: OperationMarker[];
+  /** Conflicted paths (UTF-8 text). */
+  conflicts: string[];
+}
+
+const conflictPathsOf = (blob: Uint8Array | undefined): string[] =>
+  blob ? [...new Set(decodeUnmerged(blob).map((e) => Buffer.from(e.path).toString("utf8")))] : [];
+
+/** The parts of a snapshot's tree the summary compares with, in one cat-file. */
+export async function previousParts(repo: Repo, prevTree: ObjectId): Promise<PreviousParts> {
+  const [head, refs, stash, state, unmerged] = await readObjects(
+    repo,
+    ["HEAD", "refs", "stash", "state", "index-unmerged"].map((n) => `${prevTree}:${n}`),
+  );
+  const text = (o: typeof head) => (o ? decodeBytes(o.content) : "");
+  return {
+    head: head ? decodeBytes(head.content) : null,
+    refs: decodeRefs(text(refs)),
+    stash: decodeStash(text(stash)),
+    markers: decodeState(text(state)),
+    conflicts: conflictPathsOf(unmerged?.content),
+  };
+}
+
 /**
  * What differs between the previous snapshot (its tree) and the new state, as a
- * summary line: `branch feature created`, `staged: a.c`, `edited: a.c, b.c`...
+ * summary line: `branch feature created`, `staged: a.c`, `edited: a.c, b.c`,
+ * `resolved: a.c` (a conflict the index no longer has)...
  */
-export async function describeChange(repo: Repo, prevTree: ObjectId, state: StateTree, tree: ObjectId): Promise<string> {
+export async function describeChange(repo: Repo, prevTree: ObjectId, state: StateTree, tree: ObjectId, known?: PreviousParts): Promise<string> {
   const diff = parseNameStatus(
     await repo.git.text(["diff-tree", "-r", "-z", "--no-renames", "--name-status", prevTree, tree]),
   );
   const top = new Set(diff.map(([, p]) => p.split("/", 1)[0]!));
   const parts: string[] = [];
 
-  let prevRefs: RefLine[] = [];
-  let prevStash: StashEntry[] = [];
-  let prevHead: string | null = null;
-  if (top.has("refs") || top.has("stash") || top.has("HEAD")) {
-    const names = ["HEAD", "refs", "stash"];
-    const blobs = await readBlobs(repo, names.map((n) => `${prevTree}:${n}`));
-    prevHead = blobs[0] ?? null;
-    prevRefs = decodeRefs(blobs[1] ?? "");
-    prevStash = decodeStash(blobs[2] ?? "");
-  }
+  const needPrev = top.has("refs") || top.has("stash") || top.has("HEAD") || top.has("index-unmerged");
+  const prev = known ?? (needPrev ? await previousParts(repo, prevTree) : null);
+  const prevRefs = prev?.refs ?? [];
+  const prevStash = prev?.stash ?? [];
+  const prevHead = prev?.head ?? null;
   if (top.has("HEAD") && prevHead !== null) {
     parts.push(`HEAD ${state.head.kind === "detached" ? "detached at " + state.head.commit.slice(0, 7) : "on " + headLabel(state.head)}`);
   }
@@ -108,17 +147,20 @@ export async function describeChange(repo: Repo, prevTree: ObjectId, state: Stat
     if (s) parts.push(s);
     stashed = s !== null && s.includes("pushed");
   }
-  const conflicts = state.indexUnmerged
-    ? [...new Set(decodeUnmerged(state.indexUnmerged).map((e) => Buffer.from(e.path).toString("utf8")))]
-    : [];
-  if (top.has("index-unmerged") && conflicts.length) parts.push(listPhrase("conflict in", conflicts, SUMMARY_WIDTH, " "));
-  // A conflicted path leaves the index tree and gets markers on disk: the conflict says it all.
+  const conflicts = conflictPathsOf(state.indexUnmerged);
   const conflicted = new Set(conflicts);
+  // A conflict the index no longer has was resolved (git add, git rm), whatever the file now holds.
+  const resolved = top.has("index-unmerged") ? (prev?.conflicts ?? []).filter((p) => !conflicted.has(p)) : [];
+  const newConflicts = conflicts.filter((p) => !(prev?.conflicts ?? []).includes(p));
+  if (top.has("index-unmerged") && newConflicts.length) parts.push(listPhrase("conflict in", conflicts, SUMMARY_WIDTH, " "));
+  if (resolved.length) parts.push(listPhrase("resolved", resolved));
+  // A conflicted path leaves the index tree and gets markers on disk: the conflict says it all.
+  const quiet = new Set([...conflicts, ...resolved]);
   const inIndex = new Map<string, string>();
   const inWorktree = new Map<string, string>();
   for (const [status, path] of diff) {
-    if (path.startsWith("index/") && !conflicted.has(path.slice(6))) inIndex.set(path.slice(6), status);
-    else if (path.startsWith("worktree/") && !conflicted.has(path.slice(9))) inWorktree.set(path.slice(9), status);
+    if (path.startsWith("index/") && !quiet.has(path.slice(6))) inIndex.set(path.slice(6), status);
+    else if (path.startsWith("worktree/") && !quiet.has(path.slice(9))) inWorktree.set(path.slice(9), status);
   }
   const staged = [...inIndex.keys()];
   const untracked = [...inWorktree].filter(([p, s]) => s === "A" && !inIndex.has(p)).map(([p]) => p);
@@ -127,8 +169,121 @@ export async function describeChange(repo: Repo, prevTree: ObjectId, state: Stat
   if (staged.length && !stashed) parts.push(listPhrase("staged", staged));
   if (edited.length && !stashed) parts.push(listPhrase("edited", edited));
   if (untracked.length) parts.push(listPhrase("untracked", untracked));
-  if (top.has("state")) parts.push(state.state.length ? `${state.state.join(", ")} in progress` : "operation ended");
+  if (top.has("state") && !known) parts.push(state.state.length ? `${state.state.join(", ")} in progress` : "operation ended");
   if (!top.has("worktree") && state.worktree === undefined && top.has("index") && !staged.length) parts.push("index changed");
   return cut(parts.length ? parts.join("; ") : "state changed");
 }
 
+/** Operations by the word people use, for summaries. */
+const OPERATION_WORDS: Record<OperationMarker, string> = {
+  "rebase-merge": "rebase",
+  "rebase-apply": "rebase",
+  MERGE_HEAD: "merge",
+  CHERRY_PICK_HEAD: "cherry-pick",
+  REVERT_HEAD: "revert",
+  BISECT_LOG: "bisect",
+  sequencer: "cherry-pick",
+};
+
+function readGitFile(repo: Repo, name: string): string | null {
+  try {
+    return decodeBytes(readFileSync(join(repo.gitDir, name)));
+  } catch {
+    return null;
+  }
+}
+
+const firstLine = (text: string | null): string => (text ?? "").split("\n", 1)[0]!.trim();
+
+/** The operation as a word (`merge`, `rebase`), for one that has ended and left no files to read. */
+export function operationWord(markers: readonly OperationMarker[], repo?: Repo): string {
+  const m = markers[0];
+  if (!m) return "operation";
+  if (m === "rebase-apply" && repo && readGitFile(repo, "rebase-apply/applying") !== null) return "am";
+  if (m === "sequencer" && repo && /^(?:revert|r)\b/.test(firstLine(readGitFile(repo, "sequencer/todo")))) return "revert";
+  return OPERATION_WORDS[m];
+}
+
+/**
+ * The operation in progress in a few words, read from Git's own files now:
+ * `merge of topic` (MERGE_MSG), `rebase of feature` (head-name), `am`, `cherry-pick`.
+ */
+export function operationLabel(repo: Repo, markers: readonly OperationMarker[]): string {
+  const word = operationWord(markers, repo);
+  if (word === "merge") {
+    const m = /^Merge (?:remote-tracking )?(?:branch|branches|tag|commit) '([^']+)'/.exec(firstLine(readGitFile(repo, "MERGE_MSG")));
+    return m ? `merge of ${m[1]}` : "merge";
+  }
+  if (word === "rebase") {
+    const dir = markers[0] === "rebase-merge" ? "rebase-merge" : "rebase-apply";
+    const head = firstLine(readGitFile(repo, `${dir}/head-name`));
+    return head.startsWith("refs/heads/") ? `rebase of ${head.slice(11)}` : "rebase";
+  }
+  return word;
+}
+
+/** Why an interactive rebase handed control back, from the last step it did: `for edit at <subject>`, `at a break`. */
+function rebaseStop(repo: Repo): string | null {
+  const done = readGitFile(repo, "rebase-merge/done");
+  if (done === null) return null;
+  const last = done.split("\n").filter((l) => l.trim() && !l.startsWith("#")).pop()?.trim() ?? "";
+  const [command = "", ...rest] = last.split(/\s+/);
+  if (command === "edit" || command === "e") {
+    // `edit <oid> [# ]<subject>`
+    const subject = rest.slice(1).join(" ").replace(/^# /, "");
+    return subject ? `for edit at ${subject}` : "for edit";
+  }
+  if (command === "break" || command === "b") return "at a break";
+  if (command === "exec" || command === "x") return "after a failed exec";
+  return null;
+}
+
+export interface ChangeSummaryInput {
+  prevTree: ObjectId;
+  state: StateTree;
+  tree: ObjectId;
+  /** HEAD's reflog message when this change wrote it, else "". */
+  reflogMessage: string;
+}
+
+/** Reflog lines that an operation's abort writes (merge --abort and cherry-pick --abort reset). */
+const ABORT_REFLOG = /^(?:reset: moving to |[\w -]+ \(abort\))/;
+
+/**
+ * The summary of a change around an operation, or null when none is involved
+ * (neither side has one in progress): `merge of topic stopped: conflict in
+ * a.txt`, `resolved: a.txt (merge of topic)`, `merge aborted`, `rebase of
+ * topic stopped for edit at <subject>`.
+ */
+export async function describeOperationChange(repo: Repo, c: ChangeSummaryInput): Promise<string | null> {
+  const now = c.state.state;
+  // Fast path, with no Git: no operation now, and no reflog line or not an abort's.
+  // (An operation that ended without one, `merge --quit` say, is then
+  // "operation ended" from describeChange's diff, which runs anyway.)
+  if (!now.length && !ABORT_REFLOG.test(c.reflogMessage)) return null;
+  const prev = await previousParts(repo, c.prevTree);
+  if (!now.length && !prev.markers.length) return null;
+  if (!now.length) {
+    // Ended: finished (its reflog line says how) or aborted.
+    const word = operationWord(prev.markers);
+    if (c.reflogMessage && !ABORT_REFLOG.test(c.reflogMessage)) return cut(c.reflogMessage);
+    return c.reflogMessage ? `${word} aborted` : `${word} ended`;
+  }
+  const label = operationLabel(repo, now);
+  const conflicts = conflictPathsOf(c.state.indexUnmerged);
+  const started = now.join() !== prev.markers.join();
+  const freshConflicts = conflicts.some((p) => !prev.conflicts.includes(p));
+  if (started || freshConflicts) {
+    // Git handed control back: say where it stopped.
+    if (conflicts.length) return cut(listPhrase(`${label} stopped: conflict in`, conflicts, SUMMARY_WIDTH, " "));
+    const stop = now[0] === "rebase-merge" ? rebaseStop(repo) : null;
+    if (stop) return cut(`${label} stopped ${stop}`);
+    if (now[0] === "MERGE_HEAD" || now[0] === "CHERRY_PICK_HEAD" || now[0] === "REVERT_HEAD") return cut(`${label} waiting for its commit`);
+    if (now[0] === "BISECT_LOG" && started) return cut(`bisect started`);
+    if (started) return cut(`${label} stopped`);
+  }
+  // During the operation: what changed, and which operation it is part of.
+  const what = c.reflogMessage || (await describeChange(repo, c.prevTree, c.state, c.tree, prev));
+  const word = operationWord(now, repo);
+  return cut(what.startsWith(word) ? what : `${what} (${label})`);
+}

@@ -12,6 +12,7 @@ import {
   type OperationMarker,
   type RefLine,
   type Snapshot,
+  type SnapshotEntry,
   type StashEntry,
   type StateTree,
 } from "./format.ts";
@@ -135,6 +136,13 @@ export interface RestorePlan {
   tagsToWrite: KeptTag[];
   /** With skipMissing: what stays as it is because its objects are gone. */
   notRestored: NotRestored[];
+  /**
+   * Files whose content now (the state being left) no snapshot before that
+   * state holds: a file created outside Git and just added, a fresh edit. The
+   * restore takes them off disk or changes them; only the state left (recorded
+   * first when new) keeps them. Empty unless PlanOptions.earlier was given.
+   */
+  onlyLeft: string[];
 }
 
 export interface PlanOptions {
@@ -153,6 +161,8 @@ export interface PlanOptions {
    * they are (listed in notRestored) instead of refusing the whole restore.
    */
   skipMissing?: boolean;
+  /** The snapshots before the state being left, oldest first: fills plan.onlyLeft. */
+  earlier?: readonly SnapshotEntry[];
 }
 
 /** The commit a ref line names, for subjects. */
@@ -600,7 +610,40 @@ export async function planRestore(repo: Repo, from: StateSide, target: Snapshot,
     blockers,
     tagsToWrite,
     notRestored,
+    onlyLeft: opts.earlier && worktree.mode === "merge" ? await onlyInLeft(repo, worktree.files, opts.earlier) : [],
   };
+}
+
+/** Most lookups onlyInLeft asks one cat-file for (files times snapshots); past it, a file counts as held only now. */
+const ONLY_LEFT_LOOKUPS = 20_000;
+
+/**
+ * The files of a plan whose current content (what the restore removes or
+ * replaces) is in none of `earlier`'s worktree records: newest snapshots
+ * first, in one `cat-file --batch-check`. Unsure means listed: saying too much
+ * costs a line, saying too little loses track of work.
+ */
+async function onlyInLeft(repo: Repo, files: readonly FileChange[], earlier: readonly SnapshotEntry[]): Promise<string[]> {
+  const zero = /^0+$/;
+  const candidates = files.filter((f) => f.action !== "created" && f.oldMode !== "160000" && !zero.test(f.oldObject));
+  if (!candidates.length) return [];
+  // A path with a newline cannot be asked for on cat-file's line-based input.
+  const askable = candidates.filter((f) => !f.raw.includes(10));
+  const trees = [...new Set(earlier.map((e) => e.tree).reverse())].slice(0, Math.max(1, Math.floor(ONLY_LEFT_LOOKUPS / Math.max(1, askable.length))));
+  const held = new Set<string>();
+  if (askable.length && trees.length) {
+    const lines: Buffer[] = [];
+    for (const tree of trees) for (const f of askable) lines.push(Buffer.from(`${tree}:worktree/`), Buffer.from(f.raw), Buffer.from("\n"));
+    const r = await repo.git.run(["cat-file", "--batch-check=%(objectname)"], { input: Buffer.concat(lines) });
+    const answers = new TextDecoder().decode(r.stdout).split("\n");
+    let i = 0;
+    for (let t = 0; t < trees.length; t++) {
+      for (const f of askable) {
+        if (answers[i++] === f.oldObject) held.add(f.path);
+      }
+    }
+  }
+  return candidates.filter((f) => !held.has(f.path)).map((f) => f.path);
 }
 
 /**

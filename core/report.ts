@@ -90,6 +90,30 @@ function notRestoredLine(n: NotRestored): string {
   return `stash entry '${n.entry.message}' (${short(n.entry.commit)})`;
 }
 
+/** `Undid #17 · branch feature deleted`: what `git undo` took back (or redo did again), before where it went. */
+function steppedLines(result: RestoreResult): string[] {
+  const redo = result.kind === "redo";
+  const verb = result.dryRun ? (redo ? "Would redo" : "Would undo") : redo ? "Redid" : "Undid";
+  const shown = result.stepped.slice(0, 3).map((c) => `${verb} ${c.number === null ? "your unrecorded changes" : `#${c.number} · ${c.summary}`}`);
+  if (result.stepped.length > 3) shown.push(`  and ${result.stepped.length - 3} more`);
+  return shown;
+}
+
+/**
+ * The files only the state left holds, and how to get them back: the restore
+ * takes them off disk or changes them, and no snapshot before the state left
+ * has their content.
+ */
+function onlyLeftLine(result: RestoreResult): string | null {
+  const files = result.plan.onlyLeft;
+  if (!files.length) return null;
+  const left = result.plan.from.number;
+  let back: string;
+  if (!result.dryRun) back = result.goBack.length ? result.goBack.join(" or ") : `git undo restore ${left ?? "?"}`;
+  else back = left !== null ? `git undo redo or git undo restore ${left}` : "git undo redo (they are saved first)";
+  return `only the state left has ${files.length === 1 ? "this file" : "these files"}: ${nameList(files, 5)}; to get ${files.length === 1 ? "it" : "them"} back: ${back}`;
+}
+
 /** The report of a restore, or of a dry run. */
 export function reportLines(result: RestoreResult, style: ReportStyle, force = false): string[] {
   const strong = style.strong ?? ((s: string) => s);
@@ -99,6 +123,7 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
   const head = `#${t.number} · ${t.summary} · ${style.age(t.date)}`;
   const lines: string[] = [];
   if (result.dryRun) {
+    lines.push(...steppedLines(result));
     lines.push(strong(`Would restore ${head}`));
     if (plan.recordFirst) lines.push("Would save your unrecorded changes as a snapshot first");
     if (plan.operations.length) {
@@ -107,9 +132,12 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
   } else {
     if (result.recordedFirst) lines.push(`Saved your unrecorded changes as #${result.recordedFirst.number} first`);
     if (result.endedOperations.length) lines.push(`Ended ${result.endedOperations.map(operationName).join(", ")} in progress (Git's --quit)`);
+    lines.push(...steppedLines(result).map((l) => strong(l)));
     lines.push(strong(`Restored ${head}`));
   }
   for (const l of describePlan(plan, force)) lines.push(`  ${l}`);
+  const onlyLeft = onlyLeftLine(result);
+  if (onlyLeft) lines.push(`  ${onlyLeft}`);
   const skipped = plan.notRestored;
   for (const n of skipped) lines.push(`  ${result.dryRun ? "would not restore" : "not restored"}: ${notRestoredLine(n)}: its objects are gone, left as it is`);
   for (const d of result.differences) {

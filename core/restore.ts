@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { fatal, refuse, UndoError } from "./errors.ts";
 import { decodeUnmerged, pathKey, type HeadState, type ObjectId, type OperationMarker, type Snapshot, type SnapshotEntry } from "./format.ts";
 import { GitError } from "./git.ts";
-import { navigationTarget, readableSnapshot, type Direction } from "./history.ts";
+import { candidates, navigationTarget, position, readableSnapshot, type Direction } from "./history.ts";
 import { loadState } from "./inspect.ts";
 import { acquireLock, clearDeadIndexLock, createIndexLock, releaseIndexLock } from "./lock.ts";
 import { withScratch, writeTagObjects } from "./objects.ts";
@@ -57,6 +57,20 @@ export interface RestoreResult {
   differences: PartDifference[];
   /** Commands that go back to the state left. */
   goBack: string[];
+  /**
+   * `git undo`: the changes it undid, newest first; `git undo redo`: the ones
+   * it did again, oldest first. Empty for `git undo restore`. A change not yet
+   * recorded on a dry run has number null and an empty summary.
+   */
+  stepped: SteppedChange[];
+  /** What was asked: undo, redo or restore. */
+  kind: RestoreRequest["kind"];
+}
+
+/** A change `git undo` undid or `git undo redo` did again. */
+export interface SteppedChange {
+  number: number | null;
+  summary: string;
 }
 
 /** Refusals for every blocker, one reason per line. */
@@ -241,13 +255,22 @@ export async function checkWorktree(repo: Repo, scratch: string, plan: RestorePl
 }
 
 /** Everything checked: the plan plus the private merge index, or the blockers. */
-async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Snapshot, opts: RestoreOptions, holdsIndexLock: boolean) {
+async function fullPlan(
+  repo: Repo,
+  scratch: string,
+  from: StateSide,
+  target: Snapshot,
+  opts: RestoreOptions,
+  holdsIndexLock: boolean,
+  snaps: readonly SnapshotEntry[],
+) {
   // The line counts only fill the report: a real restore counts them while it works.
   const plan = await planRestore(repo, from, target, {
     force: opts.force ?? false,
     holdsIndexLock,
     lineCounts: Boolean(opts.dryRun),
     skipMissing: opts.skipMissing ?? false,
+    earlier: snaps.filter((s) => from.number === null || s.number < from.number),
   });
   // A dry run asks the merge whether it would go through. A real restore lets the
   // merge itself decide, first of all steps: it checks every path before writing.
@@ -292,7 +315,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
   const snaps = latest ? capture.snapshots : [...capture.snapshots, pending(capture)];
   const target = resolveTarget(request.kind === "restore" ? capture.snapshots : snaps, request);
   const from: StateSide = { number: latest?.number ?? null, tree: capture.tree, state: capture.state };
-  let { plan, mergeIndex } = await fullPlan(repo, scratch, from, target, opts, holdsIndexLock);
+  let { plan, mergeIndex } = await fullPlan(repo, scratch, from, target, opts, holdsIndexLock, capture.snapshots);
   const result: RestoreResult = {
     plan,
     dryRun: Boolean(opts.dryRun),
@@ -301,6 +324,8 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     restoreSnapshot: null,
     differences: [],
     goBack: [],
+    stepped: request.kind === "restore" ? [] : steppedOver(snaps, request.kind, target, latest ? null : capture.tree),
+    kind: request.kind,
   };
   if (opts.dryRun) return result;
   if (plan.blockers.length) throw refusal(plan.blockers);
@@ -316,6 +341,9 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
       if (made.created) {
         result.recordedFirst = made.snapshot;
         fromNumber = made.snapshot.number;
+        // The change recorded first is the one `git undo` undoes: named now that it has a number.
+        const first = made.snapshot;
+        result.stepped = result.stepped.map((c) => (c.number === null ? { number: first.number, summary: first.summary } : c));
       } else fromNumber = made.latest.number;
       plan.from.number = fromNumber;
     }
@@ -331,7 +359,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
           fromNumber = made.snapshot.number;
           result.recordedFirst ??= made.snapshot;
         }
-        ({ plan, mergeIndex } = await fullPlan(repo, scratch, { number: fromNumber, tree: after.tree, state: after.state }, target, opts, holdsIndexLock));
+        ({ plan, mergeIndex } = await fullPlan(repo, scratch, { number: fromNumber, tree: after.tree, state: after.state }, target, opts, holdsIndexLock, after.snapshots));
         result.plan = plan;
         if (plan.blockers.length) throw refusal(plan.blockers);
       }
@@ -1136,6 +1164,20 @@ async function differences(repo: Repo, target: Snapshot, recorded: LiveCapture):
     );
   }
   return [...parts].map(([part, names]) => ({ part, names }));
+}
+
+/**
+ * The changes between the position and the target: undone (newest first) or
+ * done again (oldest first). `pendingTree`: the state not yet recorded, which
+ * `snaps` ends with as a provisional snapshot (number null in the answer).
+ */
+function steppedOver(snaps: readonly SnapshotEntry[], direction: Direction, target: Snapshot, pendingTree: ObjectId | null): SteppedChange[] {
+  const p = position(snaps);
+  if (p === null) return [];
+  const pendingNumber = pendingTree === null ? null : snaps[snaps.length - 1]?.number;
+  const over = candidates(snaps).filter((s) => (direction === "undo" ? s.number > target.number && s.number <= p : s.number > p && s.number <= target.number));
+  if (direction === "undo") over.reverse();
+  return over.map((s) => (s.number === pendingNumber ? { number: null, summary: "" } : { number: s.number, summary: s.summary }));
 }
 
 /** How to get back to the state left: redo or undo when one step lands on it, and restore always. */

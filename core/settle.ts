@@ -54,26 +54,103 @@ export function busyReason(repo: Repo): string | null {
   return null;
 }
 
+/**
+ * The same, with the markers read as the recorder reads them (core/state.ts):
+ * in a reftable repository CHERRY_PICK_HEAD and REVERT_HEAD are refs, not files.
+ */
+export async function operationBusy(repo: Repo): Promise<string | null> {
+  if (existsSync(`${repo.indexFile}.lock`)) return "index.lock";
+  const { currentMarkers } = await import("./state.ts");
+  return (await currentMarkers(repo))[0] ?? null;
+}
+
+/** index.lock alone: a Git command writing the index right now. */
+export const indexLocked = (repo: Repo): string | null => (existsSync(`${repo.indexFile}.lock`) ? "index.lock" : null);
+
+/**
+ * A Git process a hook ran under, as the hooks write it into the mark: its pid
+ * and its start time (field 22 of /proc/<pid>/stat, in clock ticks since boot),
+ * which tells the same process from a later one given the same pid.
+ */
+export interface MarkProcess {
+  pid: number;
+  start: string;
+}
+
+/**
+ * The Git processes the mark names: the hook walks /proc/$PPID/stat a few
+ * parent links up and writes "pid:start ..." for those whose name is git. Null
+ * when it names none (no /proc where the hook ran, or the hook of an older
+ * install): then only the operation markers can tell, as before.
+ */
+export function markProcesses(undoDir: string): MarkProcess[] | null {
+  let text: string;
+  try {
+    text = readFileSync(join(undoDir, MARK), "latin1");
+  } catch {
+    return null;
+  }
+  const procs: MarkProcess[] = [];
+  for (const word of text.split(/\s+/)) {
+    const m = /^(\d+):(\d+)$/.exec(word);
+    if (m) procs.push({ pid: Number(m[1]), start: m[2]! });
+  }
+  return procs.length ? procs : null;
+}
+
+/** Whether the process still runs: the same pid with the same start time, and not a zombie. */
+export function processRunning(p: MarkProcess): boolean {
+  let line: string;
+  try {
+    line = readFileSync(`/proc/${p.pid}/stat`, "latin1");
+  } catch {
+    return false;
+  }
+  // The name in parentheses may hold spaces and parentheses: fields follow the last ")".
+  const fields = line.slice(line.lastIndexOf(")") + 2).split(" ");
+  return fields[0] !== "Z" && fields[0] !== "X" && fields[19] === p.start;
+}
+
+/**
+ * Whether Git is still running the command that made the newest mark, the
+ * signal that tells a running operation from a stopped one on every Git:
+ * between the steps of a rebase (and during its `exec` commands) `git rebase`
+ * itself is alive, an ancestor of every hook it fires; once Git stops at a
+ * conflict or an `edit`, or a merge waits for its commit, every Git process
+ * above the last hook has exited and control is back with the user. Null when
+ * the mark cannot tell (no /proc): the markers decide, as before.
+ */
+export function markRunning(undoDir: string): boolean | null {
+  const procs = markProcesses(undoDir);
+  return procs === null ? null : procs.some(processRunning);
+}
+
 export interface SettleInput {
   /** ms since the mark was last touched. */
   quietMs: number;
   /** ms since this mark was first seen. */
   waitedMs: number;
   busy: string | null;
+  /** Whether a Git process the mark names still runs (markRunning); null or absent when unknown. */
+  running?: boolean | null;
   settleMs: number;
   settleMaxMs: number;
 }
 
 /**
  * Record once the mark has been quiet for undo.settle and Git is not in the
- * middle of something; after undo.settleMax, record anyway (a rebase stopped
- * at a conflict, or marks that never stop), the state blob saying what was in
- * progress. Returns how long to wait before asking again, or 0 to record now.
+ * middle of something. An operation Git has stopped (every Git process the
+ * mark names has exited: a conflict, an `edit`, a merge waiting for its
+ * commit) is recorded then too, the state blob saying what is in progress;
+ * one still running (or, without /proc, any in progress) is waited for. After
+ * undo.settleMax, record anyway (marks that never stop). Returns how long to
+ * wait before asking again, or 0 to record now.
  */
 export function settleDelay(s: SettleInput): number {
   const overdue = s.waitedMs >= s.settleMaxMs || s.quietMs >= s.settleMaxMs;
   if (s.quietMs < s.settleMs && !overdue) return Math.max(5, s.settleMs - s.quietMs + 5);
-  if (s.busy !== null && !overdue) return Math.max(20, Math.min(250, s.settleMs));
+  const waitForIt = s.busy !== null && (s.busy === "index.lock" || s.running !== false);
+  if (waitForIt && !overdue) return Math.max(20, Math.min(250, s.settleMs));
   return 0;
 }
 
@@ -85,6 +162,25 @@ export function liveWorker(undoDir: string): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Whether a recording is on its way: a mark (or one being recorded) newer than
+ * the latest snapshot (unix seconds; null for none), and a worker alive to
+ * record it. `list`, `show` and the picker say so; `git undo` records first.
+ */
+export function recordingPending(undoDir: string, latestDate: number | null): boolean {
+  let newest = -Infinity;
+  for (const name of [MARK, TAKEN]) {
+    try {
+      newest = Math.max(newest, statSync(join(undoDir, name)).mtimeMs);
+    } catch {
+      /* none */
+    }
+  }
+  // Snapshot dates are whole seconds: a mark within the snapshot's second counts as newer.
+  if (newest === -Infinity || (latestDate !== null && newest < latestDate * 1000)) return false;
+  return liveWorker(undoDir) !== null;
 }
 
 /** Become the worktree's one worker: create the pid file exclusively, taking over a dead owner's. */

@@ -61,7 +61,7 @@ describe("what differs from the previous snapshot", () => {
     r.commit("main", { "a.c": "main\n" });
     snap(r);
     r.git(["merge", "other"], { allowFail: true });
-    expect(summary(r)).toBe("conflict in a.c; MERGE_HEAD in progress");
+    expect(summary(r)).toBe("merge of other stopped: conflict in a.c");
   });
 
   test("many paths are cut with 'and N more' within the width", () => {

@@ -1,19 +1,22 @@
 // The settling worker the hooks start: `bun worker/main.ts <gitdir> <worktree-top>`.
 // One per worktree (its pid file; recordings also take capture.lock). It waits
-// until the hooks' mark has been quiet for undo.settle and Git is not in the
-// middle of an operation, takes the mark, records one change snapshot, repeats
-// while new marks arrive, and exits when there is nothing left to record.
+// until the hooks' mark has been quiet for undo.settle and Git is not running
+// an operation (one Git stopped, at a conflict say, is recorded), takes the
+// mark, records one change snapshot, repeats while new marks arrive, and exits
+// when there is nothing left to record.
 // It never prints: errors go to <gitdir>/undo/worker.log.
 import { appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
-  busyReason,
   claimWorker,
   dropTaken,
   hasMark,
   hasTaken,
+  indexLocked,
   logLine,
   markAge,
+  markRunning,
+  operationBusy,
   releaseWorker,
   settleDelay,
   takeMark,
@@ -77,7 +80,13 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string): Promise
       }
       const now = Date.now();
       firstSeen ??= now;
-      const wait = settleDelay({ quietMs: age, waitedMs: now - firstSeen, busy: busyReason(repo), settleMs, settleMaxMs });
+      // Quiet: is Git still running the command that marked (core/settle.ts
+      // markRunning)? If it has exited, an operation in progress is one Git
+      // stopped, and only index.lock (a command writing right now) holds us.
+      const quiet = age >= settleMs;
+      const running = quiet ? markRunning(undoDir) : null;
+      const busy = !quiet ? null : running === false ? indexLocked(repo) : await operationBusy(repo);
+      const wait = settleDelay({ quietMs: age, waitedMs: now - firstSeen, busy, running, settleMs, settleMaxMs });
       if (wait > 0) {
         await Bun.sleep(wait);
         continue;

@@ -2,6 +2,7 @@
 import { isReadable, type SnapshotEntry } from "../../core/format.ts";
 import { checkStates, decodeSnapshots, position } from "../../core/history.ts";
 import { openRepo, snapshotPrefixFor, type Repo } from "../../core/repo.ts";
+import { recordingPending } from "../../core/settle.ts";
 import { scanUndoRefs } from "../../core/state.ts";
 import { count, str, type Command } from "../command.ts";
 import { color, isoDate, json, out, relativeAge } from "../ui.ts";
@@ -99,6 +100,10 @@ export const list: Command = {
         continue;
       }
       const p = position(q.snapshots);
+      // The worker has a change still to record: the newest line is not the state now.
+      if (q.worktree === repo.worktreeName && recordingPending(repo.undoDir, q.snapshots[q.snapshots.length - 1]?.date ?? null)) {
+        out(`${color.yellow("  recording…")} ${color.dim("a newer change is being recorded (git undo records it first)")}`);
+      }
       for (const s of newestFirst(q)) out(line(s, p));
     }
     return 0;

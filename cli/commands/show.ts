@@ -6,6 +6,7 @@ import { inspectSnapshot, headCommit } from "../../core/inspect.ts";
 import { refLabel } from "../../core/describe.ts";
 import { escapeControls } from "../../core/validate.ts";
 import { openRepo } from "../../core/repo.ts";
+import { recordingPending } from "../../core/settle.ts";
 import { type Command } from "../command.ts";
 import { showPatch } from "../patch.ts";
 import { snapshotJson } from "./list.ts";
@@ -93,6 +94,10 @@ export const show: Command = {
       state.stash.forEach((s, i) => out(`           stash@{${i}} ${short(s.commit)} ${s.message}`));
     }
     if (state.state.length) out(`in progress ${state.state.join(", ")}`);
+    const latest = snaps[snaps.length - 1];
+    if (latest?.number === snap.number && recordingPending(repo.undoDir, latest.date)) {
+      out(color.yellow("recording… a newer change is being recorded (git undo records it first)"));
+    }
     return 0;
   },
 };

@@ -5,7 +5,9 @@ import type { Snapshot } from "../../core/format.ts";
 import { diffArgs, treePair } from "../../core/patch.ts";
 import { indexChanges, planIsEmpty, planRestore, type RestorePlan, type StateSide } from "../../core/plan.ts";
 import { refLabel, headLabel } from "../../core/describe.ts";
+import { listSnapshots } from "../../core/history.ts";
 import type { Repo } from "../../core/repo.ts";
+import { recordingPending } from "../../core/settle.ts";
 import { color, colorEnabled, relativeAge, short } from "../ui.ts";
 import { printable } from "./text.ts";
 
@@ -23,10 +25,14 @@ const DIFF_LINES = 5000;
 /** Previews of restoring each snapshot from `from`, the state the picker was opened in. */
 export function planPreviews(repo: Repo, from: StateSide): PreviewSource {
   const plans = new Map<number, Promise<RestorePlan>>();
+  // The snapshots before the state left, once: they tell which files only that state holds.
+  const all = listSnapshots(repo);
+  const earlier = all.then((snaps) => snaps.filter((s) => from.number === null || s.number < from.number));
+  earlier.catch(() => {}); // reaches the user through each preview
   const plan = (snap: Snapshot) => {
     let p = plans.get(snap.number);
     if (!p) {
-      p = planRestore(repo, from, snap);
+      p = earlier.then((e) => planRestore(repo, from, snap, { earlier: e }));
       plans.set(snap.number, p);
       p.catch(() => plans.delete(snap.number));
     }
@@ -34,7 +40,11 @@ export function planPreviews(repo: Repo, from: StateSide): PreviewSource {
   };
   return {
     async summary(snap) {
-      return describePlan(await plan(snap));
+      const lines = describePlan(await plan(snap));
+      if (recordingPending(repo.undoDir, (await all.catch(() => [])).at(-1)?.date ?? null)) {
+        lines.push(color.yellow("recording… a newer change is being recorded; the list may not show it yet"));
+      }
+      return lines;
     },
     async diff(snap) {
       const p = await plan(snap);
@@ -112,5 +122,10 @@ export function describePlan(p: RestorePlan): string[] {
     for (const e of p.stash.removed) lines.push(`  ${color.red("-")} ${short(e.commit)} ${printable(e.message)}`);
   }
   if (p.operations.length) lines.push(color.yellow(`in progress now: ${p.operations.join(", ")}`));
+  if (p.onlyLeft.length) {
+    const left = p.from.number !== null ? `#${p.from.number}` : "the snapshot saved first";
+    lines.push(color.yellow(`only the state left has: ${p.onlyLeft.map(printable).join(", ")}`));
+    lines.push(color.dim(`  kept in ${left}: git undo redo or git undo restore brings ${p.onlyLeft.length === 1 ? "it" : "them"} back`));
+  }
   return lines;
 }

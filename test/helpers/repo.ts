@@ -206,10 +206,14 @@ export class TestRepo {
     rmSync(this.path(rel), { recursive: true, force: true });
   }
 
-  /** Stage everything and commit. */
+  /**
+   * Stage everything and commit. The staging is hidden from git-undo's hooks
+   * (as its own calls are): the commit is the one user command, so a busy
+   * machine's pause between the two cannot split it into two snapshots.
+   */
   commit(message: string, files: Record<string, string> = {}): string {
     for (const [p, c] of Object.entries(files)) this.write(p, c);
-    this.git(["add", "-A"]);
+    this.git(["add", "-A"], { env: { GIT_UNDO_INTERNAL: "1" } });
     this.git(["commit", "-q", "--allow-empty", "-m", message]);
     return this.g("rev-parse", "HEAD");
   }
