@@ -2,8 +2,8 @@
 // commit it with parents that keep its commits alive, create the next ref, and
 // keep the sequence within undo.limit.
 import { join } from "node:path";
-import { cut, describeChange } from "./describe.ts";
-import { refuse, UndoError } from "./errors.ts";
+import { cut, describeChange, describeOperationChange } from "./describe.ts";
+import { fatal, refuse, UndoError } from "./errors.ts";
 import {
   commitText,
   commitsToKeep,
@@ -38,7 +38,7 @@ import { KEEP_ENTRY, keepTree } from "./keep.ts";
 import { readJsonFile, replaceFile, withLock } from "./lock.ts";
 import { withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
 import type { Repo } from "./repo.ts";
-import { captureIndex, readHead, readHeadReflog, readMarkers, readStash, scanRefs, type RefScan } from "./state.ts";
+import { captureIndex, readHead, readHeadReflog, readMarkers, readStash, scanRefs, type LeftOutFile, type RefScan } from "./state.ts";
 
 /** The live state, written as a tree but not yet committed. */
 export interface LiveCapture {
@@ -50,6 +50,8 @@ export interface LiveCapture {
   snapshots: SnapshotEntry[];
   /** The worktree tree came from the index the last recording kept (core/kept-index.ts). */
   fromKept?: boolean;
+  /** Untracked files left out of the worktree tree for their size (undo.maxNewFileSize), sorted by path. */
+  leftOut?: LeftOutFile[];
   /** The configuration's digest as the capture saw it (keys the committer answer). */
   configDigest?: string;
 }
@@ -80,6 +82,7 @@ export async function captureLive(repo: Repo, opts: { lockHeld?: boolean } = {})
     const capture = await buildCapture(repo, scratch, scan, parts ?? Promise.resolve({}));
     const index = await indexing; // settled: buildCapture awaited it
     if (index?.fromKept) capture.fromKept = true;
+    if (index?.leftOut?.length) capture.leftOut = index.leftOut;
     if (index?.configDigest !== undefined) capture.configDigest = index.configDigest;
     return capture;
   });
@@ -181,7 +184,70 @@ export function unchanged(capture: LiveCapture): SnapshotEntry | undefined {
 
 /** Record a snapshot, taking capture.lock. Restore snapshots are always created. */
 export async function record(repo: Repo, opts: RecordOptions): Promise<RecordOutcome> {
-  return withLock(repo.undoDir, () => recordLocked(repo, opts));
+  try {
+    return await withLock(repo.undoDir, () => recordLocked(repo, opts));
+  } catch (e) {
+    throw (await configRefusal(repo, e)) ?? e;
+  }
+}
+
+/** A configuration value Git dies on, as its error names it. */
+export interface BadConfig {
+  /** The key as Git prints it (lower case), or null when only a file and line are named. */
+  key: string | null;
+  value: string | null;
+  /** The file and line of a line Git cannot parse at all. */
+  where: string | null;
+}
+
+/**
+ * The configuration problem in Git's error output, if that is what it is.
+ * Git words these "bad <type> config value '<value>' for '<key>'", "bad config
+ * variable '<key>' in file ...", "bad config line <n> in file <f>": the quoted
+ * parts are read, the rest of the wording is not relied on.
+ */
+export function badConfigIn(stderr: string): BadConfig | null {
+  for (const line of stderr.split("\n")) {
+    if (!/\bconfig\b/i.test(line)) continue;
+    const valueFor = /'([^']*)' for '([^']+)'/.exec(line);
+    if (valueFor) return { key: valueFor[2]!, value: valueFor[1]!, where: null };
+    const variable = /config variable '([^']+)'/.exec(line);
+    if (variable) return { key: variable[1]!, value: null, where: null };
+    const unparsed = /config line (\d+) in (?:file |blob |standard input|command line)?(.*)$/.exec(line);
+    if (unparsed) return { key: null, value: null, where: `${unparsed[2]!.trim() || "the configuration"}, line ${unparsed[1]}` };
+  }
+  return null;
+}
+
+/** The `git config` option that edits the scope a value comes from. */
+const SCOPE_OPTION: Record<string, string> = { local: "", global: " --global", system: " --system", worktree: " --worktree" };
+
+/**
+ * A recording that failed because Git refuses a configuration value (Git 2.55's
+ * `git add` dies on a bad color.ui, every Git on a bad core.autocrlf), worded
+ * with the key and how to fix it; null for any other failure.
+ */
+export async function configRefusal(repo: Repo, e: unknown): Promise<UndoError | null> {
+  const stderr = e instanceof GitError ? e.stderr : e instanceof Error ? e.message : "";
+  const bad = badConfigIn(stderr);
+  if (!bad) return null;
+  if (bad.key === null) return fatal(`Git cannot read its configuration (${bad.where}): fix that line`);
+  // Where the value is set, for the right `git config` (a lookup only on this failure path).
+  let scope = "local";
+  let origin = "";
+  try {
+    const r = await repo.git.run(["config", "-z", "--show-scope", "--show-origin", "--get-all", bad.key], { okExit: [1] });
+    const parts = new TextDecoder().decode(r.stdout).split("\0");
+    if (parts.length >= 3) {
+      scope = parts[parts.length - 4] ?? parts[0]!;
+      origin = (parts[parts.length - 3] ?? parts[1]!).replace(/^file:/, "");
+    }
+  } catch {
+    /* the lookup is a courtesy */
+  }
+  const shown = `${bad.key}${bad.value !== null ? `=${bad.value}` : ""}`;
+  const fix = scope in SCOPE_OPTION ? `git config${SCOPE_OPTION[scope]} --unset ${bad.key}, or fix it` : `it is given ${origin ? `as ${origin}` : "on the command line"}: fix it there`;
+  return fatal(`Git refuses the configuration value ${shown}${origin && scope in SCOPE_OPTION ? ` in ${origin}` : ""} (${fix})`);
 }
 
 /** Record with capture.lock already held by the caller. */
@@ -233,7 +299,14 @@ async function summarize(repo: Repo, capture: LiveCapture): Promise<string> {
   const previousReflog = latest && isReadable(latest) ? latest.trailers.reflog : undefined;
   const reflogMessage =
     capture.reflog !== undefined && commitText(capture.reflog) !== previousReflog ? capture.reflog.slice(capture.reflog.indexOf(" ") + 1) : "";
-  if (!latest) return reflogMessage ? cut(reflogMessage) : "first snapshot";
+  if (!latest) {
+    // `git worktree add` checks the new worktree out with a reset (HEAD's one reflog line), or detached with none.
+    if (repo.worktreeName !== null && (!reflogMessage || reflogMessage === "reset: moving to HEAD")) return cut(`worktree ${repo.worktreeName} added`);
+    return reflogMessage ? cut(reflogMessage) : "first snapshot";
+  }
+  // An operation started, stopped, ended or in progress: said in its own words (core/describe.ts).
+  const operation = await describeOperationChange(repo, { prevTree: latest.tree, state: capture.state, tree: capture.tree, reflogMessage });
+  if (operation !== null) return operation;
   // `git stash` writes "reset: moving to HEAD" to HEAD's reflog without moving
   // HEAD; then the stash, not that message, says what happened. Only in that
   // case is the difference read although the reflog has news.

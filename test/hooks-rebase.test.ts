@@ -21,7 +21,8 @@ test("a 40-commit rebase makes exactly one snapshot, and the hooks print nothing
   r.commit("main moves on", { "m.txt": "m\n" });
   r.git(["checkout", "-q", "topic"], { env: QUIET });
   await settled(gitDir);
-  r.ok("snapshot");
+  // The hooks recorded it all already: no change (exit 1), or a snapshot (0).
+  expect([0, 1]).toContain(r.undo(["snapshot"]).code);
   const before = list(r);
 
   const res = r.git(["rebase", "-q", "main"]);
@@ -56,6 +57,7 @@ test("out=$(git commit ...) returns while the worker is still settling", async (
 test("the hooks run alone print nothing and exit 0, whatever they are given", async () => {
   const r = autoRepo();
   const gitDir = r.gitDir();
+  r.ok("init", "--file-hooks"); // the hook files themselves (Git 2.54+ would register config hooks)
   for (const [hook, args] of [
     ["reference-transaction", ["prepared"]],
     ["reference-transaction", ["committed"]],

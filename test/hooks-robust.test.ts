@@ -23,7 +23,7 @@ test("Git keeps working, silently, when Bun is missing and when the toolkit fold
   const r = makeRepo();
   r.git(["config", "undo.settle", String(SETTLE_MS)]);
   r.commit("base", { "a.txt": "a\n" });
-  const init = Bun.spawnSync({ cmd: [bun, join(toolkit, "cli", "main.ts"), "init"], cwd: r.dir, env: { ...r.env, GIT_UNDO_BUN: bun } });
+  const init = Bun.spawnSync({ cmd: [bun, join(toolkit, "cli", "main.ts"), "init", "--file-hooks"], cwd: r.dir, env: { ...r.env, GIT_UNDO_BUN: bun } });
   expect(init.exitCode).toBe(0);
   expect(readFileSync(join(r.gitDir(), "hooks", "reference-transaction"), "utf8")).toContain(`git_undo_root='${toolkit}'`);
   const gitDir = r.gitDir();
@@ -65,7 +65,7 @@ test("20 Git processes at once: never two workers in a worktree, and the final s
   // reftable locks the whole ref stack and waits for it only reftable.lockTimeout
   // (100 ms by default): too short for 20 writers on a busy machine, in plain Git too.
   if (refFormatOf(r) === "reftable") r.git(["config", "reftable.lockTimeout", "20000"]);
-  expect(r.undo(["init"]).code).toBe(0);
+  expect(r.undo(["init", "--file-hooks"]).code).toBe(0);
   const gitDir = r.gitDir();
   const trace = join(tempDir("trace"), "workers");
   writeFileSync(trace, "");

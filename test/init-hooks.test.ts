@@ -27,7 +27,7 @@ test("a user's reference-transaction hook keeps its stdin and arguments before, 
   if (readFileSync(log, "utf8").startsWith("state preparing\n")) states = ["preparing", ...states];
   expect(readFileSync(log, "utf8")).toBe(expected("before"));
 
-  const init = r.undo(["init"]);
+  const init = r.undo(["init", "--file-hooks"]);
   expect(init.code).toBe(0);
   expect(init.stdout).toContain(`added git-undo's block to your hook ${hookPath}`);
   const installed = readFileSync(hookPath, "utf8");
@@ -44,9 +44,9 @@ test("a user's reference-transaction hook keeps its stdin and arguments before, 
   snaps = await expectRecorded(r, snaps, /^branch during created$/, { gitDir });
 
   // Running init again changes nothing; a changed block is replaced in place.
-  expect(r.undo(["init"]).stdout).toContain(`already up to date: ${hookPath}`);
+  expect(r.undo(["init", "--file-hooks"]).stdout).toContain(`already up to date: ${hookPath}`);
   writeFileSync(hookPath, installed.replace("git_undo_bun='", "git_undo_bun='/old"), { mode: 0o750 });
-  expect(r.undo(["init"]).stdout).toContain(`updated git-undo's block in ${hookPath}`);
+  expect(r.undo(["init", "--file-hooks"]).stdout).toContain(`updated git-undo's block in ${hookPath}`);
   expect(readFileSync(hookPath, "utf8")).toBe(installed);
 
   const un = r.undo(["uninstall"]);
@@ -69,7 +69,7 @@ test("init refuses, writing nothing, when a hook is not a shell script, not exec
   const hooks = join(r.gitDir(), "hooks");
   const py = "#!/usr/bin/env python3\nprint('hi')\n";
   writeFileSync(join(hooks, "post-index-change"), py, { mode: 0o755 });
-  let res = r.undo(["init"]);
+  let res = r.undo(["init", "--file-hooks"]);
   expect(res.code).toBe(1);
   expect(res.stderr).toContain("is not a shell script");
   expect(existsSync(join(hooks, "reference-transaction"))).toBe(false);
@@ -78,7 +78,7 @@ test("init refuses, writing nothing, when a hook is not a shell script, not exec
 
   writeFileSync(join(hooks, "post-index-change"), "#!/bin/sh\necho off\n");
   chmodSync(join(hooks, "post-index-change"), 0o644);
-  res = r.undo(["init"]);
+  res = r.undo(["init", "--file-hooks"]);
   expect(res.code).toBe(1);
   expect(res.stderr).toContain("not executable");
   expect(existsSync(join(hooks, "reference-transaction"))).toBe(false);
@@ -87,7 +87,7 @@ test("init refuses, writing nothing, when a hook is not a shell script, not exec
   writeFileSync(shared, "#!/bin/sh\n", { mode: 0o755 });
   chmodSync(join(hooks, "post-index-change"), 0o755);
   symlinkSync(shared, join(hooks, "reference-transaction"));
-  res = r.undo(["init"]);
+  res = r.undo(["init", "--file-hooks"]);
   expect(res.code).toBe(1);
   expect(res.stderr).toContain("is a symbolic link");
   expect(readFileSync(shared, "utf8")).toBe("#!/bin/sh\n");

@@ -24,7 +24,7 @@ test("a shared hooks folder records where init ran, and not where only 'git undo
   mkdirSync(shared);
   writeFileSync(join(r.home, ".gitconfig"), `[core]\n\thooksPath = ${shared}\n`);
 
-  expect(r.undo(["init", "--global-hooks"]).code).toBe(0);
+  expect(r.undo(["init", "--file-hooks", "--global-hooks"]).code).toBe(0);
   expect(existsSync(join(r.gitDir(), "undo", ENABLED))).toBe(true);
   for (const h of ["reference-transaction", "post-index-change"]) {
     expect(readFileSync(join(shared, h), "utf8")).toContain(`/undo/${ENABLED}" ]`);
@@ -76,7 +76,7 @@ test("a shared hooks folder records where init ran, and not where only 'git undo
   linked = await expectRecorded(r, linked, /^commit: in the linked worktree$/, { cwd: wt, gitDir: wtGitDir });
 
   // Once other runs init, the same hooks record there.
-  expect(other.undo(["init", "--global-hooks"]).code).toBe(0);
+  expect(other.undo(["init", "--file-hooks", "--global-hooks"]).code).toBe(0);
   otherSnaps = list(other);
   other.commit("now recorded", { "c.txt": "c\n" });
   await expectRecorded(other, otherSnaps, /^commit: now recorded$/);
@@ -106,7 +106,7 @@ test("a shared hooks folder records where init ran, and not where only 'git undo
 
 test("uninstall in a repository with its own hooks folder removes the marker; the hooks then stay quiet", async () => {
   const r = repo();
-  expect(r.undo(["init"]).code).toBe(0);
+  expect(r.undo(["init", "--file-hooks"]).code).toBe(0);
   const undoDir = join(r.gitDir(), "undo");
   expect(existsSync(join(undoDir, ENABLED))).toBe(true);
   await settled(r.gitDir());
@@ -114,7 +114,7 @@ test("uninstall in a repository with its own hooks folder removes the marker; th
   expect(existsSync(join(undoDir, ENABLED))).toBe(false);
   expect(existsSync(undoDir)).toBe(true); // snapshots and their lock stay
   // Hooks left behind (a copy the user kept) do nothing without the marker.
-  expect(r.undo(["init"]).code).toBe(0);
+  expect(r.undo(["init", "--file-hooks"]).code).toBe(0);
   const before = list(r);
   const hook = readFileSync(join(r.gitDir(), "hooks", "reference-transaction"), "utf8");
   expect(r.undo(["uninstall"]).code).toBe(0);

@@ -20,7 +20,7 @@ test("core.hooksPath in a tracked folder: new hooks are excluded locally, tracke
   r.write(".githooks/pre-commit", "#!/bin/sh\nexit 0\n", 0o755);
   r.commit("hooks");
   r.git(["config", "core.hooksPath", ".githooks"]);
-  const res = r.undo(["init"]);
+  const res = r.undo(["init", "--file-hooks"]);
   expect(res.code).toBe(0);
   expect(existsSync(r.path(".githooks/reference-transaction"))).toBe(true);
   expect(r.g("status", "--porcelain")).toBe("");
@@ -36,7 +36,7 @@ test("core.hooksPath in a tracked folder: new hooks are excluded locally, tracke
   r.write(".githooks/post-index-change", "#!/bin/sh\nexit 0\n", 0o755);
   r.commit("tracked hook");
   await settled(r.gitDir());
-  const refused = r.undo(["init"]);
+  const refused = r.undo(["init", "--file-hooks"]);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain(".githooks/post-index-change is tracked");
   expect(r.read(".githooks/post-index-change")).toBe("#!/bin/sh\nexit 0\n");
@@ -52,13 +52,13 @@ test("a hooks folder outside the repository, set through includeIf: explicit fla
   writeFileSync(join(r.home, "hooks.cfg"), `[core]\n\thooksPath = ${shared}\n`);
   writeFileSync(join(r.home, ".gitconfig"), `[includeIf "gitdir:/"]\n\tpath = ${join(r.home, "hooks.cfg")}\n`);
 
-  const refused = r.undo(["init"]);
+  const refused = r.undo(["init", "--file-hooks"]);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain(`core.hooksPath points at ${shared}, outside this repository`);
   expect(refused.stderr).toContain("--global-hooks");
   expect(existsSync(join(shared, "reference-transaction"))).toBe(false);
 
-  expect(r.undo(["init", "--global-hooks"]).code).toBe(0);
+  expect(r.undo(["init", "--file-hooks", "--global-hooks"]).code).toBe(0);
   expect(existsSync(join(shared, "reference-transaction"))).toBe(true);
   let snaps = list(r);
   r.commit("recorded", { "b.txt": "b\n" });
@@ -87,12 +87,12 @@ test("a hooks folder outside the repository, set through includeIf: explicit fla
 test("core.hooksPath=/dev/null or a missing folder: init explains and stops", () => {
   const r = repo();
   r.git(["config", "core.hooksPath", "/dev/null"]);
-  let res = r.undo(["init"]);
+  let res = r.undo(["init", "--file-hooks"]);
   expect(res.code).toBe(1);
   expect(res.stderr).toContain("core.hooksPath is /dev/null");
   expect(existsSync(join(r.gitDir(), "undo"))).toBe(false);
   r.git(["config", "core.hooksPath", "no-such-folder"]);
-  res = r.undo(["init"]);
+  res = r.undo(["init", "--file-hooks"]);
   expect(res.code).toBe(1);
   expect(res.stderr).toContain(`core.hooksPath names ${r.path("no-such-folder")}, which does not exist`);
   expect(existsSync(r.path("no-such-folder"))).toBe(false);
@@ -108,7 +108,7 @@ test("husky: installs beside husky's generated hooks in .husky/_, never into tra
   r.write(".husky/_/pre-commit", '#!/usr/bin/env sh\n. "${0%/*}/h"\n', 0o755);
   r.git(["config", "core.hooksPath", ".husky/_"]);
   await settled(r.gitDir());
-  expect(r.undo(["init"]).code).toBe(0);
+  expect(r.undo(["init", "--file-hooks"]).code).toBe(0);
   expect(existsSync(r.path(".husky/_/reference-transaction"))).toBe(true);
   expect(existsSync(r.path(".husky/_/post-index-change"))).toBe(true);
   expect(r.read(".husky/pre-commit")).toBe("npm test\n");

@@ -3,13 +3,32 @@
 // last errors, and whether something else answers to `git undo`.
 import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { ENABLED, hookBun, hooksEnabled, hooksFolder, hookStatus, TOOLKIT_ROOT } from "../../core/hooks.ts";
+import {
+  CONFIG_HOOK,
+  CONFIG_HOOKS_SINCE,
+  configHookCommand,
+  configHooks,
+  ENABLED,
+  gitVersion,
+  HOOK_NAMES,
+  hookBun,
+  hooksEnabled,
+  hooksFolder,
+  hookStatus,
+  parseConfigHookCommand,
+  TOOLKIT_ROOT,
+  versionAtLeast,
+} from "../../core/hooks.ts";
+import { configRefusal } from "../../core/record.ts";
 import { strayUndoRefs } from "../../core/history.ts";
 import { inspectLock } from "../../core/lock.ts";
 import { openRepo } from "../../core/repo.ts";
 import { lastLogLines, liveWorker, markAge, MARK } from "../../core/settle.ts";
+import { filesLeftOut } from "../../core/state.ts";
+import { escapeControls } from "../../core/validate.ts";
 import type { Command } from "../command.ts";
 import { color, out } from "../ui.ts";
+import { sizeText } from "./snapshot.ts";
 
 const executable = (path: string): boolean => {
   try {
@@ -63,19 +82,51 @@ export const doctor: Command = {
     const note = (msg: string) => out(`${color.yellow("note")}     ${msg}`);
 
     const folder = await hooksFolder(repo);
+    const version = await gitVersion(repo);
+    const configRuns = versionAtLeast(version, CONFIG_HOOKS_SINCE);
+    const defined = await configHooks(repo);
+    // git-undo's entry in the configuration (init on Git 2.54+), if init wrote one.
+    const undoHook = defined.find((h) => h.name === CONFIG_HOOK && h.command !== null && parseConfigHookCommand(h.command) !== null);
+    const fromFile = (origin: string | null) => (origin ?? "").replace(/^file:/, "") || "the command line";
     const where = folder.configured === null ? "(the default)" : `(core.hooksPath = ${folder.configured}${folder.origin ? `, from ${folder.origin.replace(/^file:/, "")}` : ""})`;
-    if (folder.problem) bad(`hooks folder: ${folder.problem}; Git runs no hooks, so nothing is recorded automatically`);
+    // Config hooks run whatever core.hooksPath says: a folder Git cannot use then only matters to hook files.
+    if (folder.problem && undoHook && configRuns) note(`hooks folder: ${folder.problem}; Git runs no hook files there (git-undo's hooks are in the configuration)`);
+    else if (folder.problem) bad(`hooks folder: ${folder.problem}; Git runs no hooks, so nothing is recorded automatically`);
     else ok(`hooks folder: ${folder.dir} ${where}`);
     if (folder.where === "outside") note("that folder is outside this repository: its hooks run in every repository using it");
+    // What to run: where init installs hook files it refuses a folder Git cannot use, and one outside without --global-hooks.
+    const runInit = configRuns
+      ? "run 'git undo init'"
+      : folder.problem
+        ? "unset core.hooksPath or point it at a folder, then run 'git undo init'"
+        : folder.where === "outside"
+          ? "run 'git undo init --global-hooks' (its hooks act only where init ran)"
+          : "run 'git undo init'";
 
     if (hooksEnabled(repo)) ok(`recording is on here (${repo.undoDir})`);
-    else bad(`recording is off here: init has not run here (no ${join(repo.undoDir, ENABLED)}); run 'git undo init'`);
+    else bad(`recording is off here: init has not run here (no ${join(repo.undoDir, ENABLED)}); ${runInit}`);
 
     const bun = hookBun();
     const bunsSeen = new Set<string>();
-    for (const h of hookStatus(folder, TOOLKIT_ROOT, bun)) {
-      if (!h.exists) bad(`${h.name}: ${h.path} does not exist; run 'git undo init'`);
-      else if (!h.hasBlock) bad(`${h.name}: ${h.path} has no git-undo block; run 'git undo init'`);
+    const files = hookStatus(folder, TOOLKIT_ROOT, bun);
+    if (undoHook) {
+      const named = parseConfigHookCommand(undoHook.command!)!;
+      const missing = HOOK_NAMES.filter((e) => !undoHook.events.includes(e));
+      const v = version.join(".");
+      if (!configRuns) bad(`hook.${CONFIG_HOOK} is set in ${fromFile(undoHook.commandOrigin)}, but Git ${v} runs no hooks from the configuration (they came in 2.54); run 'git undo init' again, which installs hook files`);
+      else if (undoHook.enabled === false) {
+        bad(`hook.${CONFIG_HOOK}.enabled=false (in ${fromFile(undoHook.enabledOrigin)}): Git runs none of git-undo's hooks, so nothing is recorded; git config --unset hook.${CONFIG_HOOK}.enabled turns them on`);
+      } else if (missing.length) bad(`hook.${CONFIG_HOOK} runs for no ${missing.join(" and no ")} event; run 'git undo init'`);
+      else if (!existsSync(join(named.root, "worker", "main.ts"))) bad(`hook.${CONFIG_HOOK} starts the worker from ${named.root}, which is gone; run 'git undo init' again`);
+      else if (undoHook.command !== configHookCommand(TOOLKIT_ROOT, bun)) note(`hook.${CONFIG_HOOK}: set by another checkout or Bun (${named.root}); 'git undo init' updates it`);
+      else ok(`hooks: hook.${CONFIG_HOOK} in ${fromFile(undoHook.commandOrigin)} runs ${join(named.root, "hooks")}/ on ${HOOK_NAMES.join(" and ")}`);
+      bunsSeen.add(named.bun);
+      if (files.some((h) => h.hasBlock)) note(`the hook files in ${folder.dir} hold git-undo's block as well, so the hooks start twice; 'git undo init' removes the blocks`);
+    }
+    // A folder Git cannot use is the one problem: its files are not looked at.
+    for (const h of undoHook || folder.problem ? [] : files) {
+      if (!h.exists) bad(`${h.name}: ${h.path} does not exist; ${runInit}`);
+      else if (!h.hasBlock) bad(`${h.name}: ${h.path} has no git-undo block; ${runInit}`);
       else if (!h.executable) bad(`${h.name}: ${h.path} is not executable, so Git does not run it`);
       else {
         const toolkit = h.root ?? "";
@@ -83,6 +134,15 @@ export const doctor: Command = {
         else if (!h.current) note(`${h.name}: installed by another version or checkout (${toolkit}); 'git undo init' updates it`);
         else ok(`${h.name}: installed and executable`);
         if (h.bun) bunsSeen.add(h.bun);
+      }
+    }
+    // The user's own config hooks for the same events: Git runs each with its own copy of the arguments and stdin.
+    if (configRuns) {
+      for (const h of defined) {
+        const events = h.events.filter((e) => (HOOK_NAMES as readonly string[]).includes(e));
+        if (h === undoHook || h.command === null || !events.length) continue;
+        const off = h.enabled === false ? " (disabled: hook." + h.name + ".enabled=false)" : "";
+        note(`your config hook ${h.name} (${events.join(", ")}, from ${fromFile(h.commandOrigin)})${off} runs next to git-undo's with its input intact; git-undo's own Git calls do not run it`);
       }
     }
     for (const b of bunsSeen) {
@@ -129,6 +189,12 @@ export const doctor: Command = {
     } else if (lock.state === "stale") {
       note(`${lock.path} was left by ${STALE_WHY[lock.reason ?? "dead"]}; the next recording takes it over`);
     }
+    // A configuration value Git dies on (Git 2.55's git add and a bad color.ui) fails every recording: ask git add.
+    if (repo.workTree !== null) {
+      const probe = await repo.git.run(["add", "--dry-run", "--ignore-missing", "--", ":(literal)git-undo-doctor-probe"], { okExit: [1, 128] });
+      const refused = probe.exitCode === 0 ? null : await configRefusal(repo, new Error(probe.stderr));
+      if (refused) bad(`recording fails: ${refused.message}`);
+    }
     const failures = recentFailures(lastLogLines(repo.undoDir, 200), Date.now() - FAILURE_WINDOW_MS);
     if (failures.count >= REPEATED_FAILURES) {
       bad(`the worker failed to record ${failures.count} times in the last hour; the last error: ${failures.last}`);
@@ -156,6 +222,16 @@ export const doctor: Command = {
     if (stray.length) {
       note(`${stray.length} ref${stray.length === 1 ? "" : "s"} under refs/undo/ ${stray.length === 1 ? "is" : "are"} not a snapshot and ${stray.length === 1 ? "is" : "are"} ignored (git update-ref -d <ref> removes one):`);
       for (const r of stray) out(`           ${r.ref} (${STRAY_WHY[r.why]})`);
+    }
+    // Untracked files too large to record: the user should know they are not protected.
+    const leftOut = await filesLeftOut(repo);
+    if (leftOut.length) {
+      const many = leftOut.length !== 1;
+      note(
+        `${leftOut.length} untracked file${many ? "s are" : " is"} larger than undo.maxNewFileSize (${sizeText(repo.config.maxNewFileSize)}), so no snapshot holds ${many ? "them" : "it"}; ` +
+          `'git config undo.maxNewFileSize <size>' raises the limit, 0 removes it:`,
+      );
+      for (const f of leftOut) out(`           ${escapeControls(f.path)} (${sizeText(f.size)})`);
     }
     out(problems ? `${problems} problem${problems === 1 ? "" : "s"} found` : "everything looks right");
     return problems ? 1 : 0;

@@ -1,9 +1,10 @@
-// git undo uninstall: remove exactly what init added (our hook files and
-// blocks, our info/exclude lines, every worktree's undo/hooks-enabled).
+// git undo uninstall: remove exactly what init added (hook.git-undo in the
+// repository's configuration, our hook files and blocks, our info/exclude
+// lines, every worktree's undo/hooks-enabled).
 // Snapshots stay until gc, or --purge.
 import { existsSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { candidateFolders, ENABLED, findBlock, HOOK_NAMES, removeHooks } from "../../core/hooks.ts";
+import { candidateFolders, CONFIG_HOOK, ENABLED, findBlock, HOOK_NAMES, removeConfigHook, removeHooks } from "../../core/hooks.ts";
 import { dropKeptIndexIn } from "../../core/kept-index.ts";
 import { withLock } from "../../core/lock.ts";
 import { BLOBS_CACHE, COMMITTER_CACHE } from "../../core/record.ts";
@@ -66,6 +67,8 @@ export const uninstall: Command = {
     const keepShared = shared.length > 0 && !values["global-hooks"];
     const removed = removeHooks(repo, keepShared ? folders.filter((f) => !shared.includes(f)) : folders);
     for (const r of removed) out(`${r.deleted ? "removed" : "removed git-undo's block from"} ${r.path}`);
+    const removedConfig = await removeConfigHook(repo);
+    if (removedConfig) out(`removed hook.${CONFIG_HOOK} from ${join(repo.commonDir, "config")}`);
     const dirs = undoDirs(repo);
     // Without its marker a worktree is one the hooks leave alone, even where
     // they stay installed for other repositories (a shared core.hooksPath).
@@ -89,8 +92,9 @@ export const uninstall: Command = {
       out(`deleted ${n} snapshot${n === 1 ? "" : "s"} and git-undo's files`);
     } else if (keepShared) {
       out("snapshots stay until 'git undo gc' (or 'git undo uninstall --purge')");
-    } else if (removed.length === 0) {
+    } else if (removed.length === 0 && !removedConfig) {
       out("git-undo's hooks are not installed here; nothing to remove");
+      return 1; // nothing to do, as the README says
     } else {
       out("automatic recording is off; snapshots stay until 'git undo gc' (or 'git undo uninstall --purge')");
     }
