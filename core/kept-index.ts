@@ -45,7 +45,7 @@
 import { closeSync, existsSync, lstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { decodeBytes, encodeBytes, hasEscapedBytes, type ObjectId } from "./format.ts";
+import { compareBytes, decodeBytes, encodeBytes, hasEscapedBytes, type ObjectId } from "./format.ts";
 import { readJsonFile, replaceFile } from "./lock.ts";
 import { configDigest, hashLengthOf, type Repo } from "./repo.ts";
 
@@ -123,6 +123,78 @@ export class RealIndex {
     if (this.walked === undefined) this.walked = digestAndLayout(this.bytes, this.hashLength);
     return this.walked;
   }
+
+  /** Whether each of `paths` has an entry (any stage), or null when the content does not parse (version 4). */
+  has(paths: readonly Uint8Array[]): boolean[] | null {
+    const key = (p: Uint8Array) => Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString("latin1");
+    const wanted = new Set(paths.map(key));
+    const lengths = new Set(paths.map((p) => p.length));
+    const found = new Set<string>();
+    const bytes = this.bytes;
+    const version = bytes.length >= 8 ? new DataView(bytes.buffer, bytes.byteOffset).getUint32(4) : 0;
+    const walked = walkEntries(bytes, this.hashLength, (at, flags) => {
+      const nameAt = at + 40 + this.hashLength + 2 + (version === 3 && flags & 0x4000 ? 2 : 0);
+      const nameLength = flags & 0x0fff;
+      const length = nameLength < 0x0fff ? nameLength : bytes.indexOf(0, nameAt) - nameAt;
+      if (lengths.has(length)) {
+        const name = key(bytes.subarray(nameAt, nameAt + length));
+        if (wanted.has(name)) found.add(name);
+      }
+      return true;
+    });
+    return walked === null ? null : paths.map((p) => found.has(key(p)));
+  }
+}
+
+/** An untracked file left out of the worktree tree for its size (undo.maxNewFileSize, docs/format.md). */
+export interface LeftOutFile {
+  /** Relative to the top of the working tree (decodeBytes form). */
+  path: string;
+  /** Bytes, as lstat gives them (a symbolic link's blob is its target). */
+  size: number;
+}
+
+/** The size of the file or symbolic link at `path` when it is larger than `limit`, else null (smaller, gone, a folder). */
+export function sizeOver(workTree: string, path: Uint8Array, limit: number): number | null {
+  if (limit <= 0) return null;
+  let st;
+  try {
+    st = lstatSync(Buffer.concat([Buffer.from(`${workTree}/`), path]));
+  } catch {
+    return null;
+  }
+  return (st.isFile() || st.isSymbolicLink()) && st.size > limit ? st.size : null;
+}
+
+/** NUL-ended pathspecs for --pathspec-from-file: `:(<magic>,literal)` before each path, so no name is taken as a pattern. */
+export function magicPathspecs(magic: "" | "exclude,", paths: readonly Uint8Array[]): Buffer {
+  const prefix = Buffer.from(`:(${magic}literal)`);
+  return Buffer.concat(paths.flatMap((p) => [prefix, p, new Uint8Array([0])]));
+}
+
+/**
+ * The files larger than undo.maxNewFileSize that `git ls-files --others
+ * --exclude-standard` lists for the index in `env` (untracked, not ignored),
+ * only under `dirs` when given; sorted by path. They are found before add -A
+ * runs, so that it never hashes them.
+ */
+export async function largeUntracked(repo: Repo, env: Record<string, string>, opts: { dirs?: readonly Uint8Array[]; settings?: string[]; signal?: AbortSignal } = {}): Promise<LeftOutFile[]> {
+  const limit = repo.config.maxNewFileSize;
+  if (limit <= 0 || !repo.workTree || opts.dirs?.length === 0) return [];
+  const args = [...(opts.settings ?? []), "ls-files", "-z", "--others", "--exclude-standard"];
+  // ls-files takes no --pathspec-from-file; past a few folders the whole listing holds them all.
+  if (opts.dirs && opts.dirs.length <= MAX_PATHSPECS) args.push("--", ...opts.dirs.map((d) => `:(literal)${decodeBytes(d)}`));
+  const listed = await repo.git.run(args, { env, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const found: LeftOutFile[] = [];
+  const out = listed.stdout;
+  for (let at = 0; at < out.length; ) {
+    const end = out.indexOf(0, at);
+    const path = out.subarray(at, end < 0 ? out.length : end);
+    at = end < 0 ? out.length : end + 1;
+    const size = sizeOver(repo.workTree, path, limit);
+    if (size !== null) found.push({ path: decodeBytes(path), size });
+  }
+  return found;
 }
 
 /** Beyond this many differing paths, checking them costs more than the copy saves. */
@@ -360,6 +432,8 @@ interface KeptUpdate {
   stdout: Uint8Array;
   /** Nothing to add: the kept index still writes the tree it wrote last time. */
   unchanged: boolean;
+  /** The untracked files add -A was kept away from for their size. */
+  leftOut: LeftOutFile[];
 }
 
 /**
@@ -368,29 +442,110 @@ interface KeptUpdate {
  * deleted or untracked, the kind add -A updates), and add -A then runs with
  * those paths alone as pathspecs, which treats each of them as the whole-tree
  * run would. Anything status prints that is not such a path, or too many
- * paths, and add -A runs on the whole tree; so it does, at once, with `whole`.
+ * paths, and add -A runs on the whole tree; so it does, at once, with `whole`
+ * (only without undo.maxNewFileSize: the files too large for it must be
+ * known before add -A runs, and status names them). Null when the kept index
+ * cannot stand in for a fresh copy.
  */
-async function updateKept(repo: Repo, settings: string[], env: Record<string, string>, signal: AbortSignal, whole: boolean): Promise<KeptUpdate> {
+async function updateKept(
+  repo: Repo,
+  settings: string[],
+  env: Record<string, string>,
+  signal: AbortSignal,
+  whole: boolean,
+  real: RealIndex,
+  onStatus?: (records: readonly WorktreeRecord[] | null) => void,
+): Promise<KeptUpdate | null> {
   const add = [...settings, "add", "-A", "--verbose", "--ignore-errors"];
-  if (whole) return { ...(await repo.git.run(add, { env, okExit: [1], signal })), unchanged: false };
+  const limit = repo.config.maxNewFileSize;
+  if (whole && limit <= 0) return { ...(await repo.git.run(add, { env, okExit: [1], signal })), unchanged: false, leftOut: [] };
   // --ignore-submodules=dirty: a submodule's own edits are nothing add -A records, its commit is.
   const status = ["status", "--porcelain", "-z", "--no-renames", "--ignore-submodules=dirty", "--untracked-files=normal"];
   // GIT_OPTIONAL_LOCKS: status writes the cache it refreshed back to the kept index.
   const shown = await repo.git.run([...settings, ...status], { env: { ...env, GIT_OPTIONAL_LOCKS: "1" }, signal });
-  const paths = worktreeChanges(shown.stdout);
-  if (paths?.length === 0) return { exitCode: 0, stdout: new Uint8Array(), unchanged: true };
-  if (signal.aborted) throw new Error("stopped");
-  if (paths === null || paths.length > MAX_PATHSPECS) {
-    return { ...(await repo.git.run(add, { env, okExit: [1], signal })), unchanged: false };
+  const records = worktreeRecords(shown.stdout);
+  onStatus?.(records);
+  let paths = records?.map((r) => r.path) ?? null;
+  let leftOut: LeftOutFile[] = [];
+  if (limit > 0 && records) {
+    const large = await largeInKept(repo, settings, env, signal, records, real);
+    if (large === null) return null;
+    leftOut = large;
+    const out = new Set(large.map((f) => f.path));
+    if (out.size) paths = records.filter((r) => r.dir || !out.has(decodeBytes(r.path))).map((r) => r.path);
+  } else if (limit > 0) {
+    return null; // status said something unexpected: a whole add -A could hash a file too large
   }
-  const input = Buffer.concat(paths.flatMap((p) => [p, new Uint8Array([0])]));
-  const added = await repo.git.run([...add, "--pathspec-from-file=-", "--pathspec-file-nul"], {
-    env: { ...env, ...LITERAL_PATHSPECS },
+  if (paths?.length === 0) return { exitCode: 0, stdout: new Uint8Array(), unchanged: true, leftOut };
+  if (signal.aborted) throw new Error("stopped");
+  const excludes = leftOut.length ? magicPathspecs("exclude,", leftOut.map((f) => encodeBytes(f.path))) : null;
+  const fromStdin = ["--pathspec-from-file=-", "--pathspec-file-nul"];
+  if (paths === null || paths.length > MAX_PATHSPECS) {
+    const added = excludes ? await repo.git.run([...add, ...fromStdin], { env, input: excludes, okExit: [1], signal }) : await repo.git.run(add, { env, okExit: [1], signal });
+    return { ...added, unchanged: false, leftOut };
+  }
+  // Names taken literally: with excludes, by magic on each; else by GIT_LITERAL_PATHSPECS.
+  const input = excludes
+    ? Buffer.concat([magicPathspecs("", paths), excludes])
+    : Buffer.concat(paths.flatMap((p) => [p, new Uint8Array([0])]));
+  const added = await repo.git.run([...add, ...fromStdin], {
+    env: excludes ? env : { ...env, ...LITERAL_PATHSPECS },
     input,
     okExit: [1],
     signal,
   });
-  return { ...added, unchanged: false };
+  return { ...added, unchanged: false, leftOut };
+}
+
+/**
+ * The untracked files among what status showed that are larger than
+ * undo.maxNewFileSize and have no entry in the real index: files it named,
+ * and those in the new folders it named (one ls-files for them, when there
+ * are any). Null when the kept index cannot stand in for a fresh copy: it
+ * holds an earlier, smaller version of such a file, which a fresh copy would
+ * leave out, or the real index does not parse.
+ */
+async function largeInKept(
+  repo: Repo,
+  settings: string[],
+  env: Record<string, string>,
+  signal: AbortSignal,
+  records: readonly WorktreeRecord[],
+  real: RealIndex,
+): Promise<LeftOutFile[] | null> {
+  const limit = repo.config.maxNewFileSize;
+  const candidates: { file: LeftOutFile; inKept: boolean }[] = [];
+  for (const r of records) {
+    if (r.dir) continue;
+    const size = sizeOver(repo.workTree!, r.path, limit);
+    if (size !== null) candidates.push({ file: { path: decodeBytes(r.path), size }, inKept: !r.untracked });
+  }
+  const dirs = records.filter((r) => r.dir).map((r) => r.path);
+  if (dirs.length) {
+    // Past MAX_PATHSPECS folders the listing is the whole tree's: files status named may come again.
+    const named = new Set(candidates.map((c) => c.file.path));
+    for (const file of await largeUntracked(repo, env, { dirs, settings, signal })) if (!named.has(file.path)) candidates.push({ file, inKept: false });
+  }
+  if (!candidates.length) return [];
+  const indexed = real.has(candidates.map((c) => encodeBytes(c.file.path)));
+  if (indexed === null) return null;
+  const leftOut: LeftOutFile[] = [];
+  for (const [i, c] of candidates.entries()) {
+    if (indexed[i]) continue; // the real index has it: recorded whatever its size
+    if (c.inKept) return null;
+    leftOut.push(c.file);
+  }
+  return leftOut.sort((a, b) => compareBytes(a.path, b.path));
+}
+
+/** One path `git status --porcelain -z` shows changed in the working tree. */
+interface WorktreeRecord {
+  /** Without the slash of an untracked folder. */
+  path: Uint8Array;
+  /** Not in the index status ran on (`??`). */
+  untracked: boolean;
+  /** An untracked folder (`?? dir/`): nothing under it is in that index. */
+  dir: boolean;
 }
 
 /**
@@ -399,7 +554,11 @@ async function updateKept(repo: Repo, settings: string[], env: Record<string, st
  * it expects: a conflict, which the kept index never has, or anything else.
  */
 export function worktreeChanges(out: Uint8Array): Uint8Array[] | null {
-  const paths: Uint8Array[] = [];
+  return worktreeRecords(out)?.map((r) => r.path) ?? null;
+}
+
+function worktreeRecords(out: Uint8Array): WorktreeRecord[] | null {
+  const records: WorktreeRecord[] = [];
   for (let at = 0; at < out.length; ) {
     const end = out.indexOf(0, at);
     if (end < 0) return null;
@@ -411,9 +570,10 @@ export function worktreeChanges(out: Uint8Array): Uint8Array[] | null {
     if (xy[1] === " ") continue; // staged only: the kept index against HEAD
     if (xy.includes("U") || xy === "DD" || xy === "AA" || !/^(\?\?|[ MADT][MDT])$/.test(xy)) return null;
     const path = record.subarray(3);
-    paths.push(path[path.length - 1] === 0x2f ? path.subarray(0, -1) : path);
+    const dir = path[path.length - 1] === 0x2f;
+    records.push({ path: dir ? path.subarray(0, -1) : path, untracked: xy === "??", dir });
   }
-  return paths;
+  return records;
 }
 
 /** Digest of the attribute files Git reads besides the working tree's .gitattributes (read before add -A runs). */
@@ -491,6 +651,8 @@ function writeKept(repo: Repo, kept: KeptIndex): void {
 export interface KeptCapture {
   index: ObjectId;
   worktree: ObjectId;
+  /** Untracked files left out of the worktree tree for their size. */
+  leftOut: LeftOutFile[];
 }
 
 /**
@@ -566,8 +728,17 @@ async function followKept(
   // git add; git commit leaves its cache tree whole), one whole add -A instead
   // of status and add keeps the recording within its Git processes.
   const cached = sameEntries ? null : real.cacheTree;
-  const updating = updateKept(repo, settings, env, stop.signal, !sameEntries && cached === null);
-  updating.catch(() => {}); // settled below
+  const whole = !sameEntries && cached === null;
+  // With undo.maxNewFileSize status runs even then (updateKept); what it shows
+  // spares check-ignore the paths both indexes track, keeping the count.
+  const viaStatus = whole && repo.config.maxNewFileSize > 0;
+  let showStatus: (records: readonly WorktreeRecord[] | null) => void = () => {};
+  const shown = new Promise<readonly WorktreeRecord[] | null>((resolve) => (showStatus = resolve));
+  const updating = updateKept(repo, settings, env, stop.signal, whole, real, viaStatus ? showStatus : undefined);
+  updating.then(
+    () => showStatus(null),
+    () => showStatus(null),
+  ); // never left waiting; settled below
   // When the real index moved on (a commit, git add), the paths whose entries
   // changed join those the two indexes may differ at.
   const moved = sameEntries
@@ -580,17 +751,18 @@ async function followKept(
     return null;
   }
   const watched = moved.paths.length ? [...new Set([...kept.paths, ...moved.paths])] : kept.paths;
-  // "./" before each: check-ignore reads its input as pathspecs, and takes no
-  // magic; a name like ":(glob)x" stays a name.
-  const input = Buffer.concat(watched.map((p) => Buffer.concat([encodeBytes(`./${p}`), Buffer.from([0])])));
-  // Exit 1: none of them is ignored.
-  const ignoring = watched.length
-    ? repo.git.run(["check-ignore", "--no-index", "-z", "--stdin"], { input, okExit: [0, 1, 128] })
-    : Promise.resolve({ exitCode: 1 });
+  const checkIgnored = (paths: readonly string[]) => {
+    // "./" before each: check-ignore reads its input as pathspecs, and takes no
+    // magic; a name like ":(glob)x" stays a name.
+    const input = Buffer.concat(paths.map((p) => Buffer.concat([encodeBytes(`./${p}`), Buffer.from([0])])));
+    // Exit 1: none of them is ignored.
+    return paths.length ? repo.git.run(["check-ignore", "--no-index", "-z", "--stdin"], { input, okExit: [0, 1, 128] }) : Promise.resolve({ exitCode: 1 });
+  };
+  const ignoring = viaStatus ? shown.then((records) => checkIgnored(ignoreMatters(watched, records, real))) : checkIgnored(watched);
   const layoutOk = layoutAllows(workTree, watched);
   // Settle all three before deciding, so that no Git is left writing the kept index.
   const [configNow, ignored, updated] = await Promise.allSettled([config, ignoring, updating]);
-  if (configNow.status === "rejected" || ignored.status === "rejected" || updated.status === "rejected") return null;
+  if (configNow.status === "rejected" || ignored.status === "rejected" || updated.status === "rejected" || !updated.value) return null;
   const changed = updated.value.exitCode === 0 ? changedPaths(updated.value.stdout, workTree) : null;
   if (!layoutOk || configNow.value !== kept.config || ignored.value.exitCode !== 1 || !changed || changed.some(neverKept)) return null;
   // What add -A added at paths it was named: nothing there may sit in a nested repository.
@@ -599,9 +771,24 @@ async function followKept(
   const paths = changed.length ? [...new Set([...watched, ...changed])] : watched;
   const realIndex = sameEntries ? kept.realIndex : real.entries!;
   return {
-    capture: { index: moved.index, worktree },
+    capture: { index: moved.index, worktree, leftOut: updated.value.leftOut },
     kept: { ...kept, realIndex, realFile: real.identity, index: moved.index, worktree, paths },
   };
+}
+
+/**
+ * The watched paths whose ignore rules matter: all but those both the kept
+ * index (status showed it changed, not untracked) and the real index track,
+ * which add -A treats alike in either index, ignored or not.
+ */
+function ignoreMatters(watched: readonly string[], records: readonly WorktreeRecord[] | null, real: RealIndex): readonly string[] {
+  if (!records) return watched;
+  const inKept = new Set(records.filter((r) => !r.untracked).map((r) => decodeBytes(r.path)));
+  const candidates = watched.filter((p) => inKept.has(p));
+  const inReal = candidates.length ? real.has(candidates.map(encodeBytes)) : null;
+  if (!inReal) return watched;
+  const both = new Set(candidates.filter((_, i) => inReal[i]));
+  return watched.filter((p) => !both.has(p));
 }
 
 /**

@@ -25,6 +25,8 @@ export interface Config {
   settleMaxMs: number;
   /** color.undo, else color.ui: when the CLI colours its output; null when neither is set. */
   color: ColorWhen | null;
+  /** undo.maxNewFileSize: bytes above which an untracked file is left out of `worktree`; 0 for no limit. */
+  maxNewFileSize: number;
 }
 
 /** Git's three answers to "colour?": `--color=<when>`, color.ui, color.<command>. */
@@ -37,6 +39,7 @@ export const DEFAULT_CONFIG: Config = {
   settleMs: 700,
   settleMaxMs: 10 * 60 * 1000,
   color: null,
+  maxNewFileSize: 64 * 1024 ** 2,
 };
 
 export interface Repo {
@@ -197,6 +200,8 @@ export function parseConfig(values: Map<string, string | null>): Config {
   if (settle !== undefined) config.settleMs = parseNonNegative("undo.settle", settle);
   const settleMax = get("undo.settlemax");
   if (settleMax !== undefined) config.settleMaxMs = parseNonNegative("undo.settleMax", settleMax);
+  const maxNewFileSize = get("undo.maxnewfilesize");
+  if (maxNewFileSize !== undefined) config.maxNewFileSize = parseNonNegative("undo.maxNewFileSize", maxNewFileSize);
   // color.undo wins over color.ui, as color.diff does for git diff.
   for (const key of ["color.ui", "color.undo"]) {
     const v = get(key);

@@ -10,6 +10,7 @@ import {
   pathKey,
   decodeBytes,
   decodeUnmerged,
+  encodeBytes,
   OPERATION_MARKERS,
   type HeadState,
   type ObjectId,
@@ -18,7 +19,7 @@ import {
   type StashEntry,
 } from "./format.ts";
 import { GitError, text, type GitResult } from "./git.ts";
-import { attributesDigest, captureFromKept, currentConfigDigest, keepAfterFullCapture, RealIndex } from "./kept-index.ts";
+import { attributesDigest, captureFromKept, currentConfigDigest, keepAfterFullCapture, largeUntracked, magicPathspecs, RealIndex, type LeftOutFile } from "./kept-index.ts";
 import { hashLengthOf, type Repo } from "./repo.ts";
 
 /** A ref under refs/undo/ as for-each-ref listed it. */
@@ -332,6 +333,8 @@ export interface IndexCapture {
   /** Raw unmerged entries, when there are conflicts. */
   unmerged?: Uint8Array;
   worktree?: ObjectId;
+  /** With a worktree tree: the untracked files left out of it for their size (undo.maxNewFileSize), sorted by path. */
+  leftOut?: LeftOutFile[];
   /** Whether the worktree tree came from the index kept since the last recording (core/kept-index.ts). */
   fromKept?: boolean;
   /** The configuration's digest, read while the trees were written. */
@@ -369,6 +372,16 @@ export async function captureIndex(repo: Repo, scratchDir: string, withWorktree:
   return result;
 }
 
+export type { LeftOutFile };
+
+/**
+ * The untracked files a recording would leave out now for their size
+ * (undo.maxNewFileSize), found as the spec's method finds them, writing nothing.
+ */
+export async function filesLeftOut(repo: Repo): Promise<LeftOutFile[]> {
+  return repo.bare || !repo.config.worktree ? [] : largeUntracked(repo, {});
+}
+
 /** The spec's method itself: both trees from a fresh copy of the real index. */
 async function captureFresh(
   repo: Repo,
@@ -383,8 +396,11 @@ async function captureFresh(
   // Without conflicts the worktree tree is written from a copy of the copy while
   // the index tree is written from the first (add -A after write-tree on one
   // copy gives the same tree); with conflicts it is discarded and redone below
-  // in the spec's order, after the unmerged paths are removed.
-  const early = withWorktree ? worktreeTree(repo, copyIndex(copy, join(scratchDir, "index-worktree"))) : undefined;
+  // in the spec's order, after the unmerged paths are removed. The files too
+  // large to record are listed first, against the real index's entries.
+  const worktreeCopy = withWorktree ? copyIndex(copy, join(scratchDir, "index-worktree")) : undefined;
+  const leftOut = worktreeCopy === undefined ? undefined : largeUntracked(repo, { GIT_INDEX_FILE: worktreeCopy });
+  const early = worktreeCopy === undefined ? undefined : leftOut!.then((files) => worktreeTree(repo, worktreeCopy, files));
   early?.catch(() => {});
   if (keepable) void real?.entries; // the digest a kept index needs, worked out while Git runs
   const first = await git.run(["write-tree"], { env, okExit: [128] });
@@ -410,8 +426,9 @@ async function captureFresh(
   const result: IndexCapture = { index };
   if (unmerged) result.unmerged = unmerged;
   if (!withWorktree) return { result, addOutput: null };
-  const worktree = early && !unmerged ? await early : await worktreeTree(repo, copy);
+  const worktree = early && !unmerged ? await early : await worktreeTree(repo, copy, await leftOut!);
   result.worktree = worktree.tree;
+  result.leftOut = await leftOut!;
   return { result, worktreeIndex: early && !unmerged ? join(scratchDir, "index-worktree") : copy, addOutput: worktree.addOutput };
 }
 
@@ -419,12 +436,16 @@ async function captureFresh(
  * GIT_UNDO_VERIFY_KEPT (set by the test suite): check every use of the kept
  * index against the spec's method on a fresh copy, and fail loudly on a difference.
  */
-async function verifyKept(repo: Repo, scratchDir: string, real: RealIndex, kept: { index: ObjectId; worktree: ObjectId }): Promise<void> {
+async function verifyKept(repo: Repo, scratchDir: string, real: RealIndex, kept: { index: ObjectId; worktree: ObjectId; leftOut: LeftOutFile[] }): Promise<void> {
   const dir = join(scratchDir, "verify");
   mkdirSync(dir, { recursive: true });
   const { result } = await captureFresh(repo, dir, real, true);
-  if (result.index !== kept.index || result.worktree !== kept.worktree || result.unmerged) {
-    throw new Error(`kept index disagrees with a fresh copy: index ${kept.index} vs ${result.index}, worktree ${kept.worktree} vs ${result.worktree}`);
+  const names = (files: readonly LeftOutFile[] | undefined) => (files ?? []).map((f) => f.path).join("\0");
+  if (result.index !== kept.index || result.worktree !== kept.worktree || result.unmerged || names(result.leftOut) !== names(kept.leftOut)) {
+    throw new Error(
+      `kept index disagrees with a fresh copy: index ${kept.index} vs ${result.index}, worktree ${kept.worktree} vs ${result.worktree}, ` +
+        `left out [${names(kept.leftOut)}] vs [${names(result.leftOut)}]`,
+    );
   }
 }
 
@@ -443,12 +464,16 @@ export function copyIndex(from: string, copy: string): string {
   return copy;
 }
 
-/** `git add -A` then write-tree on a private index: the working tree as a tree. */
-async function worktreeTree(repo: Repo, indexFile: string): Promise<{ tree: ObjectId; addOutput: Uint8Array | null }> {
+/** `git add -A` then write-tree on a private index: the working tree as a tree, without the files in `leftOut`. */
+async function worktreeTree(repo: Repo, indexFile: string, leftOut: readonly LeftOutFile[]): Promise<{ tree: ObjectId; addOutput: Uint8Array | null }> {
   const env = { GIT_INDEX_FILE: indexFile };
   // Exit 1 is a file that could not be read; --ignore-errors records the rest.
   // --verbose lists what add changed: the paths core/kept-index.ts must watch.
-  const added = await repo.git.run(["add", "-A", "--verbose", "--ignore-errors"], { env, okExit: [1] });
+  const add = ["add", "-A", "--verbose", "--ignore-errors"];
+  // Exclude pathspecs alone still mean the whole tree: add -A leaves those files unread.
+  const added = leftOut.length
+    ? await repo.git.run([...add, "--pathspec-from-file=-", "--pathspec-file-nul"], { env, okExit: [1], input: magicPathspecs("exclude,", leftOut.map((f) => encodeBytes(f.path))) })
+    : await repo.git.run(add, { env, okExit: [1] });
   const tree = await repo.git.line(["write-tree"], { env });
   // A file that could not be read is missing from this index: not one to keep (null).
   return { tree, addOutput: added.exitCode === 0 ? added.stdout : null };

@@ -1,9 +1,31 @@
 // git undo snapshot: record the current state now.
 import { foldSummary } from "../../core/format.ts";
+import type { LeftOutFile } from "../../core/state.ts";
 import { record } from "../../core/record.ts";
 import { openRepo } from "../../core/repo.ts";
+import { escapeControls } from "../../core/validate.ts";
 import { str, type Command } from "../command.ts";
-import { out } from "../ui.ts";
+import { out, write } from "../ui.ts";
+
+/** A size as people read it: 2.0 MiB, 512 KiB, 300 bytes. */
+export function sizeText(bytes: number): string {
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  if (bytes < 1024) return `${bytes} bytes`;
+  let n = bytes;
+  let unit = "bytes";
+  for (const u of units) {
+    if (n < 1024) break;
+    n /= 1024;
+    unit = u;
+  }
+  return `${Number.isInteger(n) ? n : n.toFixed(1)} ${unit}`;
+}
+
+/** One line naming the files a recording left out for their size, and the setting that decides it. */
+export function leftOutLine(files: readonly LeftOutFile[], limit: number): string {
+  const names = files.map((f) => `${escapeControls(f.path)} (${sizeText(f.size)})`).join(", ");
+  return `not recorded, larger than undo.maxNewFileSize (${sizeText(limit)}; 0 for no limit): ${names}`;
+}
 
 export const snapshot: Command = {
   name: "snapshot",
@@ -18,6 +40,8 @@ export const snapshot: Command = {
     const result = await record(repo, { kind: "manual", ...(message !== undefined ? { message } : {}) });
     if (result.created) out(`#${result.snapshot.number} ${result.snapshot.summary}`);
     else out(`no change since #${result.latest.number}`);
-    return 0;
+    const leftOut = result.capture.leftOut;
+    if (leftOut?.length) write(2, `${leftOutLine(leftOut, repo.config.maxNewFileSize)}\n`);
+    return result.created ? 0 : 1; // "no change" is nothing to do, as the README says
   },
 };

@@ -8,7 +8,8 @@ import { record } from "../../core/record.ts";
 import { openRepo, rereadConfig } from "../../core/repo.ts";
 import { busyReason, ignoredPaths, settleDelay } from "../../core/settle.ts";
 import type { Command } from "../command.ts";
-import { out } from "../ui.ts";
+import { out, write } from "../ui.ts";
+import { leftOutLine } from "./snapshot.ts";
 
 /** Paths inside a git directory (ours, or a submodule's) are Git's business, not edits. */
 const inGitDir = (rel: string): boolean => rel === ".git" || rel.startsWith(".git/") || rel.includes("/.git/") || rel.endsWith("/.git");
@@ -51,11 +52,17 @@ export const watch: Command = {
 
     // The recorder trusts repo's configuration to be current (core/kept-index.ts).
     let configRead = true;
+    // Files left out for their size are named when that list changes, not at every recording.
+    let leftOutSaid = "";
     const recordNow = async () => {
       if (!configRead) await rereadConfig(repo);
       configRead = false;
       const result = await record(repo, { kind: "change" });
       if (result.created) out(`#${result.snapshot.number} ${result.snapshot.summary}`);
+      const leftOut = result.capture.leftOut ?? [];
+      const said = leftOut.map((f) => f.path).join("\0");
+      if (said !== leftOutSaid && leftOut.length) write(2, `${leftOutLine(leftOut, repo.config.maxNewFileSize)}\n`);
+      leftOutSaid = said;
     };
 
     out(`watching ${top} (Ctrl-C stops)`);
