@@ -35,7 +35,9 @@ function run(cmd: string[]): number {
   const t = performance.now();
   const r = Bun.spawnSync({ cmd, cwd: wc.repo, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const ms = performance.now() - t;
-  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed (${r.exitCode}): ${r.stderr.toString()}${r.stdout.toString()}`);
+  // `git undo snapshot` exits 1 for "no change": nothing to do, not a failure.
+  const nothingToDo = r.exitCode === 1 && cmd.includes("snapshot");
+  if (r.exitCode !== 0 && !nothingToDo) throw new Error(`${cmd.join(" ")} failed (${r.exitCode}): ${r.stderr.toString()}${r.stdout.toString()}`);
   return ms;
 }
 const git = (...a: string[]) => run(["git", ...a]);

@@ -21,27 +21,138 @@ export interface Command {
   run(args: Parsed): Promise<number>;
 }
 
-/** Parse argv for a command; `-h`/`--help` and bad arguments surface as usage errors. */
-export function parse(command: Command, argv: string[]): Parsed | "help" {
-  if (argv.includes("-h") || argv.includes("--help")) return "help";
+/**
+ * Parse argv for a command; `-h`/`--help` and bad arguments surface as usage
+ * errors naming `<invokedAs> -h`. As Git's parse-options does, an option that
+ * takes a value takes the next word whatever it looks like (`-n -5`), and a
+ * long option may be shortened to any prefix only it has.
+ * `alsoKnown` are further long options to suggest for a mistyped one.
+ */
+export function parse(command: Command, argv: string[], invokedAs = `git undo ${command.name}`, alsoKnown: readonly string[] = []): Parsed | "help" {
+  const see = `(see '${invokedAs} -h')`;
+  const args = spellOut(command.options, argv, see, [...alsoKnown, "help"]);
+  const end = args.indexOf("--");
+  const before = end === -1 ? args : args.slice(0, end);
+  if (before.includes("-h") || before.includes("--help")) return "help";
   try {
     const { values, positionals } = parseArgs({
-      args: argv,
+      args,
       options: command.options,
       allowPositionals: true,
       strict: true,
     });
     if (positionals.length && !command.takesArguments) {
       const hint = command.argumentHint ? `; ${command.argumentHint}` : "";
-      throw usage(`git undo ${command.name} takes no arguments (got '${positionals[0]}'${hint})`);
+      throw usage(`${invokedAs} takes no arguments (got '${positionals[0]}'${hint})`);
     }
     return { values: values as Parsed["values"], positionals };
   } catch (e) {
     if (e instanceof UndoError) throw e;
     // One line, as Git says it: node's wording up to its first sentence.
     const first = (e as Error).message.split("\n")[0]!.replace(/\. To specify .*$/, "").replace(/\.$/, "");
-    throw usage(`${first.charAt(0).toLowerCase()}${first.slice(1)} (see 'git undo ${command.name} -h')`);
+    throw usage(`${first.charAt(0).toLowerCase()}${first.slice(1)} ${see}`);
   }
+}
+
+/**
+ * argv with every option spelled out as node's parseArgs wants it: a value
+ * option and its value joined (`--max-count=-5`), a unique prefix of a long
+ * option expanded. Unknown options are refused here, with Git's suggestion.
+ */
+function spellOut(options: Options, argv: readonly string[], see: string, alsoKnown: readonly string[]): string[] {
+  const longs = Object.keys(options);
+  const byShort = new Map(Object.entries(options).flatMap(([name, o]) => (o.short ? [[o.short, name] as const] : [])));
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      out.push(...argv.slice(i));
+      break;
+    }
+    if (arg === "-h" || arg === "--help" || arg === "-" || !arg.startsWith("-")) {
+      out.push(arg);
+      continue;
+    }
+    let name: string;
+    let value: string | undefined;
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=");
+      const typed = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+      value = eq === -1 ? undefined : arg.slice(eq + 1);
+      const prefixed = longs.includes(typed) ? [typed] : longs.filter((l) => l.startsWith(typed));
+      if (prefixed.length > 1) throw usage(`ambiguous option: --${typed} (could be ${prefixed.map((l) => `--${l}`).join(" or ")}) ${see}`);
+      if (prefixed.length === 0) throw usage(`unknown option '--${typed}'${didYouMean(typed, [...longs, ...alsoKnown])} ${see}`);
+      name = prefixed[0]!;
+    } else {
+      const letter = arg[1]!;
+      const long = byShort.get(letter);
+      if (long === undefined) {
+        // `-dry-run`: Git's "did you mean --dry-run (with two dashes)?"
+        const word = arg.slice(1).split("=")[0]!;
+        const dashes = [...longs, ...alsoKnown].includes(word) ? `; did you mean '--${word}' (with two dashes)?` : "";
+        throw usage(`unknown switch '${letter}'${dashes} ${see}`);
+      }
+      if (options[long]!.type !== "string") {
+        out.push(arg); // -f, or a cluster such as -fn: parseArgs checks each letter
+        continue;
+      }
+      name = long;
+      value = arg.length > 2 ? arg.slice(2) : undefined;
+    }
+    if (options[name]!.type === "string" && value === undefined) {
+      if (i + 1 >= argv.length) throw usage(`option '${arg}' requires a value ${see}`);
+      value = argv[++i]!;
+    }
+    out.push(value === undefined ? `--${name}` : `--${name}=${value}`);
+  }
+  return out;
+}
+
+/** Git's threshold: a candidate at this score or worse is not suggested (help.c). */
+const SIMILARITY_FLOOR = 7;
+
+/**
+ * Git's rule for "did you mean" (help.c, help_unknown_cmd): a candidate that
+ * starts with what was typed scores 0, any other one its weighted
+ * Damerau-Levenshtein distance plus 1 (swap 0, substitution 2, insertion 1,
+ * deletion 3). The prefix matches and every candidate tied at the best other
+ * score are suggested, in order, when that best score is under the floor;
+ * when every candidate is a prefix match, none is.
+ */
+export function mostSimilar(typed: string, candidates: readonly string[]): string[] {
+  const scored = [...new Set(candidates)]
+    .map((name) => ({ name, score: name.startsWith(typed) ? 0 : levenshtein(typed, name, 0, 2, 1, 3) + 1 }))
+    .sort((a, b) => a.score - b.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  let n = 0;
+  while (n < scored.length && scored[n]!.score === 0) n++;
+  if (n >= scored.length) return [];
+  const best = scored[n++]!.score;
+  while (n < scored.length && scored[n]!.score === best) n++;
+  return best < SIMILARITY_FLOOR ? scored.slice(0, n).map((s) => s.name) : [];
+}
+
+/** Git's levenshtein.c: the cost of turning `a` into `b` with these weights for a swap, substitution, addition and deletion. */
+function levenshtein(a: string, b: string, swap: number, substitution: number, addition: number, deletion: number): number {
+  let row0: number[] = new Array<number>(b.length + 1).fill(0);
+  let row1: number[] = Array.from({ length: b.length + 1 }, (_, j) => j * addition);
+  let row2: number[] = new Array<number>(b.length + 1).fill(0);
+  for (let i = 0; i < a.length; i++) {
+    row2[0] = (i + 1) * deletion;
+    for (let j = 0; j < b.length; j++) {
+      let cost = row1[j]! + (a[i] === b[j] ? 0 : substitution);
+      if (i > 0 && j > 0 && a[i - 1] === b[j] && a[i] === b[j - 1]) cost = Math.min(cost, row0[j - 1]! + swap);
+      cost = Math.min(cost, row1[j + 1]! + deletion, row2[j]! + addition);
+      row2[j + 1] = cost;
+    }
+    [row0, row1, row2] = [row1, row2, row0];
+  }
+  return row1[b.length]!;
+}
+
+/** `; did you mean '--dry-run'?` for a mistyped long option, or nothing. */
+function didYouMean(typed: string, longs: readonly string[]): string {
+  const similar = mostSimilar(typed, longs);
+  return similar.length ? `; did you mean ${similar.map((l) => `'--${l}'`).join(" or ")}?` : "";
 }
 
 export function helpText(command: Command): string {
@@ -51,9 +162,17 @@ export function helpText(command: Command): string {
 
 export const str = (v: Parsed["values"][string]): string | undefined => (typeof v === "string" ? v : undefined);
 
-/** A whole number option such as `-n 5`. */
-export function count(name: string, v: string | undefined, min = 1): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < min) throw usage(`${name} takes a whole number of at least ${min}, not '${v}'`);
+/**
+ * The one parser of counts (`-n 5`, the 3 of `git undo 3`): decimal digits
+ * only, no sign or spaces, exact (a safe integer), at least `min`.
+ */
+export function parseCount(what: string, v: string, min = 1): number {
+  if (/^[0-9]+$/.test(v) && !Number.isSafeInteger(Number(v))) throw usage(`${what} is too large: '${v}'`);
+  if (!/^[0-9]+$/.test(v) || Number(v) < min) throw usage(`${what} must be a whole number of at least ${min}, not '${v}'`);
   return Number(v);
+}
+
+/** A whole number option such as `-n 5`, when given. */
+export function count(name: string, v: string | undefined, min = 1): number | undefined {
+  return v === undefined ? undefined : parseCount(name, v, min);
 }

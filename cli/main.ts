@@ -1,8 +1,10 @@
 // git-undo's CLI: pick the command, run it, turn every failure into one line
 // and Git's exit codes (0 done, 1 refused or nothing to do, 128 fatal, 129 usage).
-import { UndoError } from "../core/errors.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fatal, UndoError, usage } from "../core/errors.ts";
 import { GitError } from "../core/git.ts";
-import { helpText, parse } from "./command.ts";
+import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
 import { onRepoOpened } from "../core/repo.ts";
 import { setColorConfig, takeColorOptions, write } from "./ui.ts";
@@ -10,30 +12,81 @@ import { setColorConfig, takeColorOptions, write } from "./ui.ts";
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
   return [
-    "usage: git undo <command> [<args>]",
+    "usage: git undo [--version] [-h | --help] [-C <path>] <command> [<args>]",
     "",
     "Every Git command is recorded as a snapshot under refs/undo/; these commands",
     "inspect and manage the snapshots.",
     "",
     ...COMMANDS.map((c) => `    ${c.name.padEnd(width)}${c.summary}`),
     "",
-    "'git undo <command> -h' describes one command.",
+    "'git undo <command> -h' (or 'git undo help <command>') describes one command.",
   ].join("\n");
+}
+
+/** `git-undo <version>`: package.json's, read only when asked, with no repository. */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(join(import.meta.dir, "..", "package.json"), "utf8")) as { version: string };
+  return `git-undo ${pkg.version}`;
+}
+
+const CHDIR_WHY: Record<string, string> = { ENOENT: "No such file or directory", ENOTDIR: "Not a directory", EACCES: "Permission denied" };
+
+/** Git's `-C <path>` before the command: each relative to the one before; an empty path changes nothing. */
+function takeDirectories(argv: string[]): string[] {
+  let i = 0;
+  for (; argv[i] === "-C"; i += 2) {
+    const dir = argv[i + 1];
+    if (dir === undefined) throw usage("no directory given for '-C' (see 'git undo -h')");
+    if (dir === "") continue;
+    try {
+      process.chdir(dir);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? "";
+      throw fatal(`cannot change to '${dir}': ${CHDIR_WHY[code] ?? (e as Error).message}`);
+    }
+    process.env.PWD = process.cwd();
+  }
+  return argv.slice(i);
+}
+
+/** Git's answer to an unknown command (help.c): the line, the most similar commands, exit 1. */
+function unknownCommand(name: string): number {
+  write(2, `git undo: '${name}' is not a git undo command. See 'git undo --help'.\n`);
+  const similar = mostSimilar(name, COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]));
+  if (similar.length) write(2, `\nThe most similar ${similar.length === 1 ? "command is" : "commands are"}\n${similar.map((c) => `\t${c}\n`).join("")}`);
+  return 1;
 }
 
 export async function main(rawArgv: string[]): Promise<number> {
   // Global options, accepted anywhere as Git accepts them: --color[=<when>], --no-color.
-  const argv = takeColorOptions(rawArgv);
+  const argv = takeDirectories(takeColorOptions(rawArgv));
   onRepoOpened((repo) => setColorConfig(repo.config.color));
   const [first, ...rest] = argv;
-  if (first === "-h" || first === "--help" || first === "help") {
+  if (first === "--version") {
+    write(1, `${version()}\n`);
+    return 0;
+  }
+  if (first === "-h" || first === "--help") {
     write(1, `${mainHelp()}\n`);
     return 0;
   }
-  // `git undo`, `git undo 3`, `git undo --dry-run`: the undo command itself.
-  if (first === undefined || /^\d+$/.test(first) || first.startsWith("-")) {
+  // `git undo help <command>` is `git undo <command> --help`, as in Git.
+  if (first === "help") {
+    if (rest.length > 1) throw usage("git undo help takes one command name, such as 'git undo help restore'");
+    if (rest[0] === undefined) {
+      write(1, `${mainHelp()}\n`);
+      return 0;
+    }
+    const entry = findCommand(rest[0]);
+    if (!entry) return unknownCommand(rest[0]);
+    write(1, `${helpText(await entry.load())}\n`);
+    return 0;
+  }
+  // `git undo`, `git undo 3`, `git undo --dry-run`: the undo command itself
+  // (a word starting with a digit is a step count, refused there when it is not one).
+  if (first === undefined || /^\s*\+?[0-9]/.test(first) || first.startsWith("-")) {
     const undoCommand = await findCommand("undo")!.load();
-    const parsedUndo = parse(undoCommand, argv);
+    const parsedUndo = parse(undoCommand, argv, "git undo", ["version"]);
     if (parsedUndo === "help") {
       write(1, `${helpText(undoCommand)}\n`);
       return 0;
@@ -41,12 +94,9 @@ export async function main(rawArgv: string[]): Promise<number> {
     return undoCommand.run(parsedUndo);
   }
   const entry = findCommand(first);
-  if (!entry) {
-    write(2, `git undo: '${first}' is not a git undo command. See 'git undo --help'.\n`);
-    return 129;
-  }
+  if (!entry) return unknownCommand(first);
   const command = await entry.load();
-  const parsed = parse(command, rest);
+  const parsed = parse(command, rest, `git undo ${first}`);
   if (parsed === "help") {
     write(1, `${helpText(command)}\n`);
     return 0;
@@ -54,18 +104,26 @@ export async function main(rawArgv: string[]): Promise<number> {
   return command.run(parsed);
 }
 
+/** Every error is one line: a message written over several is joined. */
+const oneLine = (message: string): string =>
+  message
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(" ");
+
 function report(e: unknown): number {
   if (e instanceof UndoError) {
     const prefix = e.kind === "usage" ? "error" : e.kind === "refused" ? "error" : "fatal";
-    write(2, `${prefix}: ${e.message}\n`);
+    write(2, `${prefix}: ${oneLine(e.message)}\n`);
     return e.exitCode;
   }
   if (e instanceof GitError) {
-    write(2, `fatal: ${e.message}\n`);
+    write(2, `fatal: ${oneLine(e.message)}\n`);
     return 128;
   }
   const err = e as Error;
-  write(2, `fatal: ${err?.message ?? String(e)}\n`);
+  write(2, `fatal: ${oneLine(err?.message ?? String(e))}\n`);
   if (process.env.GIT_UNDO_DEBUG) write(2, `${err?.stack ?? ""}\n`);
   return 128;
 }

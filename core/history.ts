@@ -153,9 +153,12 @@ export function readableSnapshot(snaps: readonly SnapshotEntry[], n: number): Sn
   return s;
 }
 
-/** Parse a snapshot number as the user typed it: `12` or `#12`; exact, so at most the ten digits a snapshot ref has. */
+/**
+ * Parse a snapshot number as the user typed it: `12` or `#12`; exact (no
+ * spaces, no sign), so at most the ten digits a snapshot ref has.
+ */
 export function parseSnapshotNumber(arg: string): number | null {
-  const m = /^#?0*([0-9]{1,10})$/.exec(arg.trim());
+  const m = /^#?0*([0-9]{1,10})$/.exec(arg);
   return m ? Number(m[1]) : null;
 }
 

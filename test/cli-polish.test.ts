@@ -58,6 +58,7 @@ test("colours: a bad --color value is a usage error; a bad color.ui never stops 
   // Git 2.55's own `git add` dies on such a value (2.39's and 2.31's do not),
   // and the working tree is recorded with add: there only Git's error stops it.
   const gitAdds = r.git(["add", "-A", "--dry-run"], { allowFail: true }).code === 0;
+  r.write("new.txt", "something to record\n"); // else snapshot has nothing to do (exit 1)
   const res = r.undo(["snapshot"]);
   expect(res.code).toBe(gitAdds ? 0 : 128);
   if (!gitAdds) expect(res.stderr).toContain("color.ui");
@@ -89,7 +90,11 @@ test("exit codes: 0 done, 1 refused or nothing to do, 128 fatal, 129 usage", () 
   expect(notRepo.stderr.trim().split("\n")).toHaveLength(1);
   expect(r.undo(["show", "99"]).code).toBe(128);
 
-  for (const args of [["frobnicate"], ["list", "--bogus"], ["show"], ["show", "abc"], ["list", "-n", "zero"], ["show", "1", "--against", "x"]]) {
+  // An unknown command is 1, as in Git; other bad arguments are usage errors.
+  const unknown = r.undo(["frobnicate"]);
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toMatch(/'frobnicate' is not a git undo command/);
+  for (const args of [["list", "--bogus"], ["show"], ["show", "abc"], ["list", "-n", "zero"], ["show", "1", "--against", "x"]]) {
     const res = r.undo(args);
     expect({ args, code: res.code }).toEqual({ args, code: 129 });
     expect(res.stderr).not.toContain("    at "); // a line, not a stack trace

@@ -37,11 +37,11 @@ function addFutureSnapshot(r: TestRepo, n: number): void {
 }
 
 describe("snapshot", () => {
-  test("prints '#<n> <summary>', then 'no change since #<n>', exit 0 both times", () => {
+  test("prints '#<n> <summary>' (exit 0), then 'no change since #<n>' (exit 1: nothing to do)", () => {
     const r = makeRepo();
     r.commit("one");
     expect(r.undo(["snapshot"])).toEqual({ code: 0, stdout: "#1 commit (initial): one\n", stderr: "" });
-    expect(r.undo(["snapshot"])).toEqual({ code: 0, stdout: "no change since #1\n", stderr: "" });
+    expect(r.undo(["snapshot"])).toEqual({ code: 1, stdout: "no change since #1\n", stderr: "" });
     r.write("x", "x\n");
     expect(r.undo(["snapshot", "-m", "my label"])).toEqual({ code: 0, stdout: "#2 my label\n", stderr: "" });
     expect(r.snapshots()[0]!.kind).toBe("manual");
@@ -236,7 +236,8 @@ describe("gc", () => {
     const r = aged();
     expect(r.ok("gc")).toBe("deleted 2 snapshots: #1, #2\n");
     expect(snapshotRefs(r).map((s) => s.ref)).toEqual(["refs/undo/snapshots/0000000003"]);
-    expect(r.ok("gc")).toBe("nothing to delete\n");
+    // Nothing to do: exit 1, as the README says.
+    expect(r.undo(["gc"])).toEqual({ code: 1, stdout: "nothing to delete\n", stderr: "" });
     // Numbers go on growing.
     r.write("c", "c\n");
     expect(r.ok("snapshot")).toMatch(/^#4 /);
@@ -245,10 +246,10 @@ describe("gc", () => {
   test("--expire overrides undo.expire; never the newest; never", () => {
     const r = aged();
     r.git(["config", "undo.expire", "never"]);
-    expect(r.ok("gc")).toBe("nothing to delete: snapshots never expire\n");
+    expect(r.undo(["gc"])).toEqual({ code: 1, stdout: "nothing to delete: snapshots never expire\n", stderr: "" });
     expect(r.ok("gc", "--expire", "now")).toBe("deleted 2 snapshots: #1, #2\n");
     // Only the newest is left, and it stays even when everything has expired.
-    expect(r.ok("gc", "--expire", "now")).toBe("nothing to delete\n");
+    expect(r.undo(["gc", "--expire", "now"])).toEqual({ code: 1, stdout: "nothing to delete\n", stderr: "" });
     expect(snapshotRefs(r)).toHaveLength(1);
   });
 
@@ -262,7 +263,7 @@ describe("gc", () => {
     const r = makeRepo();
     r.commit("one");
     snap(r, [], { env: { GIT_COMMITTER_DATE: "1577880000 +0000" } });
-    expect(r.ok("gc", "--expire", "1.day")).toBe("nothing to delete\n");
+    expect(r.undo(["gc", "--expire", "1.day"])).toEqual({ code: 1, stdout: "nothing to delete\n", stderr: "" });
     expect(snapshotRefs(r)).toHaveLength(1);
   });
 });
@@ -298,7 +299,6 @@ describe("errors", () => {
       ["snapshot", "-m"],
       ["gc", "--expire", "soon"],
       ["gc", "extra"],
-      ["nonsense"],
     ];
     for (const args of cases) {
       const line = oneLineError(r.undo(args), 129);
@@ -306,6 +306,8 @@ describe("errors", () => {
     }
     expect(oneLineError(r.undo(["list", "--bogus"]))).toContain("--bogus");
     expect(oneLineError(r.undo(["gc", "--expire", "soon"]))).toContain("soon");
+    // An unknown command with nothing like it: Git's one line and exit 1.
+    expect(oneLineError(r.undo(["nonsense"]), 1)).toContain("'nonsense' is not a git undo command");
     expect(snapshotRefs(r)).toHaveLength(3);
   });
 

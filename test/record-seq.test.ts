@@ -24,12 +24,12 @@ afterEach(() => {
 const numbers = (r: TestRepo, prefix?: string) => snapshotRefs(r, prefix).map((s) => Number(s.ref.slice(-10)));
 
 describe("dedupe", () => {
-  test("no manual snapshot whose tree equals the latest's: 'no change since #n', exit 0", () => {
+  test("no manual snapshot whose tree equals the latest's: 'no change since #n', exit 1", () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     expect(snap(r).out).toBe("#1 commit (initial): one\n");
     const again = r.undo(["snapshot"]);
-    expect(again).toEqual({ code: 0, stdout: "no change since #1\n", stderr: "" });
+    expect(again).toEqual({ code: 1, stdout: "no change since #1\n", stderr: "" });
     expect(numbers(r)).toEqual([1]);
     // A -m message does not make a state new either.
     expect(r.undo(["snapshot", "-m", "just a label"]).stdout).toBe("no change since #1\n");

@@ -178,7 +178,7 @@ test("-h prints each command's usage; git undo -h still prints the main help", (
   expect(r.ok("redo", "-h")).toMatch(/usage: git undo redo/);
   expect(r.ok("restore", "-h")).toMatch(/--dry-run/);
   expect(r.ok("undo", "-h")).toMatch(/usage: git undo \[<N>\]/);
-  expect(r.ok("-h")).toMatch(/usage: git undo <command>/);
+  expect(r.ok("-h")).toMatch(/usage: git undo .*<command>/);
   expect(r.undo(["restore"]).code).toBe(129);
   expect(r.undo(["restore", "x"]).code).toBe(129);
   expect(r.undo(["restore", "99"]).code).not.toBe(0);

@@ -210,8 +210,11 @@ test(`round trip: ${BUILD_STEPS} seeded operations, ${RESTORES} seeded restores 
   const blobs = new Map<string, string>();
   const log: string[] = [];
   const snap = () => {
-    const out = r.ok("snapshot").trim();
+    const made = r.undo(["snapshot"]);
+    const out = made.stdout.trim();
     const m = /^#(\d+) /.exec(out) ?? /no change since #(\d+)/.exec(out);
+    // A new snapshot exits 0, "no change" 1 (nothing to do).
+    expect(made.code).toBe(out.startsWith("#") ? 0 : 1);
     expect(m).not.toBeNull();
     const n = Number(m![1]);
     const fp = userFingerprint(r);
@@ -263,7 +266,8 @@ test(`round trip: ${BUILD_STEPS} seeded operations, ${RESTORES} seeded restores 
     const context = log.slice(-12).join("\n");
     expect(`${context}\n${userFingerprint(r)}`).toBe(`${context}\n${seen.get(target)!}`);
     // The restore snapshot is the state on disk: recording again finds nothing new.
-    expect(`${context}\n${r.ok("snapshot").trim()}`).toBe(`${context}\nno change since #${latest.number}`);
+    const again = r.undo(["snapshot"]);
+    expect(`${context}\n${again.code} ${again.stdout.trim()}`).toBe(`${context}\n1 no change since #${latest.number}`);
     seen.set(latest.number, seen.get(target)!);
   }
 

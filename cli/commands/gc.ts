@@ -30,7 +30,7 @@ export const gc: Command = {
     const doomed = await expireSnapshots(repo, await listSnapshots(repo), age, { dryRun });
     if (doomed.length === 0) {
       out(age === null ? "nothing to delete: snapshots never expire" : "nothing to delete");
-      return 0;
+      return 1; // nothing to do, as the README says
     }
     const numbers = numberRuns(doomed.map((s) => s.number));
     const n = `${doomed.length} snapshot${doomed.length === 1 ? "" : "s"}`;

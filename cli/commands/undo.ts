@@ -3,7 +3,7 @@ import { usage } from "../../core/errors.ts";
 import { reportLines } from "../../core/report.ts";
 import { restore, type RestoreRequest } from "../../core/restore.ts";
 import { openRepo } from "../../core/repo.ts";
-import type { Command, Options, Parsed } from "../command.ts";
+import { parseCount, type Command, type Options, type Parsed } from "../command.ts";
 import { color, out, relativeAge } from "../ui.ts";
 
 export const RESTORE_OPTIONS: Options = {
@@ -23,8 +23,7 @@ export function steps(positionals: string[], command: string): number {
   if (positionals.length > 1) throw usage(`${command} takes at most one number, such as '${command} 2'`);
   const arg = positionals[0];
   if (arg === undefined) return 1;
-  if (!/^\d+$/.test(arg) || Number(arg) < 1) throw usage(`'${arg}' is not a number of steps (1 or more)`);
-  return Number(arg);
+  return parseCount("the number of steps", arg);
 }
 
 /** Shared by undo, redo and restore: run the restore and print its report. */
