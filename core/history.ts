@@ -2,7 +2,7 @@
 // streak, and the targets of undo and redo.
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { refuse, fatal } from "./errors.ts";
+import { refuse, fatal, usage } from "./errors.ts";
 import { decodeMessage, isReadable, snapshotNumber, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
 import { loadState } from "./inspect.ts";
 import { SnapshotRefused } from "./validate.ts";
@@ -160,6 +160,57 @@ export function readableSnapshot(snaps: readonly SnapshotEntry[], n: number): Sn
 export function parseSnapshotNumber(arg: string): number | null {
   const m = /^#?0*([0-9]{1,10})$/.exec(arg);
   return m ? Number(m[1]) : null;
+}
+
+/**
+ * A date as Git reads one (`yesterday`, `10.minutes.ago`, `2026-12-01 17:00`,
+ * `@1700000000`), in unix seconds. One Git process: an expiry-date config
+ * value goes through Git's own careful date parser, which, unlike --since,
+ * refuses what is not a date. `now` and `all` are the end of time, `never` 0.
+ */
+export async function parseGitDate(repo: Repo, date: string): Promise<number> {
+  const r = await repo.git.run(["-c", `undo.date=${date}`, "config", "--type=expiry-date", "undo.date"], { okExit: [1, 128, 129] });
+  const answer = new TextDecoder().decode(r.stdout).trim();
+  if (r.exitCode !== 0 || !/^[0-9]+$/.test(answer)) throw usage(`'${date}' is not a date Git understands`);
+  const t = Number(answer);
+  return Number.isSafeInteger(t) ? t : Infinity;
+}
+
+const AT_DATE = /^@\{(.*)\}$/s;
+
+/** A snapshot date for messages: local time, as `git log --date=iso` prints it. */
+export function snapshotTime(unixSeconds: number): string {
+  const d = new Date(unixSeconds * 1000);
+  const p = (n: number) => String(n).padStart(2, "0");
+  const off = -d.getTimezoneOffset();
+  const zone = `${off < 0 ? "-" : "+"}${p(Math.floor(Math.abs(off) / 60))}${p(Math.abs(off) % 60)}`;
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())} ${zone}`;
+}
+
+/**
+ * The snapshot number an argument names: `12`, `#12`, or `@{<date>}`, the
+ * newest snapshot recorded at or before that date (its committer date). The
+ * one parser of snapshot arguments; `snaps` is read only for a date (the
+ * dates of the refs, no state checked), when not given. The repository may be
+ * given as a function opening it: a plain number needs none.
+ */
+export async function resolveSnapshotArg(repoOrOpen: Repo | (() => Promise<Repo>), arg: string, snaps?: readonly SnapshotEntry[]): Promise<number> {
+  const at = AT_DATE.exec(arg);
+  if (!at) {
+    const n = parseSnapshotNumber(arg);
+    if (n === null) throw usage(`'${arg}' is not a snapshot number (such as 12, or @{yesterday})`);
+    return n;
+  }
+  const repo = typeof repoOrOpen === "function" ? await repoOrOpen() : repoOrOpen;
+  const t = await parseGitDate(repo, at[1]!);
+  const all = snaps ?? decodeSnapshots(await scanUndoRefs(repo, repo.snapshotPrefix), repo.snapshotPrefix);
+  let best: SnapshotEntry | undefined;
+  // Dates need not grow with the numbers (a clock set back): the latest date wins, then the higher number.
+  for (const s of all) if (s.date <= t && (!best || s.date > best.date || (s.date === best.date && s.number > best.number))) best = s;
+  if (best) return best.number;
+  if (!all.length) throw refuse("no snapshots yet (git undo snapshot records one)");
+  const first = all.reduce((a, b) => (b.date < a.date ? b : a));
+  throw refuse(`no snapshot was recorded at or before ${at[1]}; the first is #${first.number} from ${snapshotTime(first.date)}`);
 }
 
 /** A ref under refs/undo/ that is not a snapshot, and why. */

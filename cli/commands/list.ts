@@ -1,5 +1,7 @@
 // git undo list (alias log): the snapshots, newest first, with the position marked.
 import { isReadable, type SnapshotEntry } from "../../core/format.ts";
+import { usage } from "../../core/errors.ts";
+import { snapshotsBetween, snapshotsTouching } from "../../core/find.ts";
 import { checkStates, decodeSnapshots, position } from "../../core/history.ts";
 import { openRepo, snapshotPrefixFor, type Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
@@ -61,26 +63,56 @@ function line(s: SnapshotEntry, current: number | null): string {
 export const list: Command = {
   name: "list",
   usage: [
-    "git undo list [-n <count>] [--all-worktrees] [--json]",
+    "git undo list [-n <count>] [--since <date>] [--until <date>] [--all-worktrees] [--json]",
+    "   or: git undo log [<options>] -- <pathspec>...",
     "",
     "    -n, --max-count <count>   show at most <count> snapshots",
+    "    --since <date>            only snapshots recorded at or after <date>",
+    "    --until <date>            only snapshots recorded at or before <date>",
+    "                              (dates as Git reads them: yesterday, 2.hours.ago,",
+    "                              '2026-12-01 17:00')",
+    "    -- <pathspec>...          only snapshots in which a matching path changed",
+    "                              (created, edited, removed, staged or unstaged)",
+    "                              since the snapshot before",
     "    --all-worktrees           every worktree's sequence, not just this one's",
     "    --json                    machine-readable output",
   ].join("\n"),
   options: {
     "max-count": { type: "string", short: "n" },
+    since: { type: "string" },
+    until: { type: "string" },
     "all-worktrees": { type: "boolean" },
     json: { type: "boolean" },
   },
-  async run({ values }) {
+  // Pathspecs, as `git log -- <path>` takes them.
+  takesArguments: true,
+  async run({ values, positionals }) {
     const repo = await openRepo();
     const limit = count("-n", str(values["max-count"]));
+    const since = str(values.since);
+    const until = str(values.until);
+    // Paths only after `--`, as `git log -- <path>` (a lost file need not exist): the words
+    // after the command line's first `--` are the last positionals; any other is refused.
+    const end = process.argv.indexOf("--");
+    const afterDashes = end === -1 ? 0 : process.argv.length - end - 1;
+    if (positionals.length > afterDashes) {
+      throw usage(`git undo list takes no arguments (got '${positionals[0]}'; paths go after --: git undo log -- <path>)`);
+    }
     const seqs: Sequence[] = values["all-worktrees"]
       ? await allSequences(repo)
       : [{ worktree: repo.worktreeName, snapshots: decodeSnapshots(await scanUndoRefs(repo, repo.snapshotPrefix), repo.snapshotPrefix) }];
     // The position needs only the trailers; the states of the snapshots shown are checked (core/validate.ts).
     const shown = new Map<Sequence, SnapshotEntry[]>();
-    for (const q of seqs) shown.set(q, await checkStates(repo, [...q.snapshots].reverse().slice(0, limit ?? q.snapshots.length)));
+    for (const q of seqs) {
+      let pool: SnapshotEntry[] = q.snapshots;
+      if (since !== undefined || until !== undefined) pool = await snapshotsBetween(repo, pool, since, until);
+      // Paths are compared over the whole sequence (each with the one before), then the range applies.
+      if (positionals.length) {
+        const touching = new Set((await snapshotsTouching(repo, await checkStates(repo, q.snapshots), positionals)).map((s) => s.number));
+        pool = pool.filter((s) => touching.has(s.number));
+      }
+      shown.set(q, await checkStates(repo, [...pool].reverse().slice(0, limit ?? pool.length)));
+    }
     const newestFirst = (q: Sequence) => shown.get(q)!;
     if (values.json) {
       const rows = seqs.flatMap((q) => {

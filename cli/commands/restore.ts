@@ -1,6 +1,7 @@
 // git undo restore <n>: put snapshot n's state back.
 import { usage } from "../../core/errors.ts";
-import { parseSnapshotNumber } from "../../core/history.ts";
+import { resolveSnapshotArg } from "../../core/history.ts";
+import { openRepo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
 import { RESTORE_FLAGS, RESTORE_OPTIONS, runRestore } from "./undo.ts";
 
@@ -9,7 +10,8 @@ export const restore: Command = {
   usage: [
     "git undo restore <n> [--force] [--dry-run] [--skip-missing]",
     "",
-    "Restores snapshot <n> (as 'git undo list' numbers it).",
+    "Restores snapshot <n> (as 'git undo list' numbers it), or @{<date>}: the",
+    "newest snapshot recorded at or before <date> (@{yesterday}, @{2.hours.ago}).",
     "",
     RESTORE_FLAGS,
     "    --skip-missing  when objects the snapshot needs are gone (pruned by git gc",
@@ -22,8 +24,9 @@ export const restore: Command = {
   takesArguments: true,
   async run({ values, positionals }) {
     if (positionals.length !== 1) throw usage("git undo restore takes one snapshot number, such as 'git undo restore 12'");
-    const n = parseSnapshotNumber(positionals[0]!);
-    if (n === null) throw usage(`'${positionals[0]}' is not a snapshot number`);
+    const arg = positionals[0]!;
+    // A number needs no repository yet; a date is resolved against this worktree's snapshots.
+    const n = await resolveSnapshotArg(() => openRepo(), arg);
     return runRestore({ kind: "restore", number: n }, values);
   },
 };

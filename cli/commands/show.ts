@@ -1,7 +1,7 @@
 // git undo show <n>: the trailers and what a snapshot holds.
 import { encodeMessage } from "../../core/format.ts";
 import { usage } from "../../core/errors.ts";
-import { listSnapshots, parseSnapshotNumber, readableSnapshot, position } from "../../core/history.ts";
+import { listSnapshots, resolveSnapshotArg, readableSnapshot, position } from "../../core/history.ts";
 import { inspectSnapshot, headCommit } from "../../core/inspect.ts";
 import { refLabel } from "../../core/describe.ts";
 import { escapeControls } from "../../core/validate.ts";
@@ -17,7 +17,8 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export const show: Command = {
   name: "show",
   usage: [
-    "git undo show <n> [--json]",
+    "git undo show <n> [--json]      (<n>: a number, or @{<date>} such as @{yesterday}:",
+    "                                  the newest snapshot recorded at or before it)",
     "   or: git undo show <n> -p [--against <m>]",
     "",
     "    --json           machine-readable output",
@@ -29,14 +30,11 @@ export const show: Command = {
   takesArguments: true,
   async run({ values, positionals }) {
     if (positionals.length !== 1) throw usage("git undo show takes one snapshot number, such as 'git undo show 12'");
-    const n = parseSnapshotNumber(positionals[0]!);
-    if (n === null) throw usage(`'${positionals[0]}' is not a snapshot number`);
     const repo = await openRepo();
     const snaps = await listSnapshots(repo);
-    const snap = readableSnapshot(snaps, n);
+    const snap = readableSnapshot(snaps, await resolveSnapshotArg(repo, positionals[0]!, snaps));
     if (values.patch || values.against !== undefined) {
-      const against = values.against === undefined ? null : parseSnapshotNumber(String(values.against));
-      if (against === null && values.against !== undefined) throw usage(`'${values.against}' is not a snapshot number`);
+      const against = values.against === undefined ? null : await resolveSnapshotArg(repo, String(values.against), snaps);
       return showPatch(repo, snaps, snap, against);
     }
     const d = await inspectSnapshot(repo, snap);

@@ -1,0 +1,220 @@
+// Finding lost work across snapshots: by time (list --since/--until), by path
+// (log -- <pathspec>) and by content (grep).
+import { posix } from "node:path";
+import { relative } from "node:path";
+import { fatal, usage } from "./errors.ts";
+import { isReadable, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
+import { parseGitDate } from "./history.ts";
+import { hashLengthOf, type Repo } from "./repo.ts";
+
+/** The snapshots recorded in [since, until] (committer dates; either end open), given as Git dates. */
+export async function snapshotsBetween(repo: Repo, snaps: readonly SnapshotEntry[], since?: string, until?: string): Promise<SnapshotEntry[]> {
+  const [from, to] = await Promise.all([since === undefined ? -Infinity : parseGitDate(repo, since), until === undefined ? Infinity : parseGitDate(repo, until)]);
+  return snaps.filter((s) => s.date >= from && s.date <= to);
+}
+
+const EMPTY_TREE: Record<number, ObjectId> = {
+  20: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+  32: "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
+};
+
+/** The state-tree entries whose files are searched: the index and the working tree. */
+const FILE_TREES = ["index", "worktree"] as const;
+
+/**
+ * The user's pathspecs, typed from the current directory, as pathspecs of the
+ * state tree: `src/a.ts` becomes `index/src/a.ts` and `worktree/src/a.ts`.
+ * Globs keep their meaning; `:/x` is from the top. Other magic is refused.
+ */
+export function statePathspecs(repo: Repo, pathspecs: readonly string[], cwd = process.cwd()): string[] {
+  const prefix = repo.workTree === null ? "" : relative(repo.workTree, cwd).split("\\").join("/");
+  if (prefix.startsWith("..")) throw usage("run git undo log -- <pathspec> inside the working tree");
+  const out: string[] = [];
+  for (const p of pathspecs) {
+    let rel: string;
+    if (p.startsWith(":/")) rel = p.slice(2);
+    else if (p.startsWith(":")) throw usage(`pathspec magic is not supported here: '${p}'`);
+    else rel = posix.join(prefix, p);
+    rel = posix.normalize(rel === "" ? "." : rel);
+    if (rel === ".." || rel.startsWith("../")) throw usage(`'${p}' is outside the working tree`);
+    for (const t of FILE_TREES) out.push(rel === "." ? t : `${t}/${rel}`);
+  }
+  return out;
+}
+
+/** One changed file of a state-tree diff: `index/<path>` or `worktree/<path>`, and its blob after (null: removed). */
+interface Change {
+  where: (typeof FILE_TREES)[number];
+  path: Uint8Array;
+  blob: ObjectId | null;
+}
+
+/**
+ * Every pair's changes in one `git diff-tree --stdin`: the output is a header
+ * line `<a> <b>\n` per pair that differs, then `:<modes> <ids> <status>\0<path>\0`
+ * records. A record starts with ':', so no path is taken for a header.
+ */
+async function diffPairs(repo: Repo, pairs: readonly [ObjectId, ObjectId][], pathspecs: readonly string[]): Promise<Map<string, Change[]>> {
+  const result = new Map<string, Change[]>();
+  const todo = pairs.filter(([a, b]) => a !== b);
+  if (!todo.length) return result;
+  const input = todo.map(([a, b]) => `${a} ${b}\n`).join("");
+  const r = await repo.git.run(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--no-abbrev", "--", ...pathspecs], { input });
+  const buf = r.stdout;
+  let i = 0;
+  let current: Change[] | null = null;
+  const nul = (from: number) => {
+    const j = buf.indexOf(0, from);
+    if (j === -1) throw fatal("git diff-tree --stdin: truncated output");
+    return j;
+  };
+  while (i < buf.length) {
+    if (buf[i] === 0x3a /* ':' */) {
+      const end = nul(i);
+      const meta = Buffer.from(buf.subarray(i + 1, end)).toString("latin1").split(" ");
+      const pathEnd = nul(end + 1);
+      const full = buf.subarray(end + 1, pathEnd);
+      i = pathEnd + 1;
+      const slash = full.indexOf(0x2f);
+      const top = Buffer.from(full.subarray(0, slash)).toString("latin1");
+      if (slash === -1 || (top !== "index" && top !== "worktree") || !current) continue;
+      const status = meta[4] ?? "";
+      const mode = meta[1] ?? "";
+      // Only files: a submodule (160000) has no content to search.
+      const blob = status.startsWith("D") || !/^10[0-7]{4}$|^120000$/.test(mode) ? null : meta[3]!;
+      current.push({ where: top, path: full.subarray(slash + 1), blob });
+    } else {
+      const nl = buf.indexOf(0x0a, i);
+      if (nl === -1) throw fatal("git diff-tree --stdin: truncated output");
+      const header = Buffer.from(buf.subarray(i, nl)).toString("latin1");
+      current = [];
+      result.set(header, current);
+      i = nl + 1;
+    }
+  }
+  return result;
+}
+
+/** Each readable snapshot (oldest first) with the one before it, or the empty tree for the first. */
+function pairsOf(repo: Repo, snaps: readonly SnapshotEntry[]): { snap: Snapshot; before: ObjectId }[] {
+  const empty = EMPTY_TREE[hashLengthOf(repo)];
+  if (!empty) throw fatal("unknown object format");
+  const out: { snap: Snapshot; before: ObjectId }[] = [];
+  let before = empty;
+  for (const s of snaps) {
+    if (!isReadable(s)) continue;
+    out.push({ snap: s, before });
+    before = s.tree;
+  }
+  return out;
+}
+
+/**
+ * The snapshots (oldest first) in which a path the pathspecs match changed in
+ * the index or the working tree (created, edited, removed, staged, unstaged),
+ * each compared with the readable snapshot before it in the sequence.
+ */
+export async function snapshotsTouching(repo: Repo, snaps: readonly SnapshotEntry[], pathspecs: readonly string[]): Promise<Snapshot[]> {
+  const specs = statePathspecs(repo, pathspecs);
+  const pairs = pairsOf(repo, snaps);
+  const changes = await diffPairs(repo, pairs.map((p) => [p.before, p.snap.tree]), specs);
+  return pairs.filter((p) => (changes.get(`${p.before} ${p.snap.tree}`)?.length ?? 0) > 0).map((p) => p.snap);
+}
+
+export interface GrepMatch {
+  /** The newest of the searched snapshots holding this content at this path. */
+  snapshot: number;
+  /** Where the file was: its path in the index or the working tree. */
+  path: string;
+  line: number;
+  text: string;
+}
+
+export interface GrepOptions {
+  ignoreCase?: boolean;
+  fixedStrings?: boolean;
+  extendedRegexp?: boolean;
+}
+
+/**
+ * Where `pattern` occurs in the index and working-tree files of `chosen`
+ * snapshots. The files of each are found from the differences between one and
+ * the next (one diff-tree for all), and each distinct blob is searched once (one
+ * git grep over blob ids). With `everyHolder` each chosen snapshot holding a
+ * match gets its line; else only the newest of a run of snapshots holding the
+ * same content at a path. Newest first.
+ */
+export async function grepSnapshots(repo: Repo, chosen: readonly Snapshot[], pattern: string, opts: GrepOptions = {}, everyHolder = false): Promise<GrepMatch[]> {
+  const sorted = [...chosen].sort((a, b) => a.number - b.number);
+  const empty = EMPTY_TREE[hashLengthOf(repo)]!;
+  // With every holder wanted, each snapshot is compared with nothing: its whole content.
+  const pairs = sorted.map((s, i): [ObjectId, ObjectId] => [everyHolder || i === 0 ? empty : sorted[i - 1]!.tree, s.tree]);
+  const changes = await diffPairs(repo, pairs, FILE_TREES);
+  // Runs of (file, blob): the snapshots holding that content there, by the last one holding it.
+  interface Held {
+    path: string;
+    blob: ObjectId;
+    last: number;
+  }
+  const held: Held[] = [];
+  let open = new Map<string, { path: string; blob: ObjectId }>();
+  for (const [i, s] of sorted.entries()) {
+    const next = everyHolder ? new Map<string, { path: string; blob: ObjectId }>() : new Map(open);
+    const prev = sorted[i - 1];
+    for (const c of changes.get(`${pairs[i]![0]} ${pairs[i]![1]}`) ?? []) {
+      const key = `${c.where}/${Buffer.from(c.path).toString("latin1")}`;
+      if (c.blob === null) next.delete(key);
+      else next.set(key, { path: new TextDecoder().decode(c.path), blob: c.blob });
+    }
+    if (prev && !everyHolder) {
+      for (const [key, v] of open) if (next.get(key)?.blob !== v.blob) held.push({ ...v, last: prev.number });
+    }
+    if (everyHolder) for (const v of next.values()) held.push({ ...v, last: s.number });
+    open = next;
+  }
+  const last = sorted[sorted.length - 1];
+  if (last && !everyHolder) for (const v of open.values()) held.push({ ...v, last: last.number });
+  const blobs = [...new Set(held.map((h) => h.blob))];
+  const lines = await grepBlobs(repo, blobs, pattern, opts);
+  const seen = new Set<string>();
+  const out: GrepMatch[] = [];
+  for (const h of held) {
+    for (const m of lines.get(h.blob) ?? []) {
+      const key = `${h.last}\0${h.path}\0${m.line}\0${m.text}`;
+      if (seen.has(key)) continue; // the same content in the index and the working tree
+      seen.add(key);
+      out.push({ snapshot: h.last, path: h.path, line: m.line, text: m.text });
+    }
+  }
+  return out.sort((a, b) => b.snapshot - a.snapshot || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.line - b.line);
+}
+
+/** The matching lines of each blob: `git grep` takes blob ids as it takes trees. Binary files are skipped. */
+async function grepBlobs(repo: Repo, blobs: readonly ObjectId[], pattern: string, opts: GrepOptions): Promise<Map<ObjectId, { line: number; text: string }[]>> {
+  const found = new Map<ObjectId, { line: number; text: string }[]>();
+  const flags = ["-n", "-z", "-I", "--no-color", "--full-name"];
+  if (opts.ignoreCase) flags.push("-i");
+  if (opts.fixedStrings) flags.push("-F");
+  else if (opts.extendedRegexp) flags.push("-E");
+  const decoder = new TextDecoder();
+  // A few thousand ids per process keeps the command line well under the system's limit.
+  for (let i = 0; i < blobs.length; i += 2000) {
+    const r = await repo.git.run(["grep", ...flags, "-e", pattern, ...blobs.slice(i, i + 2000)], { okExit: [1] });
+    const buf = r.stdout;
+    let at = 0;
+    while (at < buf.length) {
+      const a = buf.indexOf(0, at);
+      const b = a === -1 ? -1 : buf.indexOf(0, a + 1);
+      const nl = b === -1 ? -1 : buf.indexOf(0x0a, b + 1);
+      if (nl === -1) break;
+      const blob = Buffer.from(buf.subarray(at, a)).toString("latin1");
+      const line = Number(Buffer.from(buf.subarray(a + 1, b)).toString("latin1"));
+      const text = decoder.decode(buf.subarray(b + 1, nl));
+      let list = found.get(blob);
+      if (!list) found.set(blob, (list = []));
+      list.push({ line, text });
+      at = nl + 1;
+    }
+  }
+  return found;
+}

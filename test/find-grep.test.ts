@@ -1,0 +1,74 @@
+// Finding lost work by content: git undo grep <pattern> (<n>... | --all).
+import { describe, expect, test } from "bun:test";
+import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
+
+const userState = (r: TestRepo) => fingerprint(r).split("\n").filter((l) => !l.startsWith("refs/undo/")).join("\n");
+const lines = (stdout: string) => stdout.split("\n").filter(Boolean);
+
+const SPACED = "notes dir/ünïcödé file.txt";
+
+describe("git undo grep", () => {
+  test("finds text destroyed by reset --hard, stash drop and branch -D, and its number restores it", () => {
+    const r = makeRepo();
+    r.commit("base", { "f.txt": "base\n" });
+    r.write("f.txt", "base\nmy precious work\n");
+    r.write(SPACED, "secret ünïcode line\n");
+    r.git(["add", "--", SPACED]);
+    r.ok("snapshot"); // #1
+    const atOne = userState(r);
+    r.git(["reset", "-q", "--hard"]);
+    r.ok("snapshot"); // #2: the edit and the staged file are gone
+    r.write("f.txt", "base\nstashed thought\n");
+    r.ok("snapshot"); // #3
+    r.git(["stash", "-q"]);
+    r.git(["stash", "drop", "-q"]);
+    r.ok("snapshot"); // #4
+    r.git(["checkout", "-q", "-b", "feature"]);
+    r.commit("feature", { "feature.txt": "branch-only idea\n" });
+    r.ok("snapshot"); // #5
+    r.git(["checkout", "-q", "main"]);
+    r.git(["branch", "-q", "-D", "feature"]);
+    r.ok("snapshot"); // #6
+
+    expect(lines(r.ok("grep", "precious", "--all"))).toEqual(["#1 f.txt:2:my precious work"]);
+    expect(lines(r.ok("grep", "--all", "secret"))).toEqual([`#1 ${SPACED}:1:secret ünïcode line`]);
+    expect(lines(r.ok("grep", "--all", "stashed"))).toEqual(["#3 f.txt:2:stashed thought"]);
+    expect(lines(r.ok("grep", "--all", "branch-only"))).toEqual(["#5 feature.txt:1:branch-only idea"]);
+    // Each distinct content of f.txt once, by the newest snapshot of its run: "base" alone
+    // (index #1-#6, worktree #4-#6), the precious edit (#1), "base" again after reset (#2), the stashed edit (#3).
+    expect(lines(r.ok("grep", "--all", "^base$"))).toEqual(["#6 f.txt:1:base", "#3 f.txt:1:base", "#2 f.txt:1:base", "#1 f.txt:1:base"]);
+    expect(lines(r.ok("grep", "--all", "idea"))).toEqual(["#5 feature.txt:1:branch-only idea"]);
+    // Given snapshots: each one holding it.
+    expect(lines(r.ok("grep", "^base$", "1", "#4"))).toEqual(["#4 f.txt:1:base", "#1 f.txt:1:base"]);
+    expect(lines(r.ok("grep", "-i", "PRECIOUS", "1"))).toEqual(["#1 f.txt:2:my precious work"]);
+    expect(lines(r.ok("grep", "-F", "precious w", "1"))).toEqual(["#1 f.txt:2:my precious work"]);
+    expect(lines(r.ok("grep", "-E", "prec(i)ous", "@{now}", "1"))).toEqual(["#1 f.txt:2:my precious work"]);
+    const json = JSON.parse(r.ok("grep", "--json", "--all", "precious")) as unknown[];
+    expect(json).toEqual([{ snapshot: 1, path: "f.txt", line: 2, text: "my precious work" }]);
+
+    // Nothing matched: exit 1, as git grep.
+    const none = r.undo(["grep", "precious", "2"]);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe("");
+    expect(r.undo(["grep", "no such text anywhere", "--all"]).code).toBe(1);
+
+    expect(r.undo(["restore", "1"]).code).toBe(0);
+    expect(userState(r)).toBe(atOne);
+  });
+
+  test("control characters in found text and paths are escaped; usage errors", () => {
+    const r = makeRepo();
+    r.commit("base", { "a.txt": "a\n" });
+    r.write("evil\x1b]0;title\x07.txt", "needle \x1b[2J here\n");
+    r.ok("snapshot");
+    const out = r.ok("grep", "--all", "needle");
+    expect(out).not.toContain("\x1b");
+    expect(out).toContain("\\e[2J");
+    expect(out).toContain("evil\\e]0;title\\x07.txt");
+    expect(r.undo(["grep"]).code).toBe(129);
+    expect(r.undo(["grep", "x"]).code).toBe(129);
+    expect(r.undo(["grep", "x", "1", "--all"]).code).toBe(129);
+    expect(r.undo(["grep", "x", "99"]).code).toBe(128);
+    expect(r.undo(["grep", "-h"]).stdout).toContain("usage: git undo grep");
+  });
+});

@@ -1,0 +1,90 @@
+// Finding lost work by time: @{<date>} wherever a snapshot number is taken, and list --since/--until.
+import { describe, expect, test } from "bun:test";
+import { fingerprint, makeRepo, type SnapshotJson, type TestRepo } from "./helpers/repo.ts";
+
+/** Three snapshots on three days of 2020, at 10:00 UTC, with a different f.txt each; their fingerprints. */
+function dated(): { r: TestRepo; prints: string[] } {
+  const r = makeRepo();
+  const prints: string[] = [];
+  for (const day of [1, 2, 3]) {
+    r.commit(`day ${day}`, { "f.txt": `day ${day}\n` });
+    r.write("draft.txt", `unsaved draft of day ${day}\n`);
+    const res = r.undo(["snapshot"], { env: { GIT_COMMITTER_DATE: `2020-01-0${day}T10:00:00 +0000` } });
+    expect(res.code).toBe(0);
+    prints.push(userState(r));
+  }
+  return { r, prints };
+}
+
+/** What the user sees, without git-undo's own refs (which only grow). */
+const userState = (r: TestRepo) => fingerprint(r).split("\n").filter((l) => !l.startsWith("refs/undo/")).join("\n");
+
+const numbersOf = (stdout: string) => (JSON.parse(stdout) as SnapshotJson[]).map((s) => s.number);
+
+describe("@{<date>}", () => {
+  test("picks the newest snapshot recorded at or before the date, in show and restore", () => {
+    const { r, prints } = dated();
+    const shown = (arg: string) => (JSON.parse(r.ok("show", arg, "--json")) as SnapshotJson).number;
+    expect(shown("@{2020-01-02 12:00 +0000}")).toBe(2);
+    expect(shown("@{2020-01-02 10:00:00 +0000}")).toBe(2); // at: the date itself counts
+    expect(shown("@{2020-01-02 09:59:59 +0000}")).toBe(1);
+    expect(shown("@{2020-01-05}")).toBe(3);
+    // Git's relative dates: the 2020 snapshots are all long before ten minutes ago.
+    expect(shown("@{10.minutes.ago}")).toBe(3);
+    expect(shown("@{1577959200}")).toBe(2); // 2020-01-02 10:00 UTC, as a unix time Git reads
+    expect(shown("#2")).toBe(2);
+
+    // Restore by date puts that state back, nothing else.
+    r.write("f.txt", "edited after the last snapshot\n");
+    r.ok("snapshot");
+    const res = r.undo(["restore", "@{2020-01-01 23:00 +0000}"]);
+    expect(res.code).toBe(0);
+    expect(userState(r)).toBe(prints[0]!);
+    expect(r.read("draft.txt")).toBe("unsaved draft of day 1\n");
+  });
+
+  test("before the first snapshot it refuses, naming the first one", () => {
+    const { r } = dated();
+    const before = fingerprint(r);
+    for (const args of [["show", "@{2019-12-31}"], ["restore", "@{2019-12-31}"]]) {
+      const res = r.undo(args);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain("no snapshot was recorded at or before 2019-12-31; the first is #1 from 2020-01-0");
+    }
+    expect(fingerprint(r)).toBe(before);
+  });
+
+  test("a date Git does not read is a usage error; show --against takes a date too", () => {
+    const { r } = dated();
+    const bad = r.undo(["show", "@{not a date at all}"]);
+    expect(bad.code).toBe(129);
+    expect(bad.stderr).toContain("'not a date at all' is not a date Git understands");
+    expect(r.undo(["show", "1", "-p", "--against", "@{2020-01-02 11:00 +0000}"]).code).toBe(0);
+    expect(r.undo(["show", "1", "-p", "--against", "@{2019-01-01}"]).code).toBe(1);
+    expect(r.undo(["show", "twelve"]).stderr).toContain("'twelve' is not a snapshot number");
+  });
+
+  test("with no snapshots at all it says so", () => {
+    const r = makeRepo();
+    r.commit("one", { "f.txt": "1\n" });
+    const res = r.undo(["show", "@{yesterday}"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("no snapshots yet");
+  });
+});
+
+describe("list --since/--until", () => {
+  test("keeps the snapshots recorded in the range, with -n and --json", () => {
+    const { r } = dated();
+    expect(numbersOf(r.ok("list", "--json", "--since", "2020-01-02 00:00 +0000"))).toEqual([3, 2]);
+    expect(numbersOf(r.ok("list", "--json", "--until", "2020-01-02 10:00 +0000"))).toEqual([2, 1]);
+    expect(numbersOf(r.ok("list", "--json", "--since=2020-01-01 12:00 +0000", "--until=2020-01-02 12:00 +0000"))).toEqual([2]);
+    expect(numbersOf(r.ok("list", "--json", "--since", "2020-01-01 00:00 +0000", "-n", "1"))).toEqual([3]);
+    expect(numbersOf(r.ok("list", "--json", "--since", "yesterday"))).toEqual([]);
+    const text = r.ok("list", "--until", "2020-01-01 23:00 +0000");
+    expect(text).toMatch(/#1 /);
+    expect(text).not.toMatch(/#[23] /);
+    const bad = r.undo(["list", "--since", "blah blah"]);
+    expect(bad.code).toBe(129);
+  });
+});
