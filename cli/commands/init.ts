@@ -10,7 +10,9 @@ import {
   CONFIG_HOOK,
   CONFIG_HOOKS_SINCE,
   enableHooks,
+  EXCLUDED_DECORATION,
   gitVersion,
+  hideSnapshotDecorations,
   hookBun,
   installConfigHook,
   planInstall,
@@ -73,6 +75,10 @@ export const init: Command = {
       enableHooks(repo.undoDir);
       for (const c of plan.changes) out(`${SAID[c.action]} ${c.path}`);
       for (const rel of plan.exclude) out(`added /${rel} to info/exclude`);
+    }
+    // Snapshot refs would label commits in `git log --decorate`, gitk and tig.
+    if ((await hideSnapshotDecorations(repo)) === "added") {
+      out(`added log.excludeDecoration=${EXCLUDED_DECORATION} to ${repo.commonDir}/config (git log does not label commits with snapshot refs)`);
     }
     const result = await record(repo, { kind: "change" });
     if (result.created) out(`#${result.snapshot.number} ${result.snapshot.summary}`);

@@ -4,7 +4,7 @@
 // Snapshots stay until gc, or --purge.
 import { existsSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { candidateFolders, CONFIG_HOOK, ENABLED, findBlock, HOOK_NAMES, removeConfigHook, removeHooks } from "../../core/hooks.ts";
+import { candidateFolders, CONFIG_HOOK, ENABLED, EXCLUDED_DECORATION, findBlock, HOOK_NAMES, removeConfigHook, removeHooks, showSnapshotDecorations } from "../../core/hooks.ts";
 import { dropKeptIndexIn } from "../../core/kept-index.ts";
 import { withLock } from "../../core/lock.ts";
 import { BLOBS_CACHE, COMMITTER_CACHE } from "../../core/record.ts";
@@ -69,6 +69,8 @@ export const uninstall: Command = {
     for (const r of removed) out(`${r.deleted ? "removed" : "removed git-undo's block from"} ${r.path}`);
     const removedConfig = await removeConfigHook(repo);
     if (removedConfig) out(`removed hook.${CONFIG_HOOK} from ${join(repo.commonDir, "config")}`);
+    // Only the value init added; the user's own log.excludeDecoration values stay.
+    if (await showSnapshotDecorations(repo)) out(`removed log.excludeDecoration=${EXCLUDED_DECORATION} from ${join(repo.commonDir, "config")}`);
     const dirs = undoDirs(repo);
     // Without its marker a worktree is one the hooks leave alone, even where
     // they stay installed for other repositories (a shared core.hooksPath).
