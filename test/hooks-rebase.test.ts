@@ -4,26 +4,12 @@
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { autoRepo, expectRecorded, list, settled, waitFor } from "./helpers/auto.ts";
-
-const QUIET = { GIT_UNDO_INTERNAL: "1" }; // set-up commands the hooks must not see
+import { autoRepo, expectRecorded, fortyCommitTopic, list, settled, waitFor } from "./helpers/auto.ts";
 
 test("a 40-commit rebase makes exactly one snapshot, and the hooks print nothing", async () => {
   const r = autoRepo();
   const gitDir = r.gitDir();
-  r.git(["checkout", "-q", "-b", "topic"], { env: QUIET });
-  for (let i = 0; i < 40; i++) {
-    r.write(`t${i}.txt`, `${i}\n`);
-    r.git(["add", `t${i}.txt`], { env: QUIET });
-    r.git(["commit", "-q", "-m", `topic ${i}`], { env: QUIET });
-  }
-  r.git(["checkout", "-q", "main"], { env: QUIET });
-  r.commit("main moves on", { "m.txt": "m\n" });
-  r.git(["checkout", "-q", "topic"], { env: QUIET });
-  await settled(gitDir);
-  // The hooks recorded it all already: no change (exit 1), or a snapshot (0).
-  expect([0, 1]).toContain(r.undo(["snapshot"]).code);
-  const before = list(r);
+  const before = await fortyCommitTopic(r);
 
   const res = r.git(["rebase", "-q", "main"]);
   expect(res.stdout).toBe("");

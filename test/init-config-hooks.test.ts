@@ -89,7 +89,8 @@ test(`--file-hooks installs files${configHooks ? "; init and init --file-hooks s
     const toFiles = r.undo(["init", "--file-hooks"]);
     expect(toFiles.stdout).toContain("removed hook.git-undo from");
     expect(hasConfigHook()).toBe(false);
-    expect(localConfig(r)).toBe(configBefore);
+    // What is left of init is the decoration setting it added (test/init-decoration.test.ts).
+    expect(localConfig(r)).toBe(`${configBefore}[log]\n\texcludeDecoration = refs/undo/\n`);
     expect(readFileSync(hookFile, "utf8")).toContain("# >>> git-undo >>>");
   } else {
     // On this Git plain init means files too.

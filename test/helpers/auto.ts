@@ -86,3 +86,27 @@ export function list(r: TestRepo, cwd?: string): SnapshotJson[] {
   if (res.code !== 0) throw new Error(`git undo list failed: ${res.stderr}`);
   return JSON.parse(res.stdout) as SnapshotJson[];
 }
+
+/** Set-up commands the hooks must not see. */
+export const QUIET = { GIT_UNDO_INTERNAL: "1" };
+
+/**
+ * A topic branch of 40 commits and main moved on, made out of the hooks'
+ * sight, with topic checked out and the worker settled: `git rebase main`
+ * then replays 40 commits. Returns the snapshots before the rebase.
+ */
+export async function fortyCommitTopic(r: TestRepo): Promise<SnapshotJson[]> {
+  r.git(["checkout", "-q", "-b", "topic"], { env: QUIET });
+  for (let i = 0; i < 40; i++) {
+    r.write(`t${i}.txt`, `${i}\n`);
+    r.git(["add", `t${i}.txt`], { env: QUIET });
+    r.git(["commit", "-q", "-m", `topic ${i}`], { env: QUIET });
+  }
+  r.git(["checkout", "-q", "main"], { env: QUIET });
+  r.commit("main moves on", { "m.txt": "m\n" });
+  r.git(["checkout", "-q", "topic"], { env: QUIET });
+  await settled(r.gitDir());
+  // The hooks recorded it all already: no change (exit 1), or a snapshot (0).
+  expect([0, 1]).toContain(r.undo(["snapshot"]).code);
+  return list(r);
+}
