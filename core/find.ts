@@ -1,11 +1,13 @@
 // Finding lost work across snapshots: by time (list --since/--until), by path
-// (log -- <pathspec>) and by content (grep).
+// (log -- <pathspec>), by a change of content (log -S/-G) and by content (grep).
 import { posix } from "node:path";
 import { relative } from "node:path";
 import { fatal, usage } from "./errors.ts";
+import { GitError } from "./git.ts";
 import { isReadable, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
 import { parseGitDate } from "./history.ts";
 import { hashLengthOf, type Repo } from "./repo.ts";
+import { escapeControls } from "./validate.ts";
 
 /** The snapshots recorded in [since, until] (committer dates; either end open), given as Git dates. */
 export async function snapshotsBetween(repo: Repo, snaps: readonly SnapshotEntry[], since?: string, until?: string): Promise<SnapshotEntry[]> {
@@ -54,12 +56,12 @@ interface Change {
  * line `<a> <b>\n` per pair that differs, then `:<modes> <ids> <status>\0<path>\0`
  * records. A record starts with ':', so no path is taken for a header.
  */
-async function diffPairs(repo: Repo, pairs: readonly [ObjectId, ObjectId][], pathspecs: readonly string[]): Promise<Map<string, Change[]>> {
+async function diffPairs(repo: Repo, pairs: readonly [ObjectId, ObjectId][], pathspecs: readonly string[], flags: readonly string[] = []): Promise<Map<string, Change[]>> {
   const result = new Map<string, Change[]>();
   const todo = pairs.filter(([a, b]) => a !== b);
   if (!todo.length) return result;
   const input = todo.map(([a, b]) => `${a} ${b}\n`).join("");
-  const r = await repo.git.run(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--no-abbrev", "--", ...pathspecs], { input });
+  const r = await repo.git.run(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--no-abbrev", ...flags, "--", ...pathspecs], { input });
   const buf = r.stdout;
   let i = 0;
   let current: Change[] | null = null;
@@ -115,10 +117,61 @@ function pairsOf(repo: Repo, snaps: readonly SnapshotEntry[]): { snap: Snapshot;
  * each compared with the readable snapshot before it in the sequence.
  */
 export async function snapshotsTouching(repo: Repo, snaps: readonly SnapshotEntry[], pathspecs: readonly string[]): Promise<Snapshot[]> {
-  const specs = statePathspecs(repo, pathspecs);
+  return snapshotsChanging(repo, snaps, { pathspecs });
+}
+
+export interface Pickaxe {
+  /** `-S`: the number of occurrences of this string changed (a regular expression with `regex`). */
+  string?: string;
+  /** `-G`: a line matching this regular expression was added or removed. */
+  lines?: string;
+  /** `--pickaxe-regex`: `string` is an extended regular expression. */
+  regex?: boolean;
+}
+
+/**
+ * The snapshots (oldest first) whose index or working-tree files changed as
+ * `git log -S/-G -- <pathspec>` would find a commit changed, each compared with
+ * the readable snapshot before it in the sequence (the first with nothing).
+ * All pairs go through one `git diff-tree --stdin`: Git does the search.
+ */
+export async function snapshotsChanging(repo: Repo, snaps: readonly SnapshotEntry[], what: { pathspecs?: readonly string[]; pickaxe?: Pickaxe }): Promise<Snapshot[]> {
+  const specs = what.pathspecs?.length ? statePathspecs(repo, what.pathspecs) : [...FILE_TREES];
+  const flags = pickaxeFlags(what.pickaxe ?? {});
   const pairs = pairsOf(repo, snaps);
-  const changes = await diffPairs(repo, pairs.map((p) => [p.before, p.snap.tree]), specs);
+  let changes: Map<string, Change[]>;
+  try {
+    changes = await diffPairs(repo, pairs.map((p) => [p.before, p.snap.tree]), specs, flags);
+  } catch (e) {
+    throw (await badPattern(repo, flags, e)) ?? e;
+  }
   return pairs.filter((p) => (changes.get(`${p.before} ${p.snap.tree}`)?.length ?? 0) > 0).map((p) => p.snap);
+}
+
+/** Git's own options for a search (refusing a combination Git refuses); one argument each, so a string starting with '-' stays a string. */
+export function pickaxeFlags(p: Pickaxe): string[] {
+  if (p.string !== undefined && p.lines !== undefined) throw usage("-S and -G cannot be used together");
+  if (p.regex && p.string === undefined) throw usage("--pickaxe-regex goes with -S");
+  if (p.string === "" || p.lines === "") throw usage(`${p.string === "" ? "-S" : "-G"} needs a non-empty ${p.string === "" ? "string" : "regular expression"}`);
+  if (p.string !== undefined) return [`-S${p.string}`, ...(p.regex ? ["--pickaxe-regex"] : [])];
+  if (p.lines !== undefined) return [`-G${p.lines}`];
+  return [];
+}
+
+/**
+ * When a search failed, whether its regular expression is what Git refused:
+ * the same search over two empty trees compiles it and compares nothing, so it
+ * fails only on the pattern. Then a usage error with Git's reason; else null.
+ */
+async function badPattern(repo: Repo, flags: readonly string[], e: unknown): Promise<Error | null> {
+  const regex = flags.some((f) => f.startsWith("-G") || f === "--pickaxe-regex");
+  if (!regex || !(e instanceof GitError)) return null;
+  const empty = EMPTY_TREE[hashLengthOf(repo)]!;
+  const probe = await repo.git.run(["diff-tree", ...flags, empty, empty], { okExit: [128, 129] });
+  if (probe.exitCode === 0) return null;
+  const reason = probe.stderr.trim().split("\n").pop()?.replace(/^(fatal|error): /, "") ?? "";
+  const pattern = flags[0]!.slice(2);
+  return usage(`not a regular expression Git can use: '${escapeControls(pattern)}'${reason ? ` (${escapeControls(reason)})` : ""}`);
 }
 
 export interface GrepMatch {

@@ -29,6 +29,7 @@ import { escapeControls } from "../../core/validate.ts";
 import type { Command } from "../command.ts";
 import { color, out } from "../ui.ts";
 import { sizeText } from "./snapshot.ts";
+import { spaceLine } from "./gc.ts";
 
 const executable = (path: string): boolean => {
   try {
@@ -233,6 +234,8 @@ export const doctor: Command = {
       );
       for (const f of leftOut) out(`           ${escapeControls(f.path)} (${sizeText(f.size)})`);
     }
+    // What the history costs: `git undo gc` forgets old snapshots (undo.expire).
+    note(`${await spaceLine(repo)}; 'git undo gc --dry-run' shows what expiring old ones would free`);
     out(problems ? `${problems} problem${problems === 1 ? "" : "s"} found` : "everything looks right");
     return problems ? 1 : 0;
   },

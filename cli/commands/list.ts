@@ -1,7 +1,7 @@
 // git undo list (alias log): the snapshots, newest first, with the position marked.
 import { isReadable, type SnapshotEntry } from "../../core/format.ts";
 import { usage } from "../../core/errors.ts";
-import { snapshotsBetween, snapshotsTouching } from "../../core/find.ts";
+import { pickaxeFlags, snapshotsBetween, snapshotsChanging, type Pickaxe } from "../../core/find.ts";
 import { checkStates, decodeSnapshots, position } from "../../core/history.ts";
 import { openRepo, snapshotPrefixFor, type Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
@@ -64,13 +64,19 @@ export const list: Command = {
   name: "list",
   usage: [
     "git undo list [-n <count>] [--since <date>] [--until <date>] [--all-worktrees] [--json]",
-    "   or: git undo log [<options>] -- <pathspec>...",
+    "   or: git undo log [<options>] [-S <string> | -G <regex>] [-- <pathspec>...]",
     "",
     "    -n, --max-count <count>   show at most <count> snapshots",
     "    --since <date>            only snapshots recorded at or after <date>",
     "    --until <date>            only snapshots recorded at or before <date>",
     "                              (dates as Git reads them: yesterday, 2.hours.ago,",
     "                              '2026-12-01 17:00')",
+    "    -S <string>               only snapshots that changed the number of times",
+    "                              <string> occurs in a file (index or working",
+    "                              tree) since the snapshot before, as git log -S",
+    "    --pickaxe-regex           -S takes an extended regular expression",
+    "    -G <regex>                only snapshots that added or removed a line",
+    "                              matching <regex> since the snapshot before",
     "    -- <pathspec>...          only snapshots in which a matching path changed",
     "                              (created, edited, removed, staged or unstaged)",
     "                              since the snapshot before",
@@ -81,6 +87,10 @@ export const list: Command = {
     "max-count": { type: "string", short: "n" },
     since: { type: "string" },
     until: { type: "string" },
+    // -S and -G as git log spells them; they have no long form there either.
+    S: { type: "string", short: "S" },
+    G: { type: "string", short: "G" },
+    "pickaxe-regex": { type: "boolean" },
     "all-worktrees": { type: "boolean" },
     json: { type: "boolean" },
   },
@@ -91,6 +101,9 @@ export const list: Command = {
     const limit = count("-n", str(values["max-count"]));
     const since = str(values.since);
     const until = str(values.until);
+    const search: Pickaxe = { string: str(values.S), lines: str(values.G), regex: Boolean(values["pickaxe-regex"]) };
+    const pickaxe = search.string !== undefined || search.lines !== undefined || search.regex ? search : undefined;
+    if (pickaxe) pickaxeFlags(pickaxe); // refused before anything is read
     // Paths only after `--`, as `git log -- <path>` (a lost file need not exist): the words
     // after the command line's first `--` are the last positionals; any other is refused.
     const end = process.argv.indexOf("--");
@@ -107,8 +120,8 @@ export const list: Command = {
       let pool: SnapshotEntry[] = q.snapshots;
       if (since !== undefined || until !== undefined) pool = await snapshotsBetween(repo, pool, since, until);
       // Paths are compared over the whole sequence (each with the one before), then the range applies.
-      if (positionals.length) {
-        const touching = new Set((await snapshotsTouching(repo, await checkStates(repo, q.snapshots), positionals)).map((s) => s.number));
+      if (positionals.length || pickaxe) {
+        const touching = new Set((await snapshotsChanging(repo, await checkStates(repo, q.snapshots), { pathspecs: positionals, pickaxe })).map((s) => s.number));
         pool = pool.filter((s) => touching.has(s.number));
       }
       shown.set(q, await checkStates(repo, [...pool].reverse().slice(0, limit ?? pool.length)));

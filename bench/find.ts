@@ -1,0 +1,140 @@
+#!/usr/bin/env bun
+// bench/find: finding lost work in a long history. On a copy of the fixture,
+// <snapshots> snapshots of small edits (one line appended to one tracked file
+// each; one snapshot adds a unique line that the next removes), and a chain of
+// as many commits with the same changes. Measured in the same run, rounds
+// interleaved: `git undo log -S` against `git log -S` over the chain (target
+// at most 1.5x), `git undo grep --all` for the line only one snapshot holds
+// (under 2 s), and resolving `@{<date>}` to a snapshot (under 100 ms).
+//
+//   bun bench/find.ts [--files N] [--snapshots N] [--runs N] [--warmup N]
+import { readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { listSnapshots, resolveSnapshotArg } from "../core/history.ts";
+import { record } from "../core/record.ts";
+import { openRepo } from "../core/repo.ts";
+import { workingCopy } from "./fixture.ts";
+
+const CLI = join(import.meta.dir, "..", "cli", "main.ts");
+const { values: args } = parseArgs({
+  options: {
+    files: { type: "string", default: "100000" },
+    snapshots: { type: "string", default: "1000" },
+    runs: { type: "string", default: "5" },
+    warmup: { type: "string", default: "1" },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+if (args.help) {
+  console.log("usage: bun bench/find.ts [--files N] [--snapshots N] [--runs N] [--warmup N]");
+  process.exit(0);
+}
+const FILES = Number(args.files);
+const SNAPSHOTS = Number(args.snapshots);
+const RUNS = Number(args.runs);
+const WARMUP = Number(args.warmup);
+const NEEDLE = "a line only one snapshot ever held";
+
+const wc = await workingCopy({ files: FILES, label: "find" });
+const env: Record<string, string> = { ...wc.env, GIT_UNDO_INTERNAL: "1", ...(process.env.FIND_BENCH_TRACE ? { GIT_UNDO_TRACE_SPAWNS: process.env.FIND_BENCH_TRACE } : {}) };
+
+function run(cmd: string[], input?: string): { ms: number; stdout: string } {
+  const t = performance.now();
+  const r = Bun.spawnSync({ cmd, cwd: wc.repo, env, stdin: input === undefined ? "ignore" : Buffer.from(input), stdout: "pipe", stderr: "pipe" });
+  const ms = performance.now() - t;
+  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed (${r.exitCode}): ${r.stderr.toString()}`);
+  return { ms, stdout: r.stdout.toString() };
+}
+const git = (...a: string[]) => run(["git", ...a]);
+const undo = (...a: string[]) => run([process.execPath, CLI, ...a]);
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+try {
+  // The in-process recorder reads the environment through Git.here().
+  for (const k of Object.keys(process.env)) if (k.startsWith("GIT_")) delete process.env[k];
+  Object.assign(process.env, wc.env);
+  git("config", "undo.limit", String(SNAPSHOTS + 10));
+  const repo = await openRepo(wc.repo);
+  const base = git("rev-parse", "HEAD").stdout.trim();
+  const build = performance.now();
+  // The same changes twice: recorded as snapshots, and as a chain of commits (fast-import, one process).
+  const content = new Map<string, string>();
+  const stream: string[] = [];
+  const needleAt = Math.floor(SNAPSHOTS / 2);
+  for (let i = 0; i < SNAPSHOTS; i++) {
+    // The snapshot after the needle's edits the same file, taking the line out.
+    const path = wc.tracked[((i === needleAt + 1 ? i - 1 : i) * 7919) % wc.tracked.length]!;
+    const before = content.get(path) ?? readFileSync(join(wc.repo, path), "utf8");
+    // Snapshot needleAt adds the unique line; the next one takes it out again.
+    const after = i === needleAt ? `${before}${NEEDLE}\n` : i === needleAt + 1 ? before.replace(`${NEEDLE}\n`, "") + `edit ${i}\n` : `${before}edit ${i}\n`;
+    content.set(path, after);
+    writeFileSync(join(wc.repo, path), after);
+    const out = await record(repo, { kind: "manual" });
+    if (!out.created) throw new Error(`snapshot ${i} was not recorded`);
+    const data = Buffer.from(after);
+    const message = `change ${i}\n`;
+    stream.push(
+      `commit refs/heads/chain\ncommitter Bench <bench@example.com> ${1_700_000_000 + i} +0000\ndata ${message.length}\n${message}`,
+      i === 0 ? `from ${base}\n` : "",
+      `M 100644 inline ${path}\ndata ${data.length}\n`,
+      after,
+      "\n",
+    );
+  }
+  run(["git", "fast-import", "--quiet"], stream.join(""));
+  const buildS = (performance.now() - build) / 1000;
+  const snaps = await listSnapshots(repo);
+
+  const cases = { gitLogS: [] as number[], undoLogS: [] as number[], undoLogG: [] as number[], grepAll: [] as number[], dateInProcess: [] as number[], dateCli: [] as number[] };
+  for (let round = 0; round < WARMUP + RUNS; round++) {
+    const keep = round >= WARMUP;
+    // The whole chain, its root too: the first snapshot is compared with nothing, as a root commit is.
+    const a = git("log", "-S", NEEDLE, "--format=%H", "chain");
+    const b = undo("log", "-S", NEEDLE, "--json");
+    const c = undo("log", "-G", NEEDLE, "--json");
+    const d = undo("grep", "--all", "-F", NEEDLE);
+    const t = performance.now();
+    const n = await resolveSnapshotArg(repo, "@{now}", snaps);
+    const e = performance.now() - t;
+    const f = undo("show", "@{now}");
+    // What each found: the two changes, and the one snapshot holding the line.
+    const found = (JSON.parse(b.stdout) as { number: number }[]).map((s) => s.number);
+    if (a.stdout.trim().split("\n").length !== 2 || found.length !== 2) throw new Error(`log -S found ${found.join(", ")}; git log -S found ${a.stdout}`);
+    if (d.stdout.trim().split("\n").length !== 1 || !d.stdout.startsWith(`#${found[1]} `)) throw new Error(`grep --all found ${d.stdout}`);
+    if (n !== snaps[snaps.length - 1]!.number) throw new Error(`@{now} gave #${n}`);
+    if (keep) {
+      cases.gitLogS.push(a.ms);
+      cases.undoLogS.push(b.ms);
+      cases.undoLogG.push(c.ms);
+      cases.grepAll.push(d.ms);
+      cases.dateInProcess.push(e);
+      cases.dateCli.push(f.ms);
+    }
+  }
+  const plain = median(cases.gitLogS);
+  const line = (name: string, xs: number[], target: string, vsPlain = false) =>
+    `| ${name} | ${median(xs).toFixed(0)} ms | ${vsPlain ? `${(median(xs) / plain).toFixed(2)}x` : ""} | ${target} |`;
+  console.log(
+    [
+      `find bench: ${wc.tracked.length} tracked files, ${SNAPSHOTS} snapshots and a chain of ${SNAPSHOTS} commits (built in ${buildS.toFixed(0)} s); ${RUNS} runs (median), load ${loadavg()[0]!.toFixed(2)}; ${git("--version").stdout.trim()}`,
+      "",
+      "| case | median | vs git log -S | target |",
+      "|---|---|---|---|",
+      line("git log -S over the chain and its root (plain Git)", cases.gitLogS, ""),
+      line("git undo log -S", cases.undoLogS, "at most 1.5x", true),
+      line("git undo log -G", cases.undoLogG, "", true),
+      line("git undo grep --all (a line one snapshot holds)", cases.grepAll, "under 2 s"),
+      line("@{now} resolved (in-process)", cases.dateInProcess, "under 100 ms"),
+      line("git undo show @{now} (end to end)", cases.dateCli, ""),
+    ].join("\n"),
+  );
+} finally {
+  wc.remove();
+}
