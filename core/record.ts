@@ -111,6 +111,9 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexPar
     stash: readStash(repo, scan.refs),
     state: readMarkers(repo),
   };
+  // With the refs (the spec's step 2), not after the files: a Git command that
+  // moves HEAD meanwhile must not lend its message to a state from before it.
+  const reflog = readHeadReflog(repo, head, scan.refs);
   const blobs: (string | Uint8Array)[] = [encodeHead(head), encodeRefs(state.refs)];
   if (state.stash.length) blobs.push(encodeStash(state.stash));
   if (state.state.length) blobs.push(encodeState(state.state));
@@ -158,7 +161,6 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexPar
   const tree = await writeTree(repo, entries);
   if (kept?.tree !== tree) keepBlobsOf(repo, tree, entries);
   keepPart.remember(tree);
-  const reflog = readHeadReflog(repo, head, scan.refs);
   const capture: LiveCapture = { state, tree, snapshots };
   if (reflog !== undefined) capture.reflog = reflog;
   return capture;

@@ -24,6 +24,8 @@ test("core.hooksPath in a tracked folder: new hooks are excluded locally, tracke
   expect(res.code).toBe(0);
   expect(existsSync(r.path(".githooks/reference-transaction"))).toBe(true);
   expect(r.g("status", "--porcelain")).toBe("");
+  // status may refresh the index, which fires the hook: the baseline is what that worker leaves.
+  await settled(r.gitDir());
   let snaps = list(r);
   r.commit("recorded", { "b.txt": "b\n" });
   snaps = await expectRecorded(r, snaps, /^commit: recorded$/);
@@ -115,6 +117,7 @@ test("husky: installs beside husky's generated hooks in .husky/_, never into tra
   expect(r.read(".husky/_/pre-commit")).toBe('#!/usr/bin/env sh\n. "${0%/*}/h"\n');
   expect(r.g("status", "--porcelain")).toBe("");
   expect(readFileSync(join(r.gitDir(), "info", "exclude"), "utf8")).not.toContain("git-undo");
+  await settled(r.gitDir());
   const snaps = list(r);
   r.commit("with husky", { "b.txt": "b\n" });
   await expectRecorded(r, snaps, /^commit: with husky$/);
