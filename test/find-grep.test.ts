@@ -1,34 +1,13 @@
 // Finding lost work by content: git undo grep <pattern> (<n>... | --all).
 import { describe, expect, test } from "bun:test";
-import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
+import { lostWork, SPACED, userState } from "./helpers/lost-work.ts";
+import { makeRepo } from "./helpers/repo.ts";
 
-const userState = (r: TestRepo) => fingerprint(r).split("\n").filter((l) => !l.startsWith("refs/undo/")).join("\n");
 const lines = (stdout: string) => stdout.split("\n").filter(Boolean);
-
-const SPACED = "notes dir/ünïcödé file.txt";
 
 describe("git undo grep", () => {
   test("finds text destroyed by reset --hard, stash drop and branch -D, and its number restores it", () => {
-    const r = makeRepo();
-    r.commit("base", { "f.txt": "base\n" });
-    r.write("f.txt", "base\nmy precious work\n");
-    r.write(SPACED, "secret ünïcode line\n");
-    r.git(["add", "--", SPACED]);
-    r.ok("snapshot"); // #1
-    const atOne = userState(r);
-    r.git(["reset", "-q", "--hard"]);
-    r.ok("snapshot"); // #2: the edit and the staged file are gone
-    r.write("f.txt", "base\nstashed thought\n");
-    r.ok("snapshot"); // #3
-    r.git(["stash", "-q"]);
-    r.git(["stash", "drop", "-q"]);
-    r.ok("snapshot"); // #4
-    r.git(["checkout", "-q", "-b", "feature"]);
-    r.commit("feature", { "feature.txt": "branch-only idea\n" });
-    r.ok("snapshot"); // #5
-    r.git(["checkout", "-q", "main"]);
-    r.git(["branch", "-q", "-D", "feature"]);
-    r.ok("snapshot"); // #6
+    const { r, atOne } = lostWork();
 
     expect(lines(r.ok("grep", "precious", "--all"))).toEqual(["#1 f.txt:2:my precious work"]);
     expect(lines(r.ok("grep", "--all", "secret"))).toEqual([`#1 ${SPACED}:1:secret ünïcode line`]);

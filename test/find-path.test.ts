@@ -1,9 +1,9 @@
 // Finding lost work by path: git undo log -- <pathspec>.
 import { describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { fingerprint, makeRepo, type SnapshotJson, type TestRepo } from "./helpers/repo.ts";
+import { userState } from "./helpers/lost-work.ts";
+import { makeRepo, type SnapshotJson } from "./helpers/repo.ts";
 
-const userState = (r: TestRepo) => fingerprint(r).split("\n").filter((l) => !l.startsWith("refs/undo/")).join("\n");
 const numbersOf = (stdout: string) => (JSON.parse(stdout) as SnapshotJson[]).map((s) => s.number);
 
 const SPACED = "notes dir/ünïcödé file.txt";

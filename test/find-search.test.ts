@@ -3,40 +3,12 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { blob, treeEntries, withEntry } from "./helpers/hostile.ts";
-import { fingerprint, makeRepo, tempDir, type SnapshotJson, type TestRepo } from "./helpers/repo.ts";
+import { lostWork, SPACED, userState } from "./helpers/lost-work.ts";
+import { makeRepo, tempDir, type SnapshotJson, type TestRepo } from "./helpers/repo.ts";
 
-const userState = (r: TestRepo) => fingerprint(r).split("\n").filter((l) => !l.startsWith("refs/undo/")).join("\n");
 const numbersOf = (stdout: string) => (JSON.parse(stdout) as SnapshotJson[]).map((s) => s.number);
 const found = (r: TestRepo, ...args: string[]) => numbersOf(r.ok("log", "--json", ...args));
 
-const SPACED = "notes dir/ünïcödé file.txt";
-
-/** Text written, recorded, then destroyed by reset --hard, stash drop and branch -D (six snapshots). */
-function lostWork(): { r: TestRepo; atOne: string; atThree: string; atFive: string } {
-  const r = makeRepo();
-  r.commit("base", { "f.txt": "base\n" });
-  r.write("f.txt", "base\nmy precious work\n");
-  r.write(SPACED, "secret ünïcode line\n");
-  r.git(["add", "--", SPACED]);
-  r.ok("snapshot"); // #1
-  const atOne = userState(r);
-  r.git(["reset", "-q", "--hard"]);
-  r.ok("snapshot"); // #2: the edit and the staged file are gone
-  r.write("f.txt", "base\nstashed thought\n");
-  r.ok("snapshot"); // #3
-  const atThree = userState(r);
-  r.git(["stash", "-q"]);
-  r.git(["stash", "drop", "-q"]);
-  r.ok("snapshot"); // #4
-  r.git(["checkout", "-q", "-b", "feature"]);
-  r.commit("feature", { "feature.txt": "branch-only idea\n" });
-  r.ok("snapshot"); // #5
-  const atFive = userState(r);
-  r.git(["checkout", "-q", "main"]);
-  r.git(["branch", "-q", "-D", "feature"]);
-  r.ok("snapshot"); // #6
-  return { r, atOne, atThree, atFive };
-}
 
 describe("git undo log -S / -G", () => {
   test("finds text destroyed by reset --hard, stash drop and branch -D; its number restores it", () => {

@@ -1,5 +1,6 @@
 // Finding lost work by time: @{<date>} wherever a snapshot number is taken, and list --since/--until.
 import { describe, expect, test } from "bun:test";
+import { userState } from "./helpers/lost-work.ts";
 import { fingerprint, makeRepo, type SnapshotJson, type TestRepo } from "./helpers/repo.ts";
 
 /** Three snapshots on three days of 2020, at 10:00 UTC, with a different f.txt each; their fingerprints. */
@@ -17,7 +18,6 @@ function dated(): { r: TestRepo; prints: string[] } {
 }
 
 /** What the user sees, without git-undo's own refs (which only grow). */
-const userState = (r: TestRepo) => fingerprint(r).split("\n").filter((l) => !l.startsWith("refs/undo/")).join("\n");
 
 const numbersOf = (stdout: string) => (JSON.parse(stdout) as SnapshotJson[]).map((s) => s.number);
 
