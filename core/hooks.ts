@@ -8,6 +8,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { refuse } from "./errors.ts";
 import { replaceFile } from "./lock.ts";
 import type { Repo } from "./repo.ts";
+import { ENABLED } from "./settle.ts";
 
 export const HOOK_NAMES = ["reference-transaction", "post-index-change"] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
@@ -21,7 +22,7 @@ export const TOOLKIT_ROOT = join(import.meta.dir, "..");
  * snapshot taken by hand creates it too), which matters when one hooks folder
  * serves many repositories. hooks/* spell the name out.
  */
-export const ENABLED = "hooks-enabled";
+export { ENABLED };
 
 /** Mark a worktree's <gitdir>/undo/ as one the hooks record in. */
 export function enableHooks(undoDir: string): void {

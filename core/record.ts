@@ -38,6 +38,7 @@ import { KEEP_ENTRY, keepTree } from "./keep.ts";
 import { readJsonFile, replaceFile, withLock } from "./lock.ts";
 import { withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
 import type { Repo } from "./repo.ts";
+import { clearStaleReservation } from "./settle.ts";
 import { captureIndex, readHead, readHeadReflog, readMarkers, readStash, scanRefs, type LeftOutFile, type RefScan } from "./state.ts";
 
 /** The live state, written as a tree but not yet committed. */
@@ -186,6 +187,7 @@ export function unchanged(capture: LiveCapture): SnapshotEntry | undefined {
 
 /** Record a snapshot, taking capture.lock. Restore snapshots are always created. */
 export async function record(repo: Repo, opts: RecordOptions): Promise<RecordOutcome> {
+  clearStaleReservation(repo.undoDir);
   try {
     return await withLock(repo.undoDir, () => recordLocked(repo, opts));
   } catch (e) {

@@ -2,11 +2,14 @@
 // pid file and log, and when a burst of Git activity has settled enough to
 // record. Used by worker/main.ts and `git undo watch`.
 import { appendFileSync, existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { setPriority } from "node:os";
 import { join } from "node:path";
 import { OPERATION_MARKERS } from "./format.ts";
 import { claimFile, pidAlive, releaseFile } from "./lock.ts";
 import type { Repo } from "./repo.ts";
 
+/** Written by `git undo init`: the hooks record in this worktree while it exists (core/hooks.ts). */
+export const ENABLED = "hooks-enabled";
 /** Written (truncated) by the hooks after every change: "something to record". */
 export const MARK = "pending";
 /** The mark the worker is recording; a new `pending` made meanwhile means record again. */
@@ -137,6 +140,9 @@ export interface SettleInput {
   settleMaxMs: number;
 }
 
+/** How long a mark may be quiet while the Git command that made it still runs before it is recorded anyway. */
+export const RUNNING_QUIET_MS = 3000;
+
 /**
  * Record once the mark has been quiet for undo.settle and Git is not in the
  * middle of something. An operation Git has stopped (every Git process the
@@ -149,7 +155,12 @@ export interface SettleInput {
 export function settleDelay(s: SettleInput): number {
   const overdue = s.waitedMs >= s.settleMaxMs || s.quietMs >= s.settleMaxMs;
   if (s.quietMs < s.settleMs && !overdue) return Math.max(5, s.settleMs - s.quietMs + 5);
-  const waitForIt = s.busy !== null && (s.busy === "index.lock" || s.running !== false);
+  // The command that marked still runs, between two of its own writes (on a
+  // loaded machine a `stash push` can be quiet for longer than undo.settle):
+  // its end is the state to record. A Git that stays alive for good (`git gui`,
+  // an alias running a long script) is recorded after RUNNING_QUIET_MS of quiet.
+  const midCommand = s.running === true && s.quietMs < RUNNING_QUIET_MS;
+  const waitForIt = midCommand || (s.busy !== null && (s.busy === "index.lock" || s.running !== false));
   if (waitForIt && !overdue) return Math.max(20, Math.min(250, s.settleMs));
   return 0;
 }
@@ -183,16 +194,105 @@ export function recordingPending(undoDir: string, latestDate: number | null): bo
   return liveWorker(undoDir) !== null;
 }
 
-/** Become the worktree's one worker: create the pid file exclusively, taking over a dead owner's. */
-export function claimWorker(undoDir: string): boolean {
+/**
+ * Become the worktree's one worker. A hook that found no worker reserves the
+ * pid file before starting one (it creates the file exclusively with its own
+ * pid, then writes the new worker's), so two hooks firing together start one
+ * worker; the worker it started finds its pid there. Otherwise the file is
+ * created exclusively, taking over a dead owner's. `waitForHook` gives the
+ * starting hook a moment to write our pid when the file still names it.
+ */
+export function claimWorker(undoDir: string, waitForHook = true): boolean {
+  const path = join(undoDir, PID_FILE);
+  const mine = String(process.pid);
+  const deadline = Date.now() + (waitForHook ? 1000 : 0);
+  for (;;) {
+    let current: string | null = null;
+    try {
+      current = readFileSync(path, "utf8").trim();
+    } catch {
+      /* absent: claim it below */
+    }
+    if (current === mine) return true;
+    const owner = Number(current);
+    const liveOther = current !== null && current !== "" && Number.isInteger(owner) && owner > 0 && pidAlive(owner);
+    if (!liveOther || Date.now() >= deadline) break;
+    Bun.sleepSync(10);
+  }
   try {
-    return claimFile(join(undoDir, PID_FILE), `${process.pid}\n`, (content, path) => {
+    return claimFile(path, `${mine}\n`, (content, file) => {
       const pid = Number(content.trim());
-      if (content.trim() === "") return Date.now() - safeMtime(path) >= 5000; // empty: being written, unless old
+      if (content.trim() === "") return Date.now() - safeMtime(file) >= 5000; // empty: being written, unless old
       return Number.isInteger(pid) && pid > 0 && !pidAlive(pid);
     });
   } catch {
     return false; // no undo dir, or no permission: no worker
+  }
+}
+
+/**
+ * How long a worker with nothing to record stays, watching for the next mark,
+ * before it exits: a burst of Git commands with short pauses then starts one
+ * worker, not one per pause. GIT_UNDO_WORKER_LINGER (milliseconds) sets it;
+ * the test suite sets 0, so that a settled worktree has no worker left.
+ */
+export const LINGER_MS = 10_000;
+
+export function lingerMs(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.GIT_UNDO_WORKER_LINGER;
+  const n = v === undefined || v.trim() === "" ? NaN : Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : LINGER_MS;
+}
+
+/**
+ * Wait up to `ms` for a new mark, looking a few times a second (one stat).
+ * True when one came; false at the end, or at once when automatic recording
+ * was switched off here (`uninstall` deletes hooks-enabled and waits for us).
+ */
+export async function lingerForMark(undoDir: string, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (!existsSync(join(undoDir, ENABLED))) return false;
+    await Bun.sleep(Math.min(100, Math.max(1, end - Date.now())));
+    if (hasMark(undoDir) || hasTaken(undoDir)) return true;
+  }
+  return false;
+}
+
+/**
+ * Give the worker the lowest CPU priority (nice 19) and the idle I/O class,
+ * both inherited by the Git processes it starts, so that a recording never
+ * competes with what the user runs. Best effort: where either is refused or
+ * `ionice` is missing, the worker runs as it is.
+ */
+export async function lowerPriority(): Promise<void> {
+  try {
+    setPriority(19);
+  } catch {
+    /* not permitted */
+  }
+  try {
+    const ionice = Bun.which("ionice");
+    if (!ionice) return;
+    const p = Bun.spawn([ionice, "-c", "3", "-p", String(process.pid)], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    await p.exited;
+  } catch {
+    /* no I/O classes here */
+  }
+}
+
+/**
+ * An empty pid file is a hook's reservation being written (hooks/*), which
+ * the hooks leave alone; one left empty for good (the hook killed between
+ * creating and writing it, a full disk) would keep every hook from starting a
+ * worker, so every recording clears one older than a few seconds.
+ */
+export function clearStaleReservation(undoDir: string): void {
+  const path = join(undoDir, PID_FILE);
+  try {
+    if (readFileSync(path, "utf8").trim() === "" && Date.now() - safeMtime(path) >= 5000) unlinkSync(path);
+  } catch {
+    /* none, or not ours to remove */
   }
 }
 

@@ -2,7 +2,7 @@
 // never wait): Git keeps working when Bun or the toolkit is gone, and twenty
 // Git processes at once still make one worker per worktree at a time.
 import { expect, test } from "bun:test";
-import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expectRecorded, list, settled, SETTLE_MS } from "./helpers/auto.ts";
 import { gitBinDir, makeRepo, refFormatOf, ROOT, tempDir } from "./helpers/repo.ts";
@@ -83,17 +83,42 @@ test("20 Git processes at once: never two workers in a worktree, and the final s
   for (const o of outputs) expect(o).toEqual([0, "", ""]);
   await settled(gitDir);
 
-  // Every start is followed by its own stop before any other worker starts.
+  // Every start is followed by its own stop before any other worker starts,
+  // and no worker was started only to find another one there: the hook that
+  // starts a worker reserves the pid file first (the start race is closed).
   const events = readFileSync(trace, "utf8").trim().split("\n");
   expect(events.length).toBeGreaterThanOrEqual(2);
+  expect(events.filter((e) => e.startsWith("lost "))).toEqual([]);
   for (let i = 0; i < events.length; i += 2) {
     const [start, pid] = events[i]!.split(" ");
     expect(start).toBe("start");
-    expect(events[i + 1]).toBe(`stop ${pid}`);
+    expect(events[i + 1]).toMatch(new RegExp(`^stop ${pid} \\d+$`));
   }
   // The state they ended in is the latest snapshot.
   const latest = list(r)[0]!;
   expect(r.undo(["snapshot"]).stdout).toBe(`no change since #${latest.number}\n`);
   const refs = r.g("cat-file", "-p", `${latest.commit}:refs`);
   for (let i = 0; i < 20; i++) for (const ref of [`refs/heads/b${i}`, `refs/tags/t${i}`, `refs/heads/u${i}`]) expect(refs).toContain(`${ref}\t`);
+}, 60_000);
+
+test("an empty worker.pid left for good (a hook killed while reserving it) is cleared by the next recording", async () => {
+  const r = makeRepo();
+  r.git(["config", "undo.settle", String(SETTLE_MS)]);
+  r.commit("base", { "a.txt": "a\n" });
+  expect(r.undo(["init"]).code).toBe(0);
+  const gitDir = r.gitDir();
+  const pidFile = join(gitDir, "undo", "worker.pid");
+  writeFileSync(pidFile, "");
+  const old = new Date(Date.now() - 60_000);
+  utimesSync(pidFile, old, old);
+  // The hooks take an empty file for a reservation being written: no worker.
+  r.git(["branch", "while-wedged"]);
+  await Bun.sleep(SETTLE_MS * 3);
+  expect(readFileSync(pidFile, "utf8")).toBe("");
+  // Any recording clears it; the hooks then start workers again.
+  r.ok("snapshot");
+  const snaps = list(r);
+  expect(existsSync(pidFile)).toBe(false);
+  r.git(["branch", "after"]);
+  await expectRecorded(r, snaps, /after/, { gitDir });
 }, 60_000);

@@ -2,7 +2,7 @@
 // operation to end, bounded by undo.settleMax; one worker per worktree; no mark
 // lost; errors to a bounded worker.log; the hook's environment never leaks in.
 import { expect, test } from "bun:test";
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   claimWorker,
@@ -11,11 +11,12 @@ import {
   LOG_LIMIT,
   logLine,
   releaseWorker,
+  RUNNING_QUIET_MS,
   settleDelay,
   takeMark,
 } from "../core/settle.ts";
 import { scrubEnvironment } from "../worker/main.ts";
-import { list, settled } from "./helpers/auto.ts";
+import { list, settled, waitFor } from "./helpers/auto.ts";
 import { makeRepo, ROOT, tempDir } from "./helpers/repo.ts";
 
 const base = { settleMs: 700, settleMaxMs: 600_000 };
@@ -32,7 +33,14 @@ test("settleDelay waits for quiet, then for the operation, and gives up waiting 
 test("one claim at a time; a dead owner's pid file is taken over; a new mark after taking one is kept", () => {
   const dir = tempDir("undo");
   expect(claimWorker(dir)).toBe(true);
-  expect(claimWorker(dir)).toBe(false); // held by a live process: this one
+  expect(readFileSync(join(dir, "worker.pid"), "utf8")).toBe(`${process.pid}\n`);
+  // Held by another live process (the test runner above us): not ours.
+  writeFileSync(join(dir, "worker.pid"), `${process.ppid}\n`);
+  expect(claimWorker(dir, false)).toBe(false);
+  expect(readFileSync(join(dir, "worker.pid"), "utf8")).toBe(`${process.ppid}\n`);
+  releaseWorker(dir); // not ours: stays
+  expect(existsSync(join(dir, "worker.pid"))).toBe(true);
+  writeFileSync(join(dir, "worker.pid"), `${process.pid}\n`);
   releaseWorker(dir);
   writeFileSync(join(dir, "worker.pid"), "999999999\n");
   expect(claimWorker(dir)).toBe(true);
@@ -45,6 +53,26 @@ test("one claim at a time; a dead owner's pid file is taken over; a new mark aft
   writeFileSync(join(dir, "pending"), "\n"); // a hook fires during the recording
   expect(hasMark(dir)).toBe(true);
   expect(takeMark(dir)).toBe(true);
+});
+
+test("a hook's reservation: the worker it starts waits for its pid in the file; another live pid is not taken", async () => {
+  const dir = tempDir("undo");
+  const file = join(dir, "worker.pid");
+  // The starting hook (here a shell, alive) holds the file, then writes the new worker's pid.
+  const hook = Bun.spawn(["sh", "-c", `printf '%s\\n' "$$" >"$1"; sleep 0.3; printf '%s\\n' "$2" >|"$1"`, "sh", file, String(process.pid)]);
+  await waitFor(() => existsSync(file) && readFileSync(file, "utf8").trim() === String(hook.pid), "the hook's reservation");
+  expect(claimWorker(dir)).toBe(true);
+  expect(readFileSync(file, "utf8")).toBe(`${process.pid}\n`);
+  await hook.exited;
+  releaseWorker(dir);
+  expect(existsSync(file)).toBe(false);
+});
+
+test("a mark quiet for longer than undo.settle waits while the Git that made it still runs, up to a bound", () => {
+  expect(settleDelay({ ...base, quietMs: 900, waitedMs: 900, busy: null, running: true })).toBeGreaterThan(0);
+  expect(settleDelay({ ...base, quietMs: 900, waitedMs: 900, busy: null, running: false })).toBe(0);
+  expect(settleDelay({ ...base, quietMs: 900, waitedMs: 900, busy: null, running: null })).toBe(0);
+  expect(settleDelay({ ...base, quietMs: RUNNING_QUIET_MS, waitedMs: RUNNING_QUIET_MS, busy: null, running: true })).toBe(0);
 });
 
 test("worker.log stays bounded and keeps the newest lines", () => {

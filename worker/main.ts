@@ -3,9 +3,9 @@
 // until the hooks' mark has been quiet for undo.settle and Git is not running
 // an operation (one Git stopped, at a conflict say, is recorded), takes the
 // mark, records one change snapshot, repeats while new marks arrive, and exits
-// when there is nothing left to record.
+// once nothing has been marked for a while (core/settle.ts lingerMs).
 // It never prints: errors go to <gitdir>/undo/worker.log.
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
   claimWorker,
@@ -13,7 +13,10 @@ import {
   hasMark,
   hasTaken,
   indexLocked,
+  lingerForMark,
+  lingerMs,
   logLine,
+  lowerPriority,
   markAge,
   markRunning,
   operationBusy,
@@ -45,9 +48,26 @@ export function scrubEnvironment(env: NodeJS.ProcessEnv): void {
   }
 }
 
+/**
+ * GIT_UNDO_WORKER_TRACE=<file> (tests, bench/scripted.ts): a line per start
+ * and stop; a stop also gives the CPU milliseconds this worker and the Git
+ * processes it waited for have used, from /proc.
+ */
 function trace(event: string): void {
   const path = process.env.GIT_UNDO_WORKER_TRACE;
-  if (path) appendFileSync(path, `${event} ${process.pid}\n`);
+  if (!path) return;
+  appendFileSync(path, event === "stop" ? `stop ${process.pid} ${cpuMs() ?? ""}\n` : `${event} ${process.pid}\n`);
+}
+
+function cpuMs(): number | null {
+  try {
+    const stat = readFileSync("/proc/self/stat", "latin1");
+    // utime, stime, cutime, cstime: fields 14 to 17, in clock ticks (100 a second).
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(f[i]), 0) * 10;
+  } catch {
+    return null;
+  }
 }
 
 /** How many recordings may fail in a row before the worker leaves the mark to the next one. */
@@ -69,12 +89,15 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string): Promise
     if (!hasTaken(undoDir)) {
       const age = markAge(undoDir);
       if (age === null) {
-        // Idle. Leave the pid file first, then look again: a hook that saw us
+        // Nothing to record: stay a while for the next mark, so that a burst
+        // of commands with pauses starts one worker, not one per pause.
+        if (await lingerForMark(undoDir, lingerMs())) continue;
+        // Leave the pid file first, then look again: a hook that saw us
         // alive may have marked in between, and then nobody else would record.
         trace("stop");
         releaseWorker(undoDir);
         if (!hasMark(undoDir) && !hasTaken(undoDir)) return;
-        if (!claimWorker(undoDir)) return;
+        if (!claimWorker(undoDir, false)) return;
         trace("start");
         continue;
       }
@@ -128,8 +151,13 @@ export async function main(argv: string[]): Promise<number> {
   const cwd = resolve(cwdArg ?? gitDir);
   const undoDir = join(gitDir, "undo");
   // Claim first, before loading the recorder, so a worker that loses the race costs little.
-  if (!claimWorker(undoDir)) return 0;
+  if (!claimWorker(undoDir)) {
+    trace("lost");
+    return 0;
+  }
   trace("start");
+  // Whatever the user runs comes first: the lowest CPU and I/O priority, inherited by our Git processes.
+  await lowerPriority();
   // Stopped from outside (uninstall, a shutdown): leave no pid file behind. The mark stays for the next worker.
   process.on("SIGTERM", () => {
     trace("stop");

@@ -123,6 +123,8 @@ export function isolatedEnv(home: string, extra: Record<string, string> = {}): R
     GIT_CONFIG_NOSYSTEM: "1",
     // Every reuse of the kept worktree index is checked against a fresh copy (core/state.ts).
     GIT_UNDO_VERIFY_KEPT: "1",
+    // A worker exits as soon as it has nothing to record, so that "settled" means no worker left.
+    GIT_UNDO_WORKER_LINGER: "0",
     LC_ALL: "C",
     NO_COLOR: "1",
     ...extra,
