@@ -52,7 +52,7 @@ function setUp(kind: Setup, trace: string): TestRepo[] {
 function step(r: TestRepo, k: number): string[] {
   switch (k % 8) {
     case 0:
-      r.write("a.txt", `${k}\n`);
+      r.write("a.txt", `edit ${k}\n`);
       return ["commit", "-q", "-am", `edit ${k}`];
     case 1:
       return ["branch", `b${k}`];

@@ -165,6 +165,27 @@ export function settleDelay(s: SettleInput): number {
   return 0;
 }
 
+/**
+ * A sustained burst (a script running Git with no pauses) must not cost a
+ * recording per command: when a mark comes less than BURST_GAP_SETTLES
+ * undo.settle after the previous recording ended, the burst streak grows,
+ * and each step doubles the quiet the next recording waits for, up to
+ * BURST_MAX_FACTOR × undo.settle. A pause of that length ends the burst (the
+ * streak starts again at 0), so commands typed by hand, seconds apart, are
+ * each recorded after undo.settle as before.
+ */
+export const BURST_GAP_SETTLES = 2;
+export const BURST_MAX_FACTOR = 4;
+
+/** The burst streak once a new mark arrives `gapMs` after the previous recording ended (null: none yet). */
+export function nextStreak(streak: number, gapMs: number | null, settleMs: number): number {
+  if (gapMs === null || gapMs >= BURST_GAP_SETTLES * settleMs) return 0;
+  return Math.min(streak + 1, Math.log2(BURST_MAX_FACTOR));
+}
+
+/** The quiet the next recording waits for at this streak. */
+export const burstSettle = (settleMs: number, streak: number): number => settleMs * 2 ** streak;
+
 /** The pid in the worker's pid file when that process is alive. */
 export function liveWorker(undoDir: string): number | null {
   try {

@@ -5,11 +5,13 @@ import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  burstSettle,
   claimWorker,
   hasMark,
   lastLogLines,
   LOG_LIMIT,
   logLine,
+  nextStreak,
   releaseWorker,
   RUNNING_QUIET_MS,
   settleDelay,
@@ -73,6 +75,18 @@ test("a mark quiet for longer than undo.settle waits while the Git that made it 
   expect(settleDelay({ ...base, quietMs: 900, waitedMs: 900, busy: null, running: false })).toBe(0);
   expect(settleDelay({ ...base, quietMs: 900, waitedMs: 900, busy: null, running: null })).toBe(0);
   expect(settleDelay({ ...base, quietMs: RUNNING_QUIET_MS, waitedMs: RUNNING_QUIET_MS, busy: null, running: true })).toBe(0);
+});
+
+test("a burst of marks doubles the quiet needed, up to four times undo.settle; a pause ends it", () => {
+  let streak = nextStreak(0, null, 700); // the worker's first recording
+  expect(burstSettle(700, streak)).toBe(700);
+  for (const expected of [1400, 2800, 2800]) {
+    streak = nextStreak(streak, 300, 700); // each mark 300 ms after the previous recording
+    expect(burstSettle(700, streak)).toBe(expected);
+  }
+  streak = nextStreak(streak, 1400, 700); // a pause of twice undo.settle
+  expect(burstSettle(700, streak)).toBe(700);
+  expect(nextStreak(0, -50, 700)).toBe(1); // a mark made during the recording
 });
 
 test("worker.log stays bounded and keeps the newest lines", () => {

@@ -8,6 +8,7 @@
 import { appendFileSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
+  burstSettle,
   claimWorker,
   dropTaken,
   hasMark,
@@ -19,6 +20,7 @@ import {
   lowerPriority,
   markAge,
   markRunning,
+  nextStreak,
   operationBusy,
   releaseWorker,
   settleDelay,
@@ -85,6 +87,9 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string): Promise
   let configRead = true;
   let firstSeen: number | null = null;
   let failures = 0;
+  // The end of the previous recording, and how deep into a burst of marks we are (core/settle.ts nextStreak).
+  let recordedAt: number | null = null;
+  let streak = 0;
   for (;;) {
     if (!hasTaken(undoDir)) {
       const age = markAge(undoDir);
@@ -102,14 +107,18 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string): Promise
         continue;
       }
       const now = Date.now();
-      firstSeen ??= now;
+      if (firstSeen === null) {
+        firstSeen = now;
+        streak = nextStreak(streak, recordedAt === null ? null : now - age - recordedAt, settleMs);
+      }
+      const quietMs = burstSettle(settleMs, streak);
       // Quiet: is Git still running the command that marked (core/settle.ts
       // markRunning)? If it has exited, an operation in progress is one Git
       // stopped, and only index.lock (a command writing right now) holds us.
-      const quiet = age >= settleMs;
+      const quiet = age >= quietMs;
       const running = quiet ? markRunning(undoDir) : null;
       const busy = !quiet ? null : running === false ? indexLocked(repo) : await operationBusy(repo);
-      const wait = settleDelay({ quietMs: age, waitedMs: now - firstSeen, busy, running, settleMs, settleMaxMs });
+      const wait = settleDelay({ quietMs: age, waitedMs: now - firstSeen, busy, running, settleMs: quietMs, settleMaxMs });
       if (wait > 0) {
         await Bun.sleep(wait);
         continue;
@@ -121,6 +130,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string): Promise
       configRead = false;
       await record(repo, { kind: "change" });
       dropTaken(undoDir);
+      recordedAt = Date.now();
       firstSeen = null;
       failures = 0;
     } catch (e) {
