@@ -189,35 +189,36 @@ export interface GrepOptions {
   extendedRegexp?: boolean;
 }
 
+/** A file content a run of consecutive snapshots held at one path (index or working tree). */
+interface Held {
+  path: string;
+  blob: ObjectId;
+  /** The oldest and newest snapshot of the run. */
+  first: number;
+  last: number;
+}
+
 /**
- * Where `pattern` occurs in the index and working-tree files of `chosen`
- * snapshots. The files of each are found from the differences between one and
- * the next (one diff-tree for all), and each distinct blob is searched once (one
- * git grep over blob ids). With `everyHolder` each chosen snapshot holding a
- * match gets its line; else only the newest of a run of snapshots holding the
- * same content at a path. Newest first.
+ * The runs of (path, content) in `chosen` snapshots, found from the
+ * differences between one and the next (one diff-tree for all). With
+ * `everyHolder` each snapshot is compared with nothing, and each run is one
+ * snapshot long.
  */
-export async function grepSnapshots(repo: Repo, chosen: readonly Snapshot[], pattern: string, opts: GrepOptions = {}, everyHolder = false): Promise<GrepMatch[]> {
+async function heldRuns(repo: Repo, chosen: readonly Snapshot[], everyHolder: boolean): Promise<Held[]> {
   const sorted = [...chosen].sort((a, b) => a.number - b.number);
   const empty = EMPTY_TREE[hashLengthOf(repo)]!;
-  // With every holder wanted, each snapshot is compared with nothing: its whole content.
   const pairs = sorted.map((s, i): [ObjectId, ObjectId] => [everyHolder || i === 0 ? empty : sorted[i - 1]!.tree, s.tree]);
   const changes = await diffPairs(repo, pairs, FILE_TREES);
-  // Runs of (file, blob): the snapshots holding that content there, by the last one holding it.
-  interface Held {
-    path: string;
-    blob: ObjectId;
-    last: number;
-  }
+  type Open = { path: string; blob: ObjectId; first: number };
   const held: Held[] = [];
-  let open = new Map<string, { path: string; blob: ObjectId }>();
+  let open = new Map<string, Open>();
   for (const [i, s] of sorted.entries()) {
-    const next = everyHolder ? new Map<string, { path: string; blob: ObjectId }>() : new Map(open);
+    const next = everyHolder ? new Map<string, Open>() : new Map(open);
     const prev = sorted[i - 1];
     for (const c of changes.get(`${pairs[i]![0]} ${pairs[i]![1]}`) ?? []) {
       const key = `${c.where}/${Buffer.from(c.path).toString("latin1")}`;
       if (c.blob === null) next.delete(key);
-      else next.set(key, { path: new TextDecoder().decode(c.path), blob: c.blob });
+      else if (next.get(key)?.blob !== c.blob || everyHolder) next.set(key, { path: new TextDecoder().decode(c.path), blob: c.blob, first: s.number });
     }
     if (prev && !everyHolder) {
       for (const [key, v] of open) if (next.get(key)?.blob !== v.blob) held.push({ ...v, last: prev.number });
@@ -227,6 +228,18 @@ export async function grepSnapshots(repo: Repo, chosen: readonly Snapshot[], pat
   }
   const last = sorted[sorted.length - 1];
   if (last && !everyHolder) for (const v of open.values()) held.push({ ...v, last: last.number });
+  return held;
+}
+
+/**
+ * Where `pattern` occurs in the index and working-tree files of `chosen`
+ * snapshots, each distinct blob searched once (one git grep over blob ids).
+ * With `everyHolder` each chosen snapshot holding a match gets its line; else
+ * only the newest of a run of snapshots holding the same content at a path.
+ * Newest first.
+ */
+export async function grepSnapshots(repo: Repo, chosen: readonly Snapshot[], pattern: string, opts: GrepOptions = {}, everyHolder = false): Promise<GrepMatch[]> {
+  const held = await heldRuns(repo, chosen, everyHolder);
   const blobs = [...new Set(held.map((h) => h.blob))];
   const lines = await grepBlobs(repo, blobs, pattern, opts);
   const seen = new Set<string>();
@@ -240,6 +253,23 @@ export async function grepSnapshots(repo: Repo, chosen: readonly Snapshot[], pat
     }
   }
   return out.sort((a, b) => b.snapshot - a.snapshot || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.line - b.line);
+}
+
+/**
+ * The numbers of the `chosen` snapshots whose recorded files (index or
+ * working tree) contain `text`, ignoring case: the picker's `?` filter. The
+ * same search as grepSnapshots: each distinct content searched once.
+ */
+export async function snapshotsHolding(repo: Repo, chosen: readonly Snapshot[], text: string): Promise<Set<number>> {
+  const held = await heldRuns(repo, chosen, false);
+  const lines = await grepBlobs(repo, [...new Set(held.map((h) => h.blob))], text, { fixedStrings: true, ignoreCase: true });
+  const numbers = [...chosen].map((s) => s.number).sort((a, b) => a - b);
+  const found = new Set<number>();
+  for (const h of held) {
+    if (!lines.has(h.blob)) continue;
+    for (const n of numbers) if (n >= h.first && n <= h.last) found.add(n);
+  }
+  return found;
 }
 
 /** The matching lines of each blob: `git grep` takes blob ids as it takes trees. Binary files are skipped. */

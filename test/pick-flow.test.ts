@@ -84,6 +84,35 @@ test.skipIf(!hasTmux())("typing filters by path, summary and number; Enter, y re
   expect(latest.restored).toBe(2);
 });
 
+test.skipIf(!hasTmux())("?text lists the snapshots whose files hold it (index or working tree), and restores one", async () => {
+  const r = makeRepo();
+  r.commit("one", { "a.txt": "plain\n" });
+  r.ok("snapshot"); // #1
+  r.write("notes.txt", "the Lost Idea\n");
+  r.ok("snapshot"); // #2: only the working tree holds it
+  r.git(["add", "notes.txt"]);
+  r.write("notes.txt", "rewritten\n");
+  r.ok("snapshot"); // #3: only the index does
+  r.git(["reset", "-q", "--hard"]);
+  r.remove("notes.txt");
+  r.ok("snapshot"); // #4: gone
+  const t = open(r);
+  await t.waitForText("Restoring #3");
+  t.type("?lost idea");
+  let s = await t.waitForText("2 of 4 snapshots");
+  expect(s).not.toContain("searching files");
+  const rows = s.split("\n").filter((l) => /#\d\b/.test(l) && /[●○]/.test(l));
+  expect(rows.map((l) => /#(\d+)/.exec(l)![1])).toEqual(["3", "2"]);
+  t.keys("Down");
+  s = await t.waitForText("Restoring #2");
+  t.keys("Enter");
+  await t.waitForText("Restore #2?");
+  t.keys("y");
+  await t.waitForText(/EXIT=\d+/);
+  expect(await t.exitCode()).toBe(0);
+  expect(r.read("notes.txt")).toBe("the Lost Idea\n");
+});
+
 test.skipIf(!hasTmux())("answering no goes back to the list; nothing changes until confirmed", async () => {
   const r = threeStates();
   const before = fingerprint(r);

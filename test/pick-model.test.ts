@@ -3,7 +3,7 @@
 import { expect, test } from "bun:test";
 import type { SnapshotEntry } from "../core/format.ts";
 import { LazyCache } from "../cli/pick/lazy.ts";
-import { PickModel, rowsOf } from "../cli/pick/model.ts";
+import { contentQuery, PickModel, rowsOf } from "../cli/pick/model.ts";
 import { fit } from "../cli/pick/text.ts";
 
 function snap(number: number, summary: string, head = "main", kind: "change" | "manual" | "restore" = "change"): SnapshotEntry {
@@ -113,4 +113,31 @@ test("fit cuts to the width with an ellipsis, keeps colours closed, expands tabs
   expect(Bun.stringWidth(fit("日本語のテキスト", 5))).toBeLessThanOrEqual(5);
   expect(fit("a\tb", 20)).toBe("a       b");
   expect(fit("new\nline", 20)).toBe("new?line");
+});
+
+test("a filter starting with ? shows the rows a file search found, keeping the old rows while it runs", () => {
+  const m = new PickModel(rowsOf(snaps, 3));
+  expect(contentQuery("parser")).toBeNull();
+  expect(contentQuery("?  lost line ")).toBe("lost line");
+  m.setFilter("?lost");
+  // Searching: nothing hidden yet, so the cursor still moves over every row.
+  expect(m.pendingSearch()).toBe("lost");
+  expect(m.visible.map((r) => r.number)).toEqual([4, 3, 2, 1]);
+  m.move(1);
+  m.setFound("lost", new Set([3, 1]));
+  expect(m.pendingSearch()).toBeNull();
+  expect(m.visible.map((r) => r.number)).toEqual([3, 1]);
+  // An answer for a text no longer typed is kept for later, and changes nothing now.
+  m.setFilter("?lo");
+  m.setFound("lo", new Set([2]));
+  m.setFound("lost", new Set([4]));
+  expect(m.visible.map((r) => r.number)).toEqual([2]);
+  m.setFilter("?lost");
+  expect(m.visible.map((r) => r.number)).toEqual([4]);
+  // A lone ? is every row; the ? filter does not match summaries.
+  m.setFilter("?");
+  expect(m.visible).toHaveLength(4);
+  m.setFilter("?parser");
+  m.setFound("parser", new Set());
+  expect(m.visible).toEqual([]);
 });

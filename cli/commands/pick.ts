@@ -2,6 +2,8 @@
 // of what restoring it would do, then restore it the way `git undo restore` does.
 import { isCancel } from "@clack/core";
 import { refuse } from "../../core/errors.ts";
+import { snapshotsHolding } from "../../core/find.ts";
+import { isReadable } from "../../core/format.ts";
 import { listSnapshots, position } from "../../core/history.ts";
 import { changedPaths } from "../../core/patch.ts";
 import type { StateSide } from "../../core/plan.ts";
@@ -21,6 +23,7 @@ export const pick: Command = {
     "",
     "    up/down, j/k, PgUp/PgDn, Home/End   move",
     "    typing                              filter by number, summary, branch or file",
+    "    ?text                               only the snapshots whose files hold text",
     "    Tab                                 preview: what changes / Git's diff",
     "    Enter                               restore (after confirming)",
     "    Esc, Ctrl-C                         leave, changing nothing",
@@ -42,7 +45,9 @@ export const pick: Command = {
       tree: c.tree,
       state: c.state,
     }));
-    const prompt = new PickPrompt({ model, previews: lazyPreviews(repo, from) });
+    const readable = snaps.filter(isReadable);
+    const search = (text: string) => snapshotsHolding(repo, readable, text);
+    const prompt = new PickPrompt({ model, previews: lazyPreviews(repo, from), search });
 
     // File paths for the filter arrive in the background; the list does not wait for them.
     void changedPaths(repo, snaps)

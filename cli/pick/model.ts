@@ -31,8 +31,19 @@ export function matches(row: Row, filter: string): boolean {
   return words.every((w) => row.haystack.includes(w) || (row.paths?.some((p) => p.toLowerCase().includes(w)) ?? false));
 }
 
+/**
+ * A filter starting with "?" searches what the snapshots' files hold instead
+ * (the text after it, ignoring case); null for an ordinary filter, "" for a
+ * lone "?" (every row).
+ */
+export function contentQuery(filter: string): string | null {
+  return filter.startsWith("?") ? filter.slice(1).trim() : null;
+}
+
 export class PickModel {
   filter = "";
+  /** For each text searched with "?": the numbers of the snapshots whose files hold it. */
+  private readonly found = new Map<string, ReadonlySet<number>>();
   visible: Row[];
   /** Index of the highlighted row in `visible`. */
   cursor = 0;
@@ -56,9 +67,31 @@ export class PickModel {
     this.refilter(keep);
   }
 
-  /** Apply the filter again (paths may have arrived), keeping the highlighted row when it still matches. */
+  /** The "?" text whose search has not answered yet, or null. */
+  pendingSearch(): string | null {
+    const q = contentQuery(this.filter);
+    return q && !this.found.has(q) ? q : null;
+  }
+
+  /** A content search answered: the rows it found show once it is the filter's. */
+  setFound(query: string, numbers: ReadonlySet<number>): void {
+    this.found.set(query, numbers);
+    if (contentQuery(this.filter) === query) this.refilter();
+  }
+
+  /**
+   * Apply the filter again (paths or a search's answer may have arrived),
+   * keeping the highlighted row when it still matches. While a content search
+   * runs the rows shown stay as they were, so the cursor never waits for it.
+   */
   refilter(keep = this.highlighted()): void {
-    this.visible = this.filter.trim() ? this.rows.filter((r) => matches(r, this.filter)) : this.rows;
+    const q = contentQuery(this.filter);
+    if (q) {
+      const found = this.found.get(q);
+      if (found) this.visible = this.rows.filter((r) => found.has(r.number));
+    } else {
+      this.visible = q === null && this.filter.trim() ? this.rows.filter((r) => matches(r, this.filter)) : this.rows;
+    }
     const at = keep ? this.visible.indexOf(keep) : -1;
     this.cursor = at >= 0 ? at : 0;
   }

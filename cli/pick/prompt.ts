@@ -13,6 +13,8 @@ import { renderFrame, type Phase, type PreviewMode, type View } from "./render.t
 export interface PickOptions {
   model: PickModel;
   previews: PreviewSource;
+  /** The numbers of the snapshots whose files hold a text (the "?" filter). */
+  search: (text: string) => Promise<ReadonlySet<number>>;
   input?: Readable;
   output?: Writable;
 }
@@ -21,6 +23,10 @@ export class PickPrompt extends Prompt<number> {
   readonly view: View;
   private readonly summaries: LazyCache<Snapshot, string[]>;
   private readonly diffs: LazyCache<Snapshot, string[]>;
+  private readonly search: (text: string) => Promise<ReadonlySet<number>>;
+  /** The "?" text waiting for typing to pause, and the timer that will search it. */
+  private searchTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly searched = new Set<string>();
 
   constructor(opts: PickOptions) {
     super(
@@ -52,7 +58,11 @@ export class PickPrompt extends Prompt<number> {
       },
     };
     this.view = view;
-    this.on("key", (char, key) => this.onKey(char, key));
+    this.search = opts.search;
+    this.on("key", (char, key) => {
+      this.onKey(char, key);
+      this.scheduleSearch();
+    });
     this.on("finalize", () => {
       view.phase = this.state === "submit" ? "submit" : "cancel";
     });
@@ -92,6 +102,28 @@ export class PickPrompt extends Prompt<number> {
     if (this.state === "submit" || this.state === "cancel") return;
     // clack draws only from its own events; its render() is private but bound, and safe to call.
     (this as unknown as { render(): void }).render();
+  }
+
+  /**
+   * Search the files for a "?" filter once typing pauses, in the background:
+   * keys keep moving the cursor meanwhile, and the answer redraws the list if
+   * that text is still the filter. Each text is searched once per session.
+   */
+  private scheduleSearch(): void {
+    if (this.searchTimer) clearTimeout(this.searchTimer);
+    this.searchTimer = null;
+    const text = this.view.model.pendingSearch();
+    if (text === null || this.searched.has(text)) return;
+    this.searchTimer = setTimeout(() => {
+      this.searchTimer = null;
+      this.searched.add(text);
+      this.search(text)
+        .catch(() => new Set<number>())
+        .then((found) => {
+          this.view.model.setFound(text, found);
+          this.redraw();
+        });
+    }, 250);
   }
 
   /** Never submit on Enter directly: Enter opens the confirmation, which submits itself. */

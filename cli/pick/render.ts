@@ -105,7 +105,7 @@ function footer(v: View, cols: number): string {
   const other = v.mode === "diff" ? "summary" : "diff";
   if (cols < 90) return color.dim(`↑↓ move · Tab ${other}${v.mode === "diff" ? " · PgDn" : ""} · Enter restore · Esc quit`);
   const scroll = v.mode === "diff" ? " · PgUp/PgDn scroll" : "";
-  return color.dim(`↑↓ move · type to filter · Tab ${other}${scroll} · Enter restore · Esc quit`);
+  return color.dim(`↑↓ move · type to filter (?text: in files) · Tab ${other}${scroll} · Enter restore · Esc quit`);
 }
 
 /** The whole frame for a terminal of `columns` x `rows`. */
@@ -119,8 +119,12 @@ export function renderFrame(v: View, columns: number, rows: number): string {
   }
   const bar = color.cyan(SYMBOL.bar);
   const count = m.filter ? `${m.visible.length} of ${m.rows.length}` : `${m.rows.length}`;
-  const head = fit(`${color.cyan(SYMBOL.active)}  ${color.bold("Pick a state to restore")}  ${color.dim(`${count} snapshots`)}`, cols);
-  const filter = m.filter || v.typing ? `filter: ${printable(m.filter)}${color.cyan("█")}` : color.dim(cols < 90 ? "filter: type a number, summary, branch or file" : "filter: type a number, summary, branch or file (/ first for j or k)");
+  const searching = m.pendingSearch() !== null ? " · searching files…" : "";
+  const head = fit(`${color.cyan(SYMBOL.active)}  ${color.bold("Pick a state to restore")}  ${color.dim(`${count} snapshots${searching}`)}`, cols);
+  const filter =
+    m.filter || v.typing
+      ? `filter: ${printable(m.filter)}${color.cyan("█")}`
+      : color.dim(cols < 90 ? "filter: number, summary, branch, file; ?text in files" : "filter: type a number, summary, branch or file; ?text searches the files (/ first for j or k)");
   const lines: string[] = [head, fit(`${bar}  ${filter}`, cols)];
   // Everything must fit: rows minus the two lines above, the footer and one spare.
   const body = Math.max(4, Math.min(rows, 60) - 4);
