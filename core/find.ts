@@ -139,13 +139,38 @@ export async function snapshotsChanging(repo: Repo, snaps: readonly SnapshotEntr
   const specs = what.pathspecs?.length ? statePathspecs(repo, what.pathspecs) : [...FILE_TREES];
   const flags = pickaxeFlags(what.pickaxe ?? {});
   const pairs = pairsOf(repo, snaps);
+  const [first, ...later] = pairs;
+  if (!first) return [];
   let changes: Map<string, Change[]>;
+  let firstChanged: boolean;
   try {
-    changes = await diffPairs(repo, pairs.map((p) => [p.before, p.snap.tree]), specs, flags);
+    [changes, firstChanged] = await Promise.all([diffPairs(repo, later.map((p) => [p.before, p.snap.tree]), specs, flags), firstChanges(repo, first.snap, specs, flags)]);
   } catch (e) {
     throw (await badPattern(repo, flags, e)) ?? e;
   }
-  return pairs.filter((p) => (changes.get(`${p.before} ${p.snap.tree}`)?.length ?? 0) > 0).map((p) => p.snap);
+  return [...(firstChanged ? [first.snap] : []), ...later.filter((p) => (changes.get(`${p.before} ${p.snap.tree}`)?.length ?? 0) > 0).map((p) => p.snap)];
+}
+
+/**
+ * Whether the oldest snapshot, compared with nothing, has a change the search
+ * finds. Its index and its working tree are mostly the same files, so rather
+ * than reading every file twice, its index is compared with nothing and its
+ * working tree with its index: a text (or a matching line) in its files is in
+ * the index, or else where the working tree differs from the index. Same
+ * answer, each file read once; the two diffs run side by side.
+ */
+async function firstChanges(repo: Repo, snap: Snapshot, specs: readonly string[], flags: readonly string[]): Promise<boolean> {
+  const empty = EMPTY_TREE[hashLengthOf(repo)]!;
+  const indexSpecs = specs.filter((p) => p === "index" || p.startsWith("index/"));
+  // The same pathspecs inside the state tree's index/ and worktree/ (none: everything).
+  const inside = indexSpecs.includes("index") ? [] : indexSpecs.map((p) => p.slice("index/".length));
+  const diff = (args: string[]) => repo.git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-abbrev", ...flags, ...args]);
+  const [index, worktree] = await Promise.all([
+    indexSpecs.length ? diff([empty, snap.tree, "--", ...indexSpecs]) : null,
+    // A state tree without both entries (readers skip such a snapshot's files anyway): the plain comparison.
+    diff([`${snap.tree}:index`, `${snap.tree}:worktree`, "--", ...inside]).catch(() => diff([empty, snap.tree, "--", ...specs])),
+  ]);
+  return (index?.stdout.length ?? 0) > 0 || worktree.stdout.length > 0;
 }
 
 /** Git's own options for a search (refusing a combination Git refuses); one argument each, so a string starting with '-' stays a string. */
@@ -191,7 +216,10 @@ export interface GrepOptions {
 
 /** A file content a run of consecutive snapshots held at one path (index or working tree). */
 interface Held {
+  where: (typeof FILE_TREES)[number];
   path: string;
+  /** The path's bytes as latin1, to match Git's output exactly. */
+  raw: string;
   blob: ObjectId;
   /** The oldest and newest snapshot of the run. */
   first: number;
@@ -209,16 +237,17 @@ async function heldRuns(repo: Repo, chosen: readonly Snapshot[], everyHolder: bo
   const empty = EMPTY_TREE[hashLengthOf(repo)]!;
   const pairs = sorted.map((s, i): [ObjectId, ObjectId] => [everyHolder || i === 0 ? empty : sorted[i - 1]!.tree, s.tree]);
   const changes = await diffPairs(repo, pairs, FILE_TREES);
-  type Open = { path: string; blob: ObjectId; first: number };
+  type Open = Omit<Held, "last">;
   const held: Held[] = [];
   let open = new Map<string, Open>();
   for (const [i, s] of sorted.entries()) {
     const next = everyHolder ? new Map<string, Open>() : new Map(open);
     const prev = sorted[i - 1];
     for (const c of changes.get(`${pairs[i]![0]} ${pairs[i]![1]}`) ?? []) {
-      const key = `${c.where}/${Buffer.from(c.path).toString("latin1")}`;
+      const raw = Buffer.from(c.path).toString("latin1");
+      const key = `${c.where}/${raw}`;
       if (c.blob === null) next.delete(key);
-      else if (next.get(key)?.blob !== c.blob || everyHolder) next.set(key, { path: new TextDecoder().decode(c.path), blob: c.blob, first: s.number });
+      else if (next.get(key)?.blob !== c.blob || everyHolder) next.set(key, { where: c.where, path: new TextDecoder().decode(c.path), raw, blob: c.blob, first: s.number });
     }
     if (prev && !everyHolder) {
       for (const [key, v] of open) if (next.get(key)?.blob !== v.blob) held.push({ ...v, last: prev.number });
@@ -240,8 +269,7 @@ async function heldRuns(repo: Repo, chosen: readonly Snapshot[], everyHolder: bo
  */
 export async function grepSnapshots(repo: Repo, chosen: readonly Snapshot[], pattern: string, opts: GrepOptions = {}, everyHolder = false): Promise<GrepMatch[]> {
   const held = await heldRuns(repo, chosen, everyHolder);
-  const blobs = [...new Set(held.map((h) => h.blob))];
-  const lines = await grepBlobs(repo, blobs, pattern, opts);
+  const lines = await grepHeld(repo, chosen, held, pattern, opts);
   const seen = new Set<string>();
   const out: GrepMatch[] = [];
   for (const h of held) {
@@ -262,7 +290,7 @@ export async function grepSnapshots(repo: Repo, chosen: readonly Snapshot[], pat
  */
 export async function snapshotsHolding(repo: Repo, chosen: readonly Snapshot[], text: string): Promise<Set<number>> {
   const held = await heldRuns(repo, chosen, false);
-  const lines = await grepBlobs(repo, [...new Set(held.map((h) => h.blob))], text, { fixedStrings: true, ignoreCase: true });
+  const lines = await grepHeld(repo, chosen, held, text, { fixedStrings: true, ignoreCase: true });
   const numbers = [...chosen].map((s) => s.number).sort((a, b) => a - b);
   const found = new Set<number>();
   for (const h of held) {
@@ -272,32 +300,75 @@ export async function snapshotsHolding(repo: Repo, chosen: readonly Snapshot[], 
   return found;
 }
 
-/** The matching lines of each blob: `git grep` takes blob ids as it takes trees. Binary files are skipped. */
-async function grepBlobs(repo: Repo, blobs: readonly ObjectId[], pattern: string, opts: GrepOptions): Promise<Map<ObjectId, { line: number; text: string }[]>> {
-  const found = new Map<ObjectId, { line: number; text: string }[]>();
+/**
+ * The matching lines of every blob the runs hold. The oldest snapshot holds
+ * every file (the others hold a few changed ones), so its index is searched
+ * as a tree, `git grep <tree>:index`, which Git does with threads, and only
+ * the remaining blobs (other snapshots' changes, files that differ in the
+ * working tree) by id; the two searches run side by side.
+ */
+async function grepHeld(repo: Repo, chosen: readonly Snapshot[], held: readonly Held[], pattern: string, opts: GrepOptions): Promise<Map<ObjectId, { line: number; text: string }[]>> {
+  const oldest = [...chosen].sort((a, b) => a.number - b.number)[0];
+  const inTree = new Map<string, ObjectId>(); // path (latin1) -> blob, the oldest snapshot's index
+  if (oldest) for (const h of held) if (h.first === oldest.number && h.where === "index") inTree.set(h.raw, h.blob);
+  const covered = new Set(inTree.values());
+  const rest = [...new Set(held.map((h) => h.blob))].filter((b) => !covered.has(b));
+  const [byTree, byId] = await Promise.all([
+    oldest && inTree.size ? grepTree(repo, `${oldest.tree}:index`, pattern, opts) : Promise.resolve(new Map<string, { line: number; text: string }[]>()),
+    grepBlobs(repo, rest, pattern, opts),
+  ]);
+  for (const [path, found] of byTree) {
+    const blob = inTree.get(path);
+    if (blob !== undefined && !byId.has(blob)) byId.set(blob, found);
+  }
+  return byId;
+}
+
+function grepFlags(opts: GrepOptions): string[] {
   const flags = ["-n", "-z", "-I", "--no-color", "--full-name"];
   if (opts.ignoreCase) flags.push("-i");
   if (opts.fixedStrings) flags.push("-F");
   else if (opts.extendedRegexp) flags.push("-E");
+  return flags;
+}
+
+/** `git grep -z` records: `<name>\0<line>\0<text>\n`, by name (latin1). */
+function grepRecords(buf: Uint8Array): Map<string, { line: number; text: string }[]> {
+  const found = new Map<string, { line: number; text: string }[]>();
   const decoder = new TextDecoder();
+  let at = 0;
+  while (at < buf.length) {
+    const a = buf.indexOf(0, at);
+    const b = a === -1 ? -1 : buf.indexOf(0, a + 1);
+    const nl = b === -1 ? -1 : buf.indexOf(0x0a, b + 1);
+    if (nl === -1) break;
+    const name = Buffer.from(buf.subarray(at, a)).toString("latin1");
+    const line = Number(Buffer.from(buf.subarray(a + 1, b)).toString("latin1"));
+    const text = decoder.decode(buf.subarray(b + 1, nl));
+    let list = found.get(name);
+    if (!list) found.set(name, (list = []));
+    list.push({ line, text });
+    at = nl + 1;
+  }
+  return found;
+}
+
+/** The matching lines of each file of a tree, by path (latin1): Git names them `<tree-ish>:<path>`. */
+async function grepTree(repo: Repo, treeish: string, pattern: string, opts: GrepOptions): Promise<Map<string, { line: number; text: string }[]>> {
+  const r = await repo.git.run(["grep", ...grepFlags(opts), "-e", pattern, treeish], { okExit: [1] });
+  const out = new Map<string, { line: number; text: string }[]>();
+  const prefix = `${treeish}:`;
+  for (const [name, lines] of grepRecords(r.stdout)) if (name.startsWith(prefix)) out.set(name.slice(prefix.length), lines);
+  return out;
+}
+
+/** The matching lines of each blob: `git grep` takes blob ids as it takes trees. Binary files are skipped. */
+async function grepBlobs(repo: Repo, blobs: readonly ObjectId[], pattern: string, opts: GrepOptions): Promise<Map<ObjectId, { line: number; text: string }[]>> {
+  const found = new Map<ObjectId, { line: number; text: string }[]>();
   // A few thousand ids per process keeps the command line well under the system's limit.
   for (let i = 0; i < blobs.length; i += 2000) {
-    const r = await repo.git.run(["grep", ...flags, "-e", pattern, ...blobs.slice(i, i + 2000)], { okExit: [1] });
-    const buf = r.stdout;
-    let at = 0;
-    while (at < buf.length) {
-      const a = buf.indexOf(0, at);
-      const b = a === -1 ? -1 : buf.indexOf(0, a + 1);
-      const nl = b === -1 ? -1 : buf.indexOf(0x0a, b + 1);
-      if (nl === -1) break;
-      const blob = Buffer.from(buf.subarray(at, a)).toString("latin1");
-      const line = Number(Buffer.from(buf.subarray(a + 1, b)).toString("latin1"));
-      const text = decoder.decode(buf.subarray(b + 1, nl));
-      let list = found.get(blob);
-      if (!list) found.set(blob, (list = []));
-      list.push({ line, text });
-      at = nl + 1;
-    }
+    const r = await repo.git.run(["grep", ...grepFlags(opts), "-e", pattern, ...blobs.slice(i, i + 2000)], { okExit: [1] });
+    for (const [blob, lines] of grepRecords(r.stdout)) found.set(blob, lines);
   }
   return found;
 }

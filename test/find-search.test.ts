@@ -85,6 +85,33 @@ describe("git undo log -S / -G", () => {
     expect(found(r, "-S--dashes")).toEqual([6]);
   });
 
+  test("the oldest snapshot is found by what only its index, or only its working tree, holds; grep --all finds both", () => {
+    const r = makeRepo();
+    r.commit("base", { "t.txt": "tracked\n", "sub/s.txt": "in a folder\n" });
+    r.write("t.txt", "tracked\nstaged only\n");
+    r.git(["add", "t.txt"]);
+    r.write("t.txt", "tracked\nworktree only\n");
+    r.write("sub/new file.txt", "untracked only\n");
+    r.ok("snapshot"); // #1
+    r.write("t.txt", "tracked\n");
+    r.git(["add", "t.txt"]);
+    r.remove("sub/new file.txt");
+    r.ok("snapshot"); // #2: all three texts gone
+    for (const text of ["staged only", "worktree only", "untracked only"]) {
+      expect({ text, s: found(r, "-S", text), g: found(r, "-G", text) }).toEqual({ text, s: [2, 1], g: [2, 1] });
+    }
+    expect(found(r, "-S", "in a folder")).toEqual([1]); // in both, never changed
+    expect(found(r, "-S", "untracked only", "--", "sub")).toEqual([2, 1]);
+    expect(found(r, "-S", "untracked only", "--", "t.txt")).toEqual([]);
+    expect(found(r, "-S", "staged only", "--", "t.txt")).toEqual([2, 1]);
+    // grep --all: the index's copy of t.txt and the working tree's, both from #1.
+    expect(r.ok("grep", "--all", "-F", "only").trim().split("\n")).toEqual([
+      "#1 sub/new file.txt:1:untracked only",
+      "#1 t.txt:2:staged only",
+      "#1 t.txt:2:worktree only",
+    ]);
+  });
+
   test("every worktree's sequence with --all-worktrees", () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": "a\n" });

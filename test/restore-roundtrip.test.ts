@@ -281,4 +281,4 @@ test(`round trip: ${BUILD_STEPS} seeded operations, ${RESTORES} seeded restores 
   const lost = [...blobs].filter(([id]) => !reachable.has(id)).map(([id, where]) => `${id} (${where})`);
   if (process.env.SHOW_LOG) console.log(log.join("\n"));
   expect(lost).toEqual([]);
-}, 60000);
+}, 180_000);
