@@ -79,5 +79,6 @@ function lazyPreviews(repo: Repo, from: Promise<StateSide>): PreviewSource {
   return {
     summary: async (s) => (await source).summary(s),
     diff: async (s) => (await source).diff(s),
+    gist: async (s) => (await source).gist(s),
   };
 }

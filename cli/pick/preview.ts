@@ -8,7 +8,7 @@ import { refLabel, headLabel } from "../../core/describe.ts";
 import { listSnapshots } from "../../core/history.ts";
 import type { Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
-import { color, colorEnabled, relativeAge, short } from "../ui.ts";
+import { color, colorEnabled, short } from "../ui.ts";
 import { printable } from "./text.ts";
 
 /** Where previews come from; the picker only ever asks for one at a time. */
@@ -17,6 +17,8 @@ export interface PreviewSource {
   summary(snap: Snapshot): Promise<string[]>;
   /** Git's diff of the files, from the current state to `snap`, as lines. */
   diff(snap: Snapshot): Promise<string[]>;
+  /** What restoring `snap` would do, in one line (the confirmation repeats it). */
+  gist(snap: Snapshot): Promise<string>;
 }
 
 /** Longest diff the picker holds; `git undo show <n> -p` shows all of it. */
@@ -46,6 +48,9 @@ export function planPreviews(repo: Repo, from: StateSide): PreviewSource {
       }
       return lines;
     },
+    async gist(snap) {
+      return planGist(await plan(snap));
+    },
     async diff(snap) {
       const p = await plan(snap);
       const pair = treePair(p.from.state, p.targetState);
@@ -64,12 +69,30 @@ const stat = (added: number | null, removed: number | null) =>
   added === null || removed === null ? color.dim("binary") : `${color.green(`+${added}`)} ${color.red(`-${removed}`)}`;
 const ACTION_MARK = { created: "A", removed: "D", changed: "M" } as const;
 
-/** The plan as the picker's preview lines (colours applied, not yet cut to width). */
+/** The plan in one line: "HEAD to feature, 2 refs, 3 files, stash: 1 entry goes". */
+export function planGist(p: RestorePlan): string {
+  if (p.blockers.length) return `refused: ${p.blockers[0]!.message}`;
+  if (planIsEmpty(p)) return "nothing would change";
+  const parts: string[] = [];
+  if (p.head) parts.push(`HEAD to ${headLabel(p.head.new)}`);
+  if (p.refs.length) parts.push(count(p.refs.length, "ref"));
+  if (p.stash) {
+    const moved = [p.stash.added.length ? `${p.stash.added.length} back` : "", p.stash.removed.length ? `${p.stash.removed.length} dropped` : ""].filter(Boolean);
+    parts.push(`stash: ${moved.length ? moved.join(", ") : "reordered"}`);
+  }
+  if (p.worktree.mode !== "skipped" && p.worktree.files.length) parts.push(count(p.worktree.files.length, "file"));
+  else if (p.index && indexChanges(p)) parts.push(count(p.index.entries.length, "index entry", "index entries"));
+  if (p.onlyLeft.length) parts.push(`${count(p.onlyLeft.length, "file")} kept only in the state left`);
+  return parts.join(", ");
+}
+
+/**
+ * The plan as the picker's preview lines (colours applied, not yet cut to
+ * width), below the header the picker draws itself. What happens to HEAD, the
+ * refs and the stash comes first: a long file list must not hide it.
+ */
 export function describePlan(p: RestorePlan): string[] {
-  const t = p.target;
   const lines: string[] = [];
-  lines.push(`${color.bold(`Restoring #${t.number}`)} ${color.dim(`· ${relativeAge(t.date)} · ${t.trailers.kind}`)}`);
-  lines.push(`  ${printable(t.summary)}`);
   for (const b of p.blockers) lines.push(color.red(`refused: ${printable(b.message)}`));
   if (p.recordFirst) lines.push(color.yellow("Your unrecorded changes are saved as a new snapshot first."));
   if (planIsEmpty(p)) {
@@ -92,6 +115,16 @@ export function describePlan(p: RestorePlan): string[] {
       lines.push(`  ${color.cyan(printable(refLabel(m.name)))} ${what}${subject ? color.dim(`  ${printable(subject)}`) : ""}${elsewhere}`);
     }
   }
+  if (p.stash) {
+    const parts: string[] = [];
+    if (p.stash.added.length) parts.push(`${count(p.stash.added.length, "entry", "entries")} come${p.stash.added.length === 1 ? "s" : ""} back`);
+    if (p.stash.removed.length) parts.push(`${count(p.stash.removed.length, "entry", "entries")} go${p.stash.removed.length === 1 ? "es" : ""}`);
+    if (!parts.length) parts.push("entries reordered");
+    lines.push(`${color.bold("stash")}  ${parts.join(", ")}`);
+    for (const e of p.stash.added) lines.push(`  ${color.green("+")} ${short(e.commit)} ${printable(e.message)}`);
+    for (const e of p.stash.removed) lines.push(`  ${color.red("-")} ${short(e.commit)} ${printable(e.message)}`);
+  }
+  if (p.operations.length) lines.push(color.yellow(`in progress now: ${p.operations.join(", ")}`));
   const wt = p.worktree;
   if (wt.mode === "skipped") lines.push(color.dim(`files  left alone: ${wt.reason ?? "not recorded"}`));
   else if (wt.files.length) {
@@ -112,16 +145,6 @@ export function describePlan(p: RestorePlan): string[] {
     if (p.index.conflictsAfter.length) lines.push(`  conflicts come back: ${p.index.conflictsAfter.map(printable).join(", ")}`);
     if (p.index.conflictsNow.length && !p.index.conflictsAfter.length) lines.push(`  the conflicts in ${p.index.conflictsNow.map(printable).join(", ")} go`);
   }
-  if (p.stash) {
-    const parts: string[] = [];
-    if (p.stash.added.length) parts.push(`${count(p.stash.added.length, "entry", "entries")} come${p.stash.added.length === 1 ? "s" : ""} back`);
-    if (p.stash.removed.length) parts.push(`${count(p.stash.removed.length, "entry", "entries")} go${p.stash.removed.length === 1 ? "es" : ""}`);
-    if (!parts.length) parts.push("entries reordered");
-    lines.push(`${color.bold("stash")}  ${parts.join(", ")}`);
-    for (const e of p.stash.added) lines.push(`  ${color.green("+")} ${short(e.commit)} ${printable(e.message)}`);
-    for (const e of p.stash.removed) lines.push(`  ${color.red("-")} ${short(e.commit)} ${printable(e.message)}`);
-  }
-  if (p.operations.length) lines.push(color.yellow(`in progress now: ${p.operations.join(", ")}`));
   if (p.onlyLeft.length) {
     const left = p.from.number !== null ? `#${p.from.number}` : "the snapshot saved first";
     lines.push(color.yellow(`only the state left has: ${p.onlyLeft.map(printable).join(", ")}`));

@@ -23,6 +23,7 @@ export class PickPrompt extends Prompt<number> {
   readonly view: View;
   private readonly summaries: LazyCache<Snapshot, string[]>;
   private readonly diffs: LazyCache<Snapshot, string[]>;
+  private readonly gists: LazyCache<Snapshot, string>;
   private readonly search: (text: string) => Promise<ReadonlySet<number>>;
   /** The "?" text waiting for typing to pause, and the timer that will search it. */
   private searchTimer: ReturnType<typeof setTimeout> | null = null;
@@ -44,6 +45,7 @@ export class PickPrompt extends Prompt<number> {
     const redraw = () => this.redraw();
     this.summaries = new LazyCache((s) => opts.previews.summary(s), redraw);
     this.diffs = new LazyCache((s) => opts.previews.diff(s), redraw);
+    this.gists = new LazyCache((s) => opts.previews.gist(s), redraw);
     const view: View = {
       model: opts.model,
       phase: "active",
@@ -56,9 +58,22 @@ export class PickPrompt extends Prompt<number> {
         const cache = view.mode === "diff" ? this.diffs : this.summaries;
         return isReadable(row.entry) ? cache.get(row.entry) : { state: "failed", error: new Error("unreadable") };
       },
+      gist: (row: Row) => (isReadable(row.entry) ? this.gists.get(row.entry) : { state: "failed", error: new Error("unreadable") }),
     };
     this.view = view;
     this.search = opts.search;
+    // Esc first clears a filter being typed (and leaves the confirmation); only
+    // an Esc with nothing to clear reaches clack, which cancels the picker.
+    const self = this as unknown as { onKeypress: (char: string | undefined, key: Key) => unknown };
+    const clackKeypress = self.onKeypress;
+    self.onKeypress = (char, key) => {
+      if (key?.name === "escape" && !key.ctrl && !key.meta && this.escapeClears()) {
+        this.scheduleSearch();
+        this.redraw();
+        return;
+      }
+      return clackKeypress(char, key);
+    };
     this.on("key", (char, key) => {
       this.onKey(char, key);
       this.scheduleSearch();
@@ -88,13 +103,37 @@ export class PickPrompt extends Prompt<number> {
     out.write("\x1b[?1049h\x1b[H");
     out.on("resize", resized);
     process.once("exit", leave);
+    // Ages ("19s", "2 minutes ago") go on while the picker is open; clack redraws only what changed.
+    const ticking = setInterval(() => this.redraw(), 1000);
     try {
       return await this.prompt();
     } finally {
+      clearInterval(ticking);
       out.off("resize", resized);
       process.off("exit", leave);
       leave();
     }
+  }
+
+  /** What Esc undoes before it leaves: the confirmation, the filter, the filter prompt. */
+  private escapeClears(): boolean {
+    const v = this.view;
+    v.note = null;
+    if (v.phase === "confirm") {
+      v.phase = "active";
+      return true;
+    }
+    if (v.model.filter) {
+      const before = v.model.highlighted();
+      v.model.setFilter("");
+      if (v.model.highlighted() !== before) v.diffTop = 0;
+      return true;
+    }
+    if (v.typing) {
+      v.typing = false;
+      return true;
+    }
+    return false;
   }
 
   /** Redraw when something arrives from outside a keypress (a preview, the file paths). */

@@ -3,7 +3,7 @@
 // Every line is cut to the terminal's width and the frame to its height, so a
 // 60-column terminal shows a smaller picker, never a broken one.
 import { isReadable } from "../../core/format.ts";
-import { color } from "../ui.ts";
+import { color, relativeAge } from "../ui.ts";
 import type { Lazy } from "./lazy.ts";
 import type { PickModel, Row } from "./model.ts";
 import { fit, printable, width } from "./text.ts";
@@ -37,6 +37,8 @@ export interface View {
   note: string | null;
   /** The preview of a row in the current mode; starts computing it when unknown. */
   preview(row: Row): Lazy<string[]>;
+  /** The one-line plan of restoring a row, for the confirmation; starts computing it when unknown. */
+  gist(row: Row): Lazy<string>;
 }
 
 /** Side by side from this width; below it, the preview goes under the list. */
@@ -64,7 +66,10 @@ function rowLine(row: Row, highlighted: boolean, numWidth: number, branchWidth: 
   const kind = e.trailers.kind === "restore" ? color.magenta(SYMBOL.restore) : " ";
   const branch = color.cyan(fit(printable(e.trailers.head), branchWidth, true));
   const summary = highlighted ? printable(e.summary) : color.dim(printable(e.summary));
-  return fit(`${pointer} ${here}${num} ${color.dim(age)} ${kind} ${branch} ${summary}`, cols);
+  const line = fit(`${pointer} ${here}${num} ${color.dim(age)} ${kind} ${branch} ${summary}`, cols, highlighted);
+  // The selected row stands out as a bar across the list, not only by its dot:
+  // reverse video is no colour, so it stays under NO_COLOR too.
+  return highlighted ? `\x1b[7m${line}\x1b[27m` : line;
 }
 
 function listLines(v: View, height: number, cols: number): string[] {
@@ -87,7 +92,15 @@ function previewLines(v: View, height: number): { title: string; lines: string[]
   const p = v.preview(row);
   if (p.state === "pending") return { title, lines: [color.dim("computing…")] };
   if (p.state === "failed") return { title, lines: [color.red(printable(p.error.message))] };
-  if (v.mode === "summary") return { title, lines: p.value.slice(0, height) };
+  if (v.mode === "summary") {
+    // The header is drawn here, so that its age goes on as the list's do.
+    const e = row.entry;
+    const header = [`${color.bold(`Restoring #${row.number}`)} ${color.dim(`· ${relativeAge(e.date)} · ${e.trailers.kind}`)}`, `  ${printable(e.summary)}`];
+    const all = [...header, ...p.value];
+    if (all.length <= height) return { title, lines: all };
+    const shown = Math.max(0, height - 1);
+    return { title, lines: [...all.slice(0, shown), color.dim(`… ${all.length - shown} more (Tab: Git's diff; git undo restore --dry-run ${row.number}: all of it)`)] };
+  }
   const top = Math.max(0, Math.min(v.diffTop, p.value.length - height));
   v.diffTop = top;
   const more = p.value.length > height ? ` ${top + 1}-${Math.min(top + height, p.value.length)}/${p.value.length}` : "";
@@ -99,7 +112,9 @@ function footer(v: View, cols: number): string {
     const row = v.model.highlighted();
     const yes = `${v.confirmYes ? color.green(SYMBOL.on) : color.dim(SYMBOL.off)} Yes`;
     const no = `${v.confirmYes ? color.dim(SYMBOL.off) : color.green(SYMBOL.on)} No`;
-    return `${color.bold(`Restore #${row?.number}?`)}  ${yes} / ${no}  ${color.dim("y/n")}`;
+    const gist = row ? v.gist(row) : null;
+    const plan = gist?.state === "ready" ? `  ${color.dim(printable(gist.value))}` : "";
+    return `${color.bold(`Restore #${row?.number}?`)}  ${yes} / ${no}  ${color.dim("y/n")}${plan}`;
   }
   if (v.note) return color.yellow(v.note);
   const other = v.mode === "diff" ? "summary" : "diff";
