@@ -54,6 +54,13 @@ for (const [label, leaveKey] of [
     await t.waitForText("1 of 3 snapshots");
     t.keys("Enter");
     await t.waitForText("Restore #2?");
+    if (leaveKey === "Escape") {
+      // Esc steps back one layer at a time: the confirmation, then the filter, then the picker.
+      t.keys("Escape");
+      await t.waitFor((x) => !x.includes("Restore #2?") && x.includes("1 of 3 snapshots"), "the filtered list again");
+      t.keys("Escape");
+      await t.waitFor((x) => /\b3 snapshots/.test(x) && !x.includes("of 3") && !x.includes("filter: two"), "the filter cleared");
+    }
     t.keys(leaveKey);
     const s = await t.waitForText(/EXIT=\d+/);
     expect(s).toContain("nothing changed");

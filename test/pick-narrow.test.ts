@@ -52,6 +52,9 @@ test.skipIf(!hasTmux())("60 columns: long branch names, summaries, paths and dif
   s = await t.waitForText("1 of 14 snapshots");
   expect(s).toContain("#2");
   expectWholeFrame(s, 60);
+  t.keys("Escape"); // clears the filter
+  s = await t.waitForText(/◆ {2}Pick a state to restore {2}14 snapshots/);
+  expectWholeFrame(s, 60);
   t.keys("Escape");
   expect(await t.exitCode()).toBe(1);
 });

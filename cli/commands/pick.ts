@@ -26,7 +26,8 @@ export const pick: Command = {
     "    ?text                               only the snapshots whose files hold text",
     "    Tab                                 preview: what changes / Git's diff",
     "    Enter                               restore (after confirming)",
-    "    Esc, Ctrl-C                         leave, changing nothing",
+    "    Esc                                 back: confirmation, then filter, then leave",
+    "    Ctrl-C                              leave, changing nothing",
   ].join("\n"),
   options: {},
   async run() {

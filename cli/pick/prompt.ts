@@ -67,7 +67,7 @@ export class PickPrompt extends Prompt<number> {
     const self = this as unknown as { onKeypress: (char: string | undefined, key: Key) => unknown };
     const clackKeypress = self.onKeypress;
     self.onKeypress = (char, key) => {
-      if (key?.name === "escape" && !key.ctrl && !key.meta && this.escapeClears()) {
+      if (key?.name === "escape" && !key.ctrl && this.escapeClears()) {
         this.scheduleSearch();
         this.redraw();
         return;
@@ -125,6 +125,7 @@ export class PickPrompt extends Prompt<number> {
     }
     if (v.model.filter) {
       const before = v.model.highlighted();
+      v.typing = false;
       v.model.setFilter("");
       if (v.model.highlighted() !== before) v.diffTop = 0;
       return true;

@@ -112,9 +112,7 @@ function footer(v: View, cols: number): string {
     const row = v.model.highlighted();
     const yes = `${v.confirmYes ? color.green(SYMBOL.on) : color.dim(SYMBOL.off)} Yes`;
     const no = `${v.confirmYes ? color.dim(SYMBOL.off) : color.green(SYMBOL.on)} No`;
-    const gist = row ? v.gist(row) : null;
-    const plan = gist?.state === "ready" ? `  ${color.dim(printable(gist.value))}` : "";
-    return `${color.bold(`Restore #${row?.number}?`)}  ${yes} / ${no}  ${color.dim("y/n")}${plan}`;
+    return `${color.bold(`Restore #${row?.number}?`)}  ${yes} / ${no}  ${color.dim("y/n · Esc back")}`;
   }
   if (v.note) return color.yellow(v.note);
   const other = v.mode === "diff" ? "summary" : "diff";
@@ -141,8 +139,10 @@ export function renderFrame(v: View, columns: number, rows: number): string {
       ? `filter: ${printable(m.filter)}${color.cyan("█")}`
       : color.dim(cols < 90 ? "filter: number, summary, branch, file; ?text in files" : "filter: type a number, summary, branch or file; ?text searches the files (/ first for j or k)");
   const lines: string[] = [head, fit(`${bar}  ${filter}`, cols)];
-  // Everything must fit: rows minus the two lines above, the footer and one spare.
-  const body = Math.max(4, Math.min(rows, 60) - 4);
+  // Everything must fit: rows minus the two lines above, the footer and one spare
+  // (and, while confirming, the line that says what the restore would do).
+  const confirming = v.phase === "confirm";
+  const body = Math.max(4, Math.min(rows, 60) - 4 - (confirming ? 1 : 0));
   const inner = cols - 3;
   if (columns >= WIDE) {
     const left = Math.min(72, Math.floor(inner * 0.5));
@@ -164,6 +164,11 @@ export function renderFrame(v: View, columns: number, rows: number): string {
     const title = ` ${pv.title} `;
     lines.push(fit(`${color.cyan(SYMBOL.connect)}${color.dim(SYMBOL.h.repeat(2) + title + SYMBOL.h.repeat(Math.max(0, cols - 3 - width(title))))}`, cols));
     for (let i = 0; i < pvHeight; i++) lines.push(fit(`${bar}  ${pv.lines[i] ?? ""}`, cols));
+  }
+  if (confirming && row) {
+    const gist = v.gist(row);
+    const plan = gist.state === "ready" ? printable(gist.value) : gist.state === "pending" ? color.dim("…") : color.red(printable(gist.error.message));
+    lines.push(fit(`${color.cyan(SYMBOL.connect)}  ${color.bold(`#${row.number}:`)} ${plan}`, cols));
   }
   lines.push(fit(`${color.cyan(SYMBOL.end)}  ${footer(v, cols)}`, cols));
   return lines.join("\n");

@@ -43,6 +43,11 @@ export class Terminal {
     return this.tmux(["capture-pane", "-p", "-t", "0"]).out;
   }
 
+  /** The same with the terminal's attributes as escape sequences (reverse video, colours). */
+  screenWithEscapes(): string {
+    return this.tmux(["capture-pane", "-p", "-e", "-t", "0"]).out;
+  }
+
   /** Keys by tmux name (Down, Enter, Escape, Tab, C-c, BSpace). */
   keys(...keys: string[]): void {
     this.tmux(["send-keys", "-t", "0", ...keys]);
