@@ -46,7 +46,8 @@ fi
 "$bun" --version >/dev/null 2>&1 || { echo "install.sh: $bun does not run" >&2; exit 1; }
 
 say "Installing dependencies (bun install --frozen-lockfile)"
-(cd "$root" && "$bun" install --frozen-lockfile --silent)
+# Bun itself is an optional dependency for `npm install -g`; a checkout has it already.
+(cd "$root" && "$bun" install --frozen-lockfile --omit=optional --silent)
 
 mkdir -p "$prefix"
 ln -sf "$root/cli/git-undo" "$prefix/git-undo"
