@@ -7,12 +7,13 @@ import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
 import { onRepoOpened } from "../core/repo.ts";
+import { endPager, takePagerOptions } from "./pager.ts";
 import { setColorConfig, takeColorOptions, write } from "./ui.ts";
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
   return [
-    "usage: git undo [--version] [-h | --help] [-C <path>] <command> [<args>]",
+    "usage: git undo [--version] [-h | --help] [-C <path>] [--no-pager] <command> [<args>]",
     "",
     "Every Git command is recorded as a snapshot under refs/undo/; these commands",
     "inspect and manage the snapshots.",
@@ -59,7 +60,7 @@ function unknownCommand(name: string): number {
 
 export async function main(rawArgv: string[]): Promise<number> {
   // Global options, accepted anywhere as Git accepts them: --color[=<when>], --no-color.
-  const argv = takeDirectories(takeColorOptions(rawArgv));
+  const argv = takeDirectories(takePagerOptions(takeColorOptions(rawArgv)));
   onRepoOpened((repo) => setColorConfig(repo.config.color));
   const [first, ...rest] = argv;
   if (first === "--version") {
@@ -135,5 +136,6 @@ if (import.meta.main) {
   } catch (e) {
     code = report(e);
   }
+  await endPager();
   process.exit(code);
 }

@@ -73,6 +73,11 @@ export const color = {
 };
 
 let closed = false;
+/** Where stdout goes instead of fd 1 while a pager runs (cli/pager.ts). */
+let stdoutSink: ((bytes: Uint8Array) => void) | null = null;
+export function setStdoutSink(sink: ((bytes: Uint8Array) => void) | null): void {
+  stdoutSink = sink;
+}
 /**
  * Write to stdout (fd 1) or stderr (fd 2) directly, without setting up
  * process.stdout. A full non-blocking pipe hands the rest to the stream,
@@ -82,6 +87,7 @@ let closed = false;
 export function write(fd: 1 | 2, text: string): void {
   if (closed && fd === 1) return;
   const bytes = Buffer.from(terminalSafe(text));
+  if (fd === 1 && stdoutSink) return stdoutSink(bytes);
   let done = 0;
   try {
     while (done < bytes.length) done += writeSync(fd, bytes, done);

@@ -7,6 +7,7 @@ import { openRepo, snapshotPrefixFor, type Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
 import { scanUndoRefs } from "../../core/state.ts";
 import { count, str, type Command } from "../command.ts";
+import { startPager } from "../pager.ts";
 import { color, isoDate, json, out, relativeAge } from "../ui.ts";
 
 interface Sequence {
@@ -135,6 +136,7 @@ export const list: Command = {
       json(rows);
       return 0;
     }
+    await startPager(repo);
     for (const [i, q] of seqs.entries()) {
       if (values["all-worktrees"]) {
         if (i > 0) out();

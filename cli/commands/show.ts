@@ -8,6 +8,7 @@ import { escapeControls } from "../../core/validate.ts";
 import { openRepo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
 import { type Command } from "../command.ts";
+import { startPager } from "../pager.ts";
 import { showPatch } from "../patch.ts";
 import { snapshotJson } from "./list.ts";
 import { color, json, out, relativeAge, short } from "../ui.ts";
@@ -62,6 +63,7 @@ export const show: Command = {
       });
       return 0;
     }
+    await startPager(repo);
     out(`${color.yellow(`snapshot #${snap.number}`)}  ${snap.trailers.kind}  ${relativeAge(snap.date)}  ${color.dim(snap.commit)}`);
     out(encodeMessage(snap).trimEnd());
     out();
