@@ -51,13 +51,32 @@ export function snapshotJson(s: SnapshotEntry, current: number | null, worktree?
   };
 }
 
-function line(s: SnapshotEntry, current: number | null): string {
+/** Column widths for the rows shown, by display width (a CJK character takes two columns). */
+interface Columns {
+  number: number;
+  age: number;
+  head: number;
+}
+
+function columnsFor(rows: readonly SnapshotEntry[]): Columns {
+  const widest = (xs: string[], min: number) => Math.max(min, ...xs.map((x) => Bun.stringWidth(x)));
+  return {
+    number: widest(rows.map((s) => `#${s.number}`), 6),
+    age: widest(rows.map((s) => relativeAge(s.date)), 0),
+    head: widest(rows.filter(isReadable).map((s) => s.trailers.head), 4),
+  };
+}
+
+/** Pad to a display width; nothing is ever cut (a pipe gets the whole summary). */
+const pad = (text: string, columns: number) => text + " ".repeat(Math.max(0, columns - Bun.stringWidth(text)));
+
+function line(s: SnapshotEntry, current: number | null, cols: Columns): string {
   const mark = s.number === current ? color.green("*") : " ";
-  const num = color.yellow(`#${s.number}`.padEnd(6));
-  const age = relativeAge(s.date).padEnd(16);
-  if (!isReadable(s)) return `${mark} ${num} ${color.red("unreadable".padEnd(8))} ${age} ${color.dim(s.reason)}`;
-  const kind = (s.trailers.kind === "restore" ? color.magenta : color.dim)(s.trailers.kind.padEnd(8));
-  const head = color.cyan(s.trailers.head.padEnd(12));
+  const num = color.yellow(pad(`#${s.number}`, cols.number));
+  const age = pad(relativeAge(s.date), cols.age);
+  if (!isReadable(s)) return `${mark} ${num} ${color.red(pad("unreadable", 8))} ${age} ${color.dim(s.reason)}`;
+  const kind = (s.trailers.kind === "restore" ? color.magenta : color.dim)(pad(s.trailers.kind, 8));
+  const head = color.cyan(pad(s.trailers.head, cols.head));
   return `${mark} ${num} ${kind} ${color.dim(age)} ${head} ${s.summary}`;
 }
 
@@ -137,6 +156,8 @@ export const list: Command = {
       return 0;
     }
     await startPager(repo);
+    // One set of columns for every row printed, so that the worktrees' lists line up too.
+    const cols = columnsFor(seqs.flatMap((q) => newestFirst(q)));
     for (const [i, q] of seqs.entries()) {
       if (values["all-worktrees"]) {
         if (i > 0) out();
@@ -151,7 +172,7 @@ export const list: Command = {
       if (q.worktree === repo.worktreeName && recordingPending(repo.undoDir, q.snapshots[q.snapshots.length - 1]?.date ?? null)) {
         out(`${color.yellow("  recording…")} ${color.dim("a newer change is being recorded (git undo records it first)")}`);
       }
-      for (const s of newestFirst(q)) out(line(s, p));
+      for (const s of newestFirst(q)) out(line(s, p, cols));
     }
     return 0;
   },
