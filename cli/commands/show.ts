@@ -8,6 +8,7 @@ import { escapeControls } from "../../core/validate.ts";
 import { openRepo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
 import { type Command } from "../command.ts";
+import { operationName } from "../../core/plan.ts";
 import { startPager } from "../pager.ts";
 import { showPatch } from "../patch.ts";
 import { snapshotJson } from "./list.ts";
@@ -64,36 +65,49 @@ export const show: Command = {
       return 0;
     }
     await startPager(repo);
+    // What the user had first, under labels; the raw message and its trailers last.
+    const label = (name: string) => color.bold(name.padEnd(11));
+    const item = (name: string, text: string) => out(`${label(name)}${text}`);
+    const more = (text: string) => out(`${" ".repeat(11)}${text}`);
     out(`${color.yellow(`snapshot #${snap.number}`)}  ${snap.trailers.kind}  ${relativeAge(snap.date)}  ${color.dim(snap.commit)}`);
-    out(encodeMessage(snap).trimEnd());
-    out();
+    item("summary", snap.summary);
     const head = headCommit(state);
-    const headText =
-      state.head.kind === "detached"
-        ? `detached at ${short(state.head.commit)}`
-        : `${state.head.target.replace(/^refs\/heads\//, "")}${head ? ` (${short(head)})` : " (unborn)"}`;
-    out(`HEAD       ${headText}`);
-    for (const r of state.refs) {
-      if (r.name === "refs/stash") continue;
-      const where = r.symrefTarget ? `-> ${r.symrefTarget}` : `${short(r.object)} ${r.type}`;
-      const peel = r.peeledObject ? ` (peels to ${r.peeledType} ${short(r.peeledObject)})` : "";
-      out(`           ${refLabel(r.name)}  ${where}${peel}`);
+    item(
+      "HEAD",
+      state.head.kind === "detached" ? `detached at ${short(state.head.commit)}` : `${state.head.target.replace(/^refs\/heads\//, "")}${head ? ` (${short(head)})` : " (unborn)"}`,
+    );
+    // Refs by kind, each group under its own label.
+    const groups: [string, (name: string) => boolean][] = [
+      ["branches", (n) => n.startsWith("refs/heads/")],
+      ["tags", (n) => n.startsWith("refs/tags/")],
+      ["remotes", (n) => n.startsWith("refs/remotes/")],
+      ["other refs", () => true],
+    ];
+    const refs = state.refs.filter((r) => r.name !== "refs/stash");
+    const shown = new Set<string>();
+    for (const [name, belongs] of groups) {
+      const mine = refs.filter((r) => !shown.has(r.name) && belongs(r.name));
+      mine.forEach((r, i) => {
+        shown.add(r.name);
+        const where = r.symrefTarget ? `-> ${r.symrefTarget}` : `${short(r.object)} ${r.type}`;
+        const peel = r.peeledObject ? ` (peels to ${r.peeledType} ${short(r.peeledObject)})` : "";
+        const text = `${refLabel(r.name).replace(/^(branch|tag|remote branch) /, "")}  ${where}${peel}`;
+        if (i === 0) item(name, text);
+        else more(text);
+      });
     }
     if (state.index !== undefined) {
-      out(`staged     ${plural(d.staged.length, "path")}`);
-      if (state.worktree !== undefined) {
-        out(`unstaged   ${plural(d.unstaged.length, "path")}`);
-        out(`untracked  ${plural(d.untracked.length, "path")}`);
-      } else {
-        out(`worktree   not recorded (undo.worktree=false)`);
-      }
+      item("index", `${plural(d.staged.length, "path")} staged${d.conflicts.length ? `, conflicts in ${d.conflicts.map(escapeControls).join(", ")}` : ""}`);
+      if (state.worktree !== undefined) item("files", `${plural(d.unstaged.length, "path")} unstaged, ${plural(d.untracked.length, "path")} untracked`);
+      else item("files", "not recorded (undo.worktree=false)");
     }
-    if (d.conflicts.length) out(`conflicts  ${d.conflicts.map(escapeControls).join(", ")}`);
     if (state.stash.length) {
-      out(`stash      ${plural(state.stash.length, "entry", "entries")}`);
-      state.stash.forEach((s, i) => out(`           stash@{${i}} ${short(s.commit)} ${s.message}`));
+      item("stash", plural(state.stash.length, "entry", "entries"));
+      state.stash.forEach((s, i) => more(`stash@{${i}} ${short(s.commit)} ${s.message}`));
     }
-    if (state.state.length) out(`in progress ${state.state.join(", ")}`);
+    if (state.state.length) item("operation", `${state.state.map((m) => operationName(m).replace(/^an? /, "")).join(", ")} in progress`);
+    const trailers = encodeMessage(snap).trimEnd().split("\n").slice(snap.summary.split("\n").length).filter((l) => l.trim());
+    trailers.forEach((l, i) => (i === 0 ? item("trailers", l) : more(l)));
     const latest = snaps[snaps.length - 1];
     if (latest?.number === snap.number && recordingPending(repo.undoDir, latest.date)) {
       out(color.yellow("recording… a newer change is being recorded (git undo records it first)"));

@@ -3,7 +3,7 @@
 // or Git's diff from the current state to it. Each is computed once, on demand.
 import type { Snapshot } from "../../core/format.ts";
 import { diffArgs, treePair } from "../../core/patch.ts";
-import { indexChanges, planIsEmpty, planRestore, type RestorePlan, type StateSide } from "../../core/plan.ts";
+import { indexChanges, operationName, planIsEmpty, planRestore, type RestorePlan, type StateSide } from "../../core/plan.ts";
 import { refLabel, headLabel } from "../../core/describe.ts";
 import { listSnapshots } from "../../core/history.ts";
 import type { Repo } from "../../core/repo.ts";
@@ -124,7 +124,7 @@ export function describePlan(p: RestorePlan): string[] {
     for (const e of p.stash.added) lines.push(`  ${color.green("+")} ${short(e.commit)} ${printable(e.message)}`);
     for (const e of p.stash.removed) lines.push(`  ${color.red("-")} ${short(e.commit)} ${printable(e.message)}`);
   }
-  if (p.operations.length) lines.push(color.yellow(`in progress now: ${p.operations.join(", ")}`));
+  if (p.operations.length) lines.push(color.yellow(`in progress now: ${p.operations.map(operationName).join(", ")}`));
   const wt = p.worktree;
   if (wt.mode === "skipped") lines.push(color.dim(`files  left alone: ${wt.reason ?? "not recorded"}`));
   else if (wt.files.length) {
