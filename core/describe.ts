@@ -287,3 +287,22 @@ export async function describeOperationChange(repo: Repo, c: ChangeSummaryInput)
   const word = operationWord(now, repo);
   return cut(what.startsWith(word) ? what : `${what} (${label})`);
 }
+
+/** Steps of Git's rebase reflog lines, as a person would say them. */
+const REBASE_STEPS: Record<string, string> = { start: "started", finish: "finished", continue: "continued", pick: "picked", abort: "aborted", skip: "skipped" };
+
+/**
+ * A summary as people read it. The summary recorded is Git's reflog line when
+ * Git wrote one (the format says so), and Git's rebase lines are written for
+ * Git: `rebase (finish): returning to refs/heads/main` reads `rebase finished:
+ * back on main`. Only the display changes; the snapshot keeps Git's words.
+ */
+export function userSummary(summary: string): string {
+  const m = /^((?:pull --rebase|rebase)(?: -i)?) \(([a-z]+)\)(?: \(([a-z]+)\))?: (.*)$/.exec(summary);
+  if (!m) return summary;
+  const [, op, step, second, rest] = m as unknown as [string, string, string, string | undefined, string];
+  const last = second ?? step;
+  const said = REBASE_STEPS[last] ?? last;
+  const what = rest.replace(/^returning to refs\/heads\/(.+)$/, "back on $1").replace(/\brefs\/heads\//g, "");
+  return `${op.replace(/ -i$/, "")} ${said}: ${what}`;
+}

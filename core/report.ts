@@ -1,6 +1,7 @@
 // The lines `git undo`, `git undo redo` and `git undo restore` print: what was
 // (or, on a dry run, would be) restored, the refs that move, HEAD, file counts,
 // the stash, whether the state was saved first, and how to go back.
+import { userSummary } from "./describe.ts";
 import type { HeadState, RefLine } from "./format.ts";
 import { indexChanges, nameList, operationName, planIsEmpty, type NotRestored, type RefMove, type RestorePlan } from "./plan.ts";
 import type { RestoreResult } from "./restore.ts";
@@ -94,7 +95,7 @@ function notRestoredLine(n: NotRestored): string {
 function steppedLines(result: RestoreResult): string[] {
   const redo = result.kind === "redo";
   const verb = result.dryRun ? (redo ? "Would redo" : "Would undo") : redo ? "Redid" : "Undid";
-  const shown = result.stepped.slice(0, 3).map((c) => `${verb} ${c.number === null ? "your unrecorded changes" : `#${c.number} · ${c.summary}`}`);
+  const shown = result.stepped.slice(0, 3).map((c) => `${verb} ${c.number === null ? "your unrecorded changes" : `#${c.number} · ${userSummary(c.summary)}`}`);
   if (result.stepped.length > 3) shown.push(`  and ${result.stepped.length - 3} more`);
   return shown;
 }
@@ -120,7 +121,7 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
   const dim = style.dim ?? ((s: string) => s);
   const { plan } = result;
   const t = plan.target;
-  const head = `#${t.number} · ${t.summary} · ${style.age(t.date)}`;
+  const head = `#${t.number} · ${userSummary(t.summary)} · ${style.age(t.date)}`;
   const lines: string[] = [];
   if (result.dryRun) {
     lines.push(...steppedLines(result));

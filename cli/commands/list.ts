@@ -1,4 +1,5 @@
 // git undo list (alias log): the snapshots, newest first, with the position marked.
+import { userSummary } from "../../core/describe.ts";
 import { isReadable, type SnapshotEntry } from "../../core/format.ts";
 import { usage } from "../../core/errors.ts";
 import { pickaxeFlags, snapshotsBetween, snapshotsChanging, type Pickaxe } from "../../core/find.ts";
@@ -77,7 +78,7 @@ function line(s: SnapshotEntry, current: number | null, cols: Columns): string {
   if (!isReadable(s)) return `${mark} ${num} ${color.red(pad("unreadable", 8))} ${age} ${color.dim(s.reason)}`;
   const kind = (s.trailers.kind === "restore" ? color.magenta : color.dim)(pad(s.trailers.kind, 8));
   const head = color.cyan(pad(s.trailers.head, cols.head));
-  return `${mark} ${num} ${kind} ${color.dim(age)} ${head} ${s.summary}`;
+  return `${mark} ${num} ${kind} ${color.dim(age)} ${head} ${userSummary(s.summary)}`;
 }
 
 export const list: Command = {

@@ -3,7 +3,7 @@ import { encodeMessage } from "../../core/format.ts";
 import { usage } from "../../core/errors.ts";
 import { listSnapshots, resolveSnapshotArg, readableSnapshot, position } from "../../core/history.ts";
 import { inspectSnapshot, headCommit } from "../../core/inspect.ts";
-import { refLabel } from "../../core/describe.ts";
+import { refLabel, userSummary } from "../../core/describe.ts";
 import { escapeControls } from "../../core/validate.ts";
 import { openRepo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
@@ -70,7 +70,7 @@ export const show: Command = {
     const item = (name: string, text: string) => out(`${label(name)}${text}`);
     const more = (text: string) => out(`${" ".repeat(11)}${text}`);
     out(`${color.yellow(`snapshot #${snap.number}`)}  ${snap.trailers.kind}  ${relativeAge(snap.date)}  ${color.dim(snap.commit)}`);
-    item("summary", snap.summary);
+    item("summary", userSummary(snap.summary));
     const head = headCommit(state);
     item(
       "HEAD",

@@ -2,6 +2,7 @@
 // list of snapshots, and the preview beside it (wide terminals) or below it.
 // Every line is cut to the terminal's width and the frame to its height, so a
 // 60-column terminal shows a smaller picker, never a broken one.
+import { userSummary } from "../../core/describe.ts";
 import { isReadable } from "../../core/format.ts";
 import { color, relativeAge } from "../ui.ts";
 import type { Lazy } from "./lazy.ts";
@@ -65,7 +66,7 @@ function rowLine(row: Row, highlighted: boolean, numWidth: number, branchWidth: 
   const age = shortAge(e.date).padStart(3);
   const kind = e.trailers.kind === "restore" ? color.magenta(SYMBOL.restore) : " ";
   const branch = color.cyan(fit(printable(e.trailers.head), branchWidth, true));
-  const summary = highlighted ? printable(e.summary) : color.dim(printable(e.summary));
+  const summary = highlighted ? printable(userSummary(e.summary)) : color.dim(printable(userSummary(e.summary)));
   const line = fit(`${pointer} ${here}${num} ${color.dim(age)} ${kind} ${branch} ${summary}`, cols, highlighted);
   // The selected row stands out as a bar across the list, not only by its dot:
   // reverse video is no colour, so it stays under NO_COLOR too.
@@ -95,7 +96,7 @@ function previewLines(v: View, height: number): { title: string; lines: string[]
   if (v.mode === "summary") {
     // The header is drawn here, so that its age goes on as the list's do.
     const e = row.entry;
-    const header = [`${color.bold(`Restoring #${row.number}`)} ${color.dim(`· ${relativeAge(e.date)} · ${e.trailers.kind}`)}`, `  ${printable(e.summary)}`];
+    const header = [`${color.bold(`Restoring #${row.number}`)} ${color.dim(`· ${relativeAge(e.date)} · ${e.trailers.kind}`)}`, `  ${printable(userSummary(e.summary))}`];
     const all = [...header, ...p.value];
     if (all.length <= height) return { title, lines: all };
     const shown = Math.max(0, height - 1);

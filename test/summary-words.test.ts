@@ -1,0 +1,32 @@
+// Summaries are shown in people's words (issue 17): Git's rebase reflog lines
+// are reworded for display; the snapshot keeps Git's own line.
+import { expect, test } from "bun:test";
+import { userSummary } from "../core/describe.ts";
+import { makeRepo } from "./helpers/repo.ts";
+
+test("rebase reflog lines read as words; everything else is left as it is", () => {
+  const cases: [string, string][] = [
+    ["rebase (finish): returning to refs/heads/main", "rebase finished: back on main"],
+    ["rebase -i (finish): returning to refs/heads/topic", "rebase finished: back on topic"],
+    ["rebase (continue) (finish): returning to refs/heads/x", "rebase finished: back on x"],
+    ["rebase (start): checkout main", "rebase started: checkout main"],
+    ["rebase (pick): fix the parser", "rebase picked: fix the parser"],
+    ["pull --rebase (finish): refs/heads/main onto 1234567", "pull --rebase finished: main onto 1234567"],
+    ["rebase (squash): two", "rebase squash: two"],
+    ["commit: rebase (finish): a message that says so", "commit: rebase (finish): a message that says so"],
+    ["reset: moving to HEAD~1", "reset: moving to HEAD~1"],
+    ["branch feature deleted", "branch feature deleted"],
+  ];
+  for (const [raw, shown] of cases) expect(userSummary(raw)).toBe(shown);
+});
+
+test("list and show word a rebase; --json and the snapshot keep Git's line", () => {
+  const r = makeRepo();
+  r.commit("one", { "a.txt": "a\n" });
+  const line = "rebase (finish): returning to refs/heads/main";
+  r.ok("snapshot", "-m", line);
+  expect(r.ok("list").split("\n")[0]).toMatch(/rebase finished: back on main$/);
+  expect(r.ok("show", "1")).toMatch(/^summary +rebase finished: back on main$/m);
+  expect(r.snapshots()[0]!.summary).toBe(line);
+  expect(r.g("log", "-1", "--format=%s", "refs/undo/snapshots/0000000001")).toBe(line);
+});
