@@ -63,24 +63,29 @@ for (const [cols, rows] of [
   });
 }
 
-test.skipIf(!hasTmux())("ages go on without a key; Esc clears the filter, then leaves", async () => {
-  const r = makeRepo();
-  r.commit("one", { "a.txt": "one\n" });
-  r.ok("snapshot");
-  r.commit("two", { "a.txt": "two\n" });
-  r.ok("snapshot");
-  const t = new Terminal(r, 120, 30);
-  terminals.push(t);
-  t.start(["pick"]);
-  const first = await t.waitForText(/Restoring #1 · \d+ seconds? ago/);
-  const age = (x: string) => Number(/Restoring #1 · (\d+) seconds? ago/.exec(x)?.[1] ?? NaN);
-  const then = age(first);
-  // No key pressed: the header's age moves on by itself.
-  await t.waitFor((x) => age(x) >= then + 2, "the age to go on", 10_000);
-  t.type("one");
-  await t.waitForText("1 of 2 snapshots");
-  t.keys("Escape");
-  await t.waitFor((x) => /\b2 snapshots/.test(x) && !x.includes("of 2"), "the filter cleared");
-  t.keys("Escape");
-  expect(await t.exitCode()).toBe(1);
-});
+for (const [cols, rows] of [
+  [60, 24],
+  [180, 45],
+] as const) {
+  test.skipIf(!hasTmux())(`${cols}x${rows}: ages go on without a key; Esc clears the filter, then leaves`, async () => {
+    const r = makeRepo();
+    r.commit("one", { "a.txt": "one\n" });
+    r.ok("snapshot");
+    r.commit("two", { "a.txt": "two\n" });
+    r.ok("snapshot");
+    const t = new Terminal(r, cols, rows);
+    terminals.push(t);
+    t.start(["pick"]);
+    const first = await t.waitForText(/Restoring #1 · \d+ seconds? ago/);
+    const age = (x: string) => Number(/Restoring #1 · (\d+) seconds? ago/.exec(x)?.[1] ?? NaN);
+    const then = age(first);
+    // No key pressed: the header's age moves on by itself.
+    await t.waitFor((x) => age(x) >= then + 2, "the age to go on", 10_000);
+    t.type("one");
+    await t.waitForText("1 of 2 snapshots");
+    t.keys("Escape");
+    await t.waitFor((x) => /\b2 snapshots/.test(x) && !x.includes("of 2"), "the filter cleared");
+    t.keys("Escape");
+    expect(await t.exitCode()).toBe(1);
+  });
+}
