@@ -226,38 +226,121 @@ interface Held {
   last: number;
 }
 
-/**
- * The runs of (path, content) in `chosen` snapshots, found from the
- * differences between one and the next (one diff-tree for all). With
- * `everyHolder` each snapshot is compared with nothing, and each run is one
- * snapshot long.
- */
-async function heldRuns(repo: Repo, chosen: readonly Snapshot[], everyHolder: boolean): Promise<Held[]> {
-  const sorted = [...chosen].sort((a, b) => a.number - b.number);
+/** Each snapshot's whole content on its own (grep with every holder), and the matching lines of each content. */
+async function everyHolderRuns(repo: Repo, chosen: readonly Snapshot[], pattern: string, opts: GrepOptions): Promise<{ held: Held[]; lines: Lines }> {
   const empty = EMPTY_TREE[hashLengthOf(repo)]!;
-  const pairs = sorted.map((s, i): [ObjectId, ObjectId] => [everyHolder || i === 0 ? empty : sorted[i - 1]!.tree, s.tree]);
+  const pairs = chosen.map((s): [ObjectId, ObjectId] => [empty, s.tree]);
   const changes = await diffPairs(repo, pairs, FILE_TREES);
-  type Open = Omit<Held, "last">;
+  const decoder = new TextDecoder();
   const held: Held[] = [];
-  let open = new Map<string, Open>();
+  for (const s of chosen) {
+    for (const c of changes.get(`${empty} ${s.tree}`) ?? []) {
+      if (c.blob === null) continue;
+      const raw = Buffer.from(c.path).toString("latin1");
+      held.push({ where: c.where, path: decoder.decode(c.path), raw, blob: c.blob, first: s.number, last: s.number });
+    }
+  }
+  const lines = await grepBlobs(repo, [...new Set(held.map((h) => h.blob))], pattern, opts);
+  return { held, lines };
+}
+
+type Lines = Map<ObjectId, { line: number; text: string }[]>;
+
+/**
+ * The runs of (path, content) across `chosen` snapshots whose content matches
+ * `pattern`, and the matching lines of each such content. The oldest snapshot
+ * holds every file, so it is never listed: its index is searched as a tree
+ * (`git grep <tree>:index`, threaded; `ls-tree` then names the blobs of the
+ * few paths that match), its working tree is compared with its index (files
+ * that are the same share the index's answer), and the later snapshots'
+ * changes (one diff-tree for all) are searched by blob id, all side by side.
+ */
+async function matchingRuns(repo: Repo, chosen: readonly Snapshot[], pattern: string, opts: GrepOptions): Promise<{ held: Held[]; lines: Lines }> {
+  const sorted = [...chosen].sort((a, b) => a.number - b.number);
+  const oldest = sorted[0];
+  if (!oldest) return { held: [], lines: new Map() };
+  const pairs = sorted.slice(1).map((s, i): [ObjectId, ObjectId] => [sorted[i]!.tree, s.tree]);
+  const [changes, inIndex, worktreeDiff, indexBlobs] = await Promise.all([
+    diffPairs(repo, pairs, FILE_TREES),
+    grepTree(repo, `${oldest.tree}:index`, pattern, opts).catch(() => new Map<string, { line: number; text: string }[]>()),
+    subtreeDiff(repo, oldest.tree),
+    blobsOf(repo, `${oldest.tree}:index`),
+  ]);
+  const decoder = new TextDecoder();
+  type Open = Omit<Held, "last">;
+  const open = new Map<string, Open>();
+  // The oldest snapshot: the index's matching files, and the working tree where it differs from the index.
+  const lines: Lines = new Map();
+  for (const [raw, found] of inIndex) {
+    const blob = indexBlobs.get(raw);
+    if (!blob) continue;
+    lines.set(blob, found);
+    const path = decoder.decode(Buffer.from(raw, "latin1"));
+    open.set(`index/${raw}`, { where: "index", path, raw, blob, first: oldest.number });
+    if (!worktreeDiff.has(raw)) open.set(`worktree/${raw}`, { where: "worktree", path, raw, blob, first: oldest.number });
+  }
+  for (const [raw, blob] of worktreeDiff) {
+    if (blob !== null) open.set(`worktree/${raw}`, { where: "worktree", path: decoder.decode(Buffer.from(raw, "latin1")), raw, blob, first: oldest.number });
+  }
+  const held: Held[] = [];
   for (const [i, s] of sorted.entries()) {
-    const next = everyHolder ? new Map<string, Open>() : new Map(open);
-    const prev = sorted[i - 1];
-    for (const c of changes.get(`${pairs[i]![0]} ${pairs[i]![1]}`) ?? []) {
+    if (i === 0) continue;
+    const prev = sorted[i - 1]!;
+    for (const c of changes.get(`${pairs[i - 1]![0]} ${pairs[i - 1]![1]}`) ?? []) {
       const raw = Buffer.from(c.path).toString("latin1");
       const key = `${c.where}/${raw}`;
-      if (c.blob === null) next.delete(key);
-      else if (next.get(key)?.blob !== c.blob || everyHolder) next.set(key, { where: c.where, path: new TextDecoder().decode(c.path), raw, blob: c.blob, first: s.number });
+      const was = open.get(key);
+      if (was && was.blob === c.blob) continue;
+      if (was) held.push({ ...was, last: prev.number });
+      if (c.blob === null) open.delete(key);
+      else open.set(key, { where: c.where, path: decoder.decode(c.path), raw, blob: c.blob, first: s.number });
     }
-    if (prev && !everyHolder) {
-      for (const [key, v] of open) if (next.get(key)?.blob !== v.blob) held.push({ ...v, last: prev.number });
-    }
-    if (everyHolder) for (const v of next.values()) held.push({ ...v, last: s.number });
-    open = next;
   }
-  const last = sorted[sorted.length - 1];
-  if (last && !everyHolder) for (const v of open.values()) held.push({ ...v, last: last.number });
-  return held;
+  const last = sorted[sorted.length - 1]!;
+  for (const v of open.values()) held.push({ ...v, last: last.number });
+  // Every content not answered by the oldest index's search, by id.
+  // (The oldest index's other files were searched too, and hold no match.)
+  const searched = new Set(indexBlobs.values());
+  const rest = [...new Set(held.map((h) => h.blob))].filter((b) => !lines.has(b) && !searched.has(b));
+  for (const [blob, found] of await grepBlobs(repo, rest, pattern, opts)) lines.set(blob, found);
+  return { held: held.filter((h) => lines.has(h.blob)), lines };
+}
+
+/** The oldest snapshot's working-tree files that differ from its index: path (latin1) -> blob, null where removed. */
+async function subtreeDiff(repo: Repo, tree: ObjectId): Promise<Map<string, ObjectId | null>> {
+  const out = new Map<string, ObjectId | null>();
+  let r;
+  try {
+    r = await repo.git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-abbrev", `${tree}:index`, `${tree}:worktree`]);
+  } catch {
+    return out; // a state tree without both entries: readers skip its files
+  }
+  const recs = Buffer.from(r.stdout).toString("latin1").split("\0");
+  for (let i = 0; i + 1 < recs.length; i += 2) {
+    const meta = recs[i]!.replace(/^:/, "").split(" ");
+    const status = meta[4] ?? "";
+    const mode = meta[1] ?? "";
+    out.set(recs[i + 1]!, status.startsWith("D") || !/^10[0-7]{4}$|^120000$/.test(mode) ? null : meta[3]!);
+  }
+  return out;
+}
+
+/** Every blob of a tree by path (latin1): one ls-tree, run beside the search that says which paths matter. */
+async function blobsOf(repo: Repo, treeish: string): Promise<Map<string, ObjectId>> {
+  const out = new Map<string, ObjectId>();
+  let r;
+  try {
+    r = await repo.git.run(["ls-tree", "-r", "-z", "--full-tree", treeish]);
+  } catch {
+    return out;
+  }
+  for (const rec of Buffer.from(r.stdout).toString("latin1").split("\0")) {
+    const tab = rec.indexOf("\t");
+    if (tab < 0) continue;
+    const [, type, oid] = rec.slice(0, tab).split(" ");
+    if (type === "blob" && oid) out.set(rec.slice(tab + 1), oid);
+  }
+  return out;
 }
 
 /**
@@ -268,8 +351,7 @@ async function heldRuns(repo: Repo, chosen: readonly Snapshot[], everyHolder: bo
  * Newest first.
  */
 export async function grepSnapshots(repo: Repo, chosen: readonly Snapshot[], pattern: string, opts: GrepOptions = {}, everyHolder = false): Promise<GrepMatch[]> {
-  const held = await heldRuns(repo, chosen, everyHolder);
-  const lines = await grepHeld(repo, chosen, held, pattern, opts);
+  const { held, lines } = everyHolder ? await everyHolderRuns(repo, chosen, pattern, opts) : await matchingRuns(repo, chosen, pattern, opts);
   const seen = new Set<string>();
   const out: GrepMatch[] = [];
   for (const h of held) {
@@ -289,8 +371,7 @@ export async function grepSnapshots(repo: Repo, chosen: readonly Snapshot[], pat
  * same search as grepSnapshots: each distinct content searched once.
  */
 export async function snapshotsHolding(repo: Repo, chosen: readonly Snapshot[], text: string): Promise<Set<number>> {
-  const held = await heldRuns(repo, chosen, false);
-  const lines = await grepHeld(repo, chosen, held, text, { fixedStrings: true, ignoreCase: true });
+  const { held, lines } = await matchingRuns(repo, chosen, text, { fixedStrings: true, ignoreCase: true });
   const numbers = [...chosen].map((s) => s.number).sort((a, b) => a - b);
   const found = new Set<number>();
   for (const h of held) {
@@ -300,29 +381,6 @@ export async function snapshotsHolding(repo: Repo, chosen: readonly Snapshot[], 
   return found;
 }
 
-/**
- * The matching lines of every blob the runs hold. The oldest snapshot holds
- * every file (the others hold a few changed ones), so its index is searched
- * as a tree, `git grep <tree>:index`, which Git does with threads, and only
- * the remaining blobs (other snapshots' changes, files that differ in the
- * working tree) by id; the two searches run side by side.
- */
-async function grepHeld(repo: Repo, chosen: readonly Snapshot[], held: readonly Held[], pattern: string, opts: GrepOptions): Promise<Map<ObjectId, { line: number; text: string }[]>> {
-  const oldest = [...chosen].sort((a, b) => a.number - b.number)[0];
-  const inTree = new Map<string, ObjectId>(); // path (latin1) -> blob, the oldest snapshot's index
-  if (oldest) for (const h of held) if (h.first === oldest.number && h.where === "index") inTree.set(h.raw, h.blob);
-  const covered = new Set(inTree.values());
-  const rest = [...new Set(held.map((h) => h.blob))].filter((b) => !covered.has(b));
-  const [byTree, byId] = await Promise.all([
-    oldest && inTree.size ? grepTree(repo, `${oldest.tree}:index`, pattern, opts) : Promise.resolve(new Map<string, { line: number; text: string }[]>()),
-    grepBlobs(repo, rest, pattern, opts),
-  ]);
-  for (const [path, found] of byTree) {
-    const blob = inTree.get(path);
-    if (blob !== undefined && !byId.has(blob)) byId.set(blob, found);
-  }
-  return byId;
-}
 
 function grepFlags(opts: GrepOptions): string[] {
   const flags = ["-n", "-z", "-I", "--no-color", "--full-name"];
