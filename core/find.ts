@@ -250,8 +250,8 @@ type Lines = Map<ObjectId, { line: number; text: string }[]>;
  * The runs of (path, content) across `chosen` snapshots whose content matches
  * `pattern`, and the matching lines of each such content. The oldest snapshot
  * holds every file, so it is never listed: its index is searched as a tree
- * (`git grep <tree>:index`, threaded; `ls-tree` then names the blobs of the
- * few paths that match), its working tree is compared with its index (files
+ * (`git grep <tree>:index`, threaded; one `ls-tree` beside it names the
+ * blobs of the paths that match), its working tree is compared with its index (files
  * that are the same share the index's answer), and the later snapshots'
  * changes (one diff-tree for all) are searched by blob id, all side by side.
  */
@@ -260,12 +260,15 @@ async function matchingRuns(repo: Repo, chosen: readonly Snapshot[], pattern: st
   const oldest = sorted[0];
   if (!oldest) return { held: [], lines: new Map() };
   const pairs = sorted.slice(1).map((s, i): [ObjectId, ObjectId] => [sorted[i]!.tree, s.tree]);
-  const [changes, inIndex, worktreeDiff, indexBlobs] = await Promise.all([
+  const [changes, searchedIndex, worktreeDiff, indexBlobs] = await Promise.all([
     diffPairs(repo, pairs, FILE_TREES),
-    grepTree(repo, `${oldest.tree}:index`, pattern, opts).catch(() => new Map<string, { line: number; text: string }[]>()),
+    grepTree(repo, `${oldest.tree}:index`, pattern, opts).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))),
     subtreeDiff(repo, oldest.tree),
     blobsOf(repo, `${oldest.tree}:index`),
   ]);
+  // A state tree without an index has nothing to search there; any other failure (a pattern Git refuses) is the answer.
+  if (searchedIndex instanceof Error && indexBlobs.size) throw searchedIndex;
+  const inIndex = searchedIndex instanceof Error ? new Map<string, { line: number; text: string }[]>() : searchedIndex;
   const decoder = new TextDecoder();
   type Open = Omit<Held, "last">;
   const open = new Map<string, Open>();
