@@ -11,6 +11,7 @@
 //   bun bench/scripted.ts [--rounds N]
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hasMark, hasTaken } from "../core/settle.ts";
 import { idle } from "../test/helpers/auto.ts";
 import { makeRepo, tempDir, type TestRepo } from "../test/helpers/repo.ts";
 
@@ -109,7 +110,7 @@ async function round(kind: Setup): Promise<Round> {
   let lastRecordingMs = 0;
   let lastExitMs = 0;
   if (kind === "ours") {
-    const recorded = () => undoDirs.every((d) => !idleMark(d));
+    const recorded = () => undoDirs.every((d) => !hasMark(d) && !hasTaken(d));
     while (!recorded()) await Bun.sleep(20);
     lastRecordingMs = performance.now() - t0 - wallMs;
     while (!undoDirs.every(idle)) await Bun.sleep(50);
@@ -127,21 +128,6 @@ async function round(kind: Setup): Promise<Round> {
     }
   }
   return { wallMs, cpuMs, workerCpuMs, workerStarts, snapshots, lastRecordingMs, lastExitMs, finalRecorded };
-}
-
-/** A mark still waiting to be recorded (or being recorded). */
-function idleMark(undoDir: string): boolean {
-  try {
-    readFileSync(join(undoDir, "pending"));
-    return true;
-  } catch {
-    try {
-      readFileSync(join(undoDir, "pending.taken"));
-      return true;
-    } catch {
-      return false;
-    }
-  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

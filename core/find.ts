@@ -44,6 +44,17 @@ export function statePathspecs(repo: Repo, pathspecs: readonly string[], cwd = p
   return out;
 }
 
+/**
+ * The blob a `--raw` record (`<mode> <mode> <id> <id> <status>`, split) leaves
+ * at its path: null where the path was removed, or holds no file content to
+ * search (a submodule, 160000).
+ */
+function blobAfter(meta: readonly string[]): ObjectId | null {
+  const status = meta[4] ?? "";
+  const mode = meta[1] ?? "";
+  return status.startsWith("D") || !/^10[0-7]{4}$|^120000$/.test(mode) ? null : meta[3]!;
+}
+
 /** One changed file of a state-tree diff: `index/<path>` or `worktree/<path>`, and its blob after (null: removed). */
 interface Change {
   where: (typeof FILE_TREES)[number];
@@ -80,11 +91,7 @@ async function diffPairs(repo: Repo, pairs: readonly [ObjectId, ObjectId][], pat
       const slash = full.indexOf(0x2f);
       const top = Buffer.from(full.subarray(0, slash)).toString("latin1");
       if (slash === -1 || (top !== "index" && top !== "worktree") || !current) continue;
-      const status = meta[4] ?? "";
-      const mode = meta[1] ?? "";
-      // Only files: a submodule (160000) has no content to search.
-      const blob = status.startsWith("D") || !/^10[0-7]{4}$|^120000$/.test(mode) ? null : meta[3]!;
-      current.push({ where: top, path: full.subarray(slash + 1), blob });
+      current.push({ where: top, path: full.subarray(slash + 1), blob: blobAfter(meta) });
     } else {
       const nl = buf.indexOf(0x0a, i);
       if (nl === -1) throw fatal("git diff-tree --stdin: truncated output");
@@ -320,10 +327,7 @@ async function subtreeDiff(repo: Repo, tree: ObjectId): Promise<Map<string, Obje
   }
   const recs = Buffer.from(r.stdout).toString("latin1").split("\0");
   for (let i = 0; i + 1 < recs.length; i += 2) {
-    const meta = recs[i]!.replace(/^:/, "").split(" ");
-    const status = meta[4] ?? "";
-    const mode = meta[1] ?? "";
-    out.set(recs[i + 1]!, status.startsWith("D") || !/^10[0-7]{4}$|^120000$/.test(mode) ? null : meta[3]!);
+    out.set(recs[i + 1]!, blobAfter(recs[i]!.replace(/^:/, "").split(" ")));
   }
   return out;
 }
