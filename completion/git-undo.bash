@@ -61,7 +61,7 @@ _git_undo ()
 	*,*,-*)
 		__gitcomp "$(__git_undo_options "$command")"
 		return ;;
-	restore,*|show,*)
+	restore,*|revert,*|show,*)
 		# The one snapshot number these take (i is the command's word).
 		for ((i++; i < cword; i++)); do
 			case "${words[i]}" in -*) ;; [0-9]*) return ;; esac

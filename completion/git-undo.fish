@@ -48,11 +48,11 @@ function __git_undo_snapshots
         string replace -ra '[\x00-\x08\x0a-\x1f\x7f]' '?'
 end
 
-# Whether the word being completed is the snapshot number of restore or show.
+# Whether the word being completed is the snapshot number of restore, revert or show.
 function __git_undo_wants_snapshot
     set -l tokens (commandline -opc)
     test "$tokens[-1]" = --against; and test (__git_undo_command) = show; and return 0
-    contains -- (__git_undo_command) restore show; or return 1
+    contains -- (__git_undo_command) restore revert show; or return 1
     string match -q -- '-*' (commandline -ct); and return 1
     # Not when the number is there already.
     for t in $tokens[2..-1]

@@ -102,7 +102,8 @@ export type BlockerKind =
   | "ignored-file"
   | "not-uptodate"
   | "index-lock"
-  | "head-in-other-worktree";
+  | "head-in-other-worktree"
+  | "revert-conflict";
 
 export interface Blocker {
   kind: BlockerKind;
@@ -163,6 +164,12 @@ export interface PlanOptions {
   skipMissing?: boolean;
   /** The snapshots before the state being left, oldest first: fills plan.onlyLeft. */
   earlier?: readonly SnapshotEntry[];
+  /**
+   * A partial restore or a revert (core/compose.ts): it keeps the operation
+   * markers, so an operation in progress stops it only when refs or HEAD move
+   * (restoring a file mid-merge is what `git restore` does too).
+   */
+  partial?: boolean;
 }
 
 /** The commit a ref line names, for subjects. */
@@ -580,7 +587,7 @@ export async function planRestore(repo: Repo, from: StateSide, target: Snapshot,
     index = { entries, conflictsNow: conflictPaths(s), conflictsAfter: conflictPaths(t) };
   }
 
-  if (s.state.length && !opts.force) {
+  if (s.state.length && !opts.force && (!opts.partial || refs.length || head)) {
     const what = s.state.map(operationName);
     blockers.push({
       kind: "operation",

@@ -137,6 +137,22 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexPar
     throw e;
   });
   if (state.indexUnmerged) ids.push(...(await writeBlobs(repo, scratch, [state.indexUnmerged])));
+  if (keepPart.keep !== undefined) state.keep = keepPart.keep;
+  const { tree, entries } = await assembleStateTree(repo, state, ids);
+  if (kept?.tree !== tree) keepBlobsOf(repo, tree, entries);
+  keepPart.remember(tree);
+  const capture: LiveCapture = { state, tree, snapshots };
+  if (reflog !== undefined) capture.reflog = reflog;
+  return capture;
+}
+
+/**
+ * The state tree of `state` from the ids of its blobs, in the order the tree
+ * lists them (HEAD, refs, then stash, state and index-unmerged when present);
+ * writes index-blobs (setting state.indexBlobs) and the tree itself.
+ */
+export async function assembleStateTree(repo: Repo, state: StateTree, blobIds: readonly ObjectId[]): Promise<{ tree: ObjectId; entries: TreeEntry[] }> {
+  const ids = [...blobIds];
   const entries: TreeEntry[] = [];
   const blob = (name: string) => entries.push({ mode: "100644", type: "blob", oid: ids.shift()!, name });
   const subtree = (name: string, oid: ObjectId) => entries.push({ mode: "040000", type: "tree", oid, name });
@@ -155,16 +171,21 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexPar
     subtree("index-blobs", state.indexBlobs);
   }
   if (state.worktree !== undefined) subtree("worktree", state.worktree);
-  if (keepPart.keep !== undefined) {
-    state.keep = keepPart.keep;
-    subtree(KEEP_ENTRY, state.keep);
-  }
-  const tree = await writeTree(repo, entries);
-  if (kept?.tree !== tree) keepBlobsOf(repo, tree, entries);
-  keepPart.remember(tree);
-  const capture: LiveCapture = { state, tree, snapshots };
-  if (reflog !== undefined) capture.reflog = reflog;
-  return capture;
+  if (state.keep !== undefined) subtree(KEEP_ENTRY, state.keep);
+  return { tree: await writeTree(repo, entries), entries };
+}
+
+/**
+ * Write a whole state tree (blobs and tree) that no capture read: the targets
+ * core/compose.ts builds from parts of others.
+ */
+export async function writeStateTree(repo: Repo, scratch: string, state: StateTree): Promise<ObjectId> {
+  const blobs: (string | Uint8Array)[] = [encodeHead(state.head), encodeRefs(state.refs)];
+  if (state.stash.length) blobs.push(encodeStash(state.stash));
+  if (state.state.length) blobs.push(encodeState(state.state));
+  if (state.indexUnmerged) blobs.push(state.indexUnmerged);
+  const ids = await writeBlobs(repo, scratch, blobs);
+  return (await assembleStateTree(repo, state, ids)).tree;
 }
 
 export interface RecordOptions {

@@ -111,6 +111,8 @@ function onlyLeftLine(result: RestoreResult): string | null {
   const left = result.plan.from.number;
   let back: string;
   if (!result.dryRun) back = result.goBack.length ? result.goBack.join(" or ") : `git undo restore ${left ?? "?"}`;
+  // A partial restore or a revert is a new change: plain `git undo` is the way back.
+  else if (result.composed) back = left !== null ? `git undo or git undo restore ${left}` : "git undo (they are saved first)";
   else back = left !== null ? `git undo redo or git undo restore ${left}` : "git undo redo (they are saved first)";
   return `only the state left has ${files.length === 1 ? "this file" : "these files"}: ${nameList(files, 5)}; to get ${files.length === 1 ? "it" : "them"} back: ${back}`;
 }
@@ -122,10 +124,14 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
   const { plan } = result;
   const t = plan.target;
   const head = `#${t.number} · ${userSummary(t.summary)} · ${style.age(t.date)}`;
+  // A partial restore names what it brings back; a revert, the change it takes out.
+  const revert = result.kind === "revert";
+  const what = result.composed ? (revert ? head : result.composed.description) : head;
+  const verb = result.dryRun ? (revert ? "Would revert" : "Would restore") : revert ? "Reverted" : "Restored";
   const lines: string[] = [];
   if (result.dryRun) {
     lines.push(...steppedLines(result));
-    lines.push(strong(`Would restore ${head}`));
+    lines.push(strong(`${verb} ${what}`));
     if (plan.recordFirst) lines.push("Would save your unrecorded changes as a snapshot first");
     if (plan.operations.length) {
       lines.push(force ? `Would end ${operationName(plan.operations[0]!)} in progress first (Git's own --quit)` : `${operationName(plan.operations[0]!)} is in progress`);
@@ -134,7 +140,7 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
     if (result.recordedFirst) lines.push(`Saved your unrecorded changes as #${result.recordedFirst.number} first`);
     if (result.endedOperations.length) lines.push(`Ended ${result.endedOperations.map(operationName).join(", ")} in progress (Git's --quit)`);
     lines.push(...steppedLines(result).map((l) => strong(l)));
-    lines.push(strong(`Restored ${head}`));
+    lines.push(strong(`${verb} ${what}`));
   }
   for (const l of describePlan(plan, force)) lines.push(`  ${l}`);
   const onlyLeft = onlyLeftLine(result);

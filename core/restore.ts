@@ -18,13 +18,20 @@ import { candidates, navigationTarget, position, readableSnapshot, type Directio
 import { loadState } from "./inspect.ts";
 import { acquireLock, clearDeadIndexLock, createIndexLock, releaseIndexLock } from "./lock.ts";
 import { withScratch, writeTagObjects } from "./objects.ts";
-import { addLineCounts, nameList, occupiedNow, parseRawNumstat, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
+import { addLineCounts, nameList, occupiedNow, parseRawNumstat, planIsEmpty, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
 import { captureLive, captureWith, commitCapture, latestOf, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
 import type { Repo } from "./repo.ts";
 import { indexVersion } from "./kept-index.ts";
 import { captureIndex, copyIndex, currentMarkers } from "./state.ts";
+import { composePartial, composeRevert, type ComposedTarget, type CurrentState, type PartialSelection, type RevertConflict } from "./compose.ts";
 
-export type RestoreRequest = { kind: Direction; steps: number } | { kind: "restore"; number: number };
+export type RestoreRequest =
+  | { kind: Direction; steps: number }
+  | { kind: "restore"; number: number }
+  /** Parts of snapshot `number` over the current state (core/compose.ts). */
+  | { kind: "partial"; number: number; selection: PartialSelection }
+  /** The current state without the change snapshot `number` recorded. */
+  | { kind: "revert"; number: number };
 
 export interface RestoreOptions {
   force?: boolean;
@@ -63,8 +70,10 @@ export interface RestoreResult {
    * recorded on a dry run has number null and an empty summary.
    */
   stepped: SteppedChange[];
-  /** What was asked: undo, redo or restore. */
+  /** What was asked: undo, redo, restore, a partial restore or a revert. */
   kind: RestoreRequest["kind"];
+  /** A partial restore or a revert: what it brings back (`src/a.c from #12`, `#17`) and what it records. */
+  composed?: { description: string; summary: string };
 }
 
 /** A change `git undo` undid or `git undo redo` did again. */
@@ -110,8 +119,36 @@ function pending(capture: LiveCapture): Snapshot {
 }
 
 function resolveTarget(snaps: readonly SnapshotEntry[], request: RestoreRequest): Snapshot {
-  if (request.kind === "restore") return readableSnapshot(snaps, request.number);
-  return navigationTarget(snaps, request.kind, request.steps);
+  return "steps" in request ? navigationTarget(snaps, request.kind, request.steps) : readableSnapshot(snaps, request.number);
+}
+
+/** The snapshot a change snapshot's change started from: a restore's `from`, else the one before it. */
+function changeBase(snaps: readonly SnapshotEntry[], change: Snapshot): Snapshot {
+  const from = change.trailers.kind === "restore" ? change.trailers.from : undefined;
+  if (from !== undefined && snaps.some((s) => s.number === from)) return readableSnapshot(snaps, from);
+  const i = snaps.findIndex((s) => s.number === change.number);
+  if (i <= 0) throw refuse(`snapshot #${change.number} is the oldest one: there is no state before it to revert to`);
+  return readableSnapshot(snaps, snaps[i - 1]!.number);
+}
+
+/** The target of a partial restore or a revert, built over the state `now`. */
+async function composeTarget(repo: Repo, scratch: string, request: RestoreRequest, snaps: readonly SnapshotEntry[], now: CurrentState): Promise<ComposedTarget | null> {
+  if (request.kind === "partial") return composePartial(repo, scratch, now, readableSnapshot(snaps, request.number), request.selection);
+  if (request.kind !== "revert") return null;
+  const change = readableSnapshot(snaps, request.number);
+  return composeRevert(repo, scratch, now, change, changeBase(snaps, change));
+}
+
+/** A revert's conflicts as the blocker that refuses it. */
+function revertBlocker(number: number, conflicts: readonly RevertConflict[]): Blocker {
+  const names = conflicts.map((c) =>
+    c.kind === "ref" ? c.name : c.kind === "head" ? "HEAD" : c.kind === "conflicts" ? "the index's conflicts" : c.part === "index" ? `${c.path} (staged)` : c.path,
+  );
+  return {
+    kind: "revert-conflict",
+    names,
+    message: `what #${number} changed has changed again since: ${nameList(names)}; nothing was reverted`,
+  };
 }
 
 /** index.lock, taken the way Git takes it, so no Git command changes the index while we restore. */
@@ -263,6 +300,7 @@ async function fullPlan(
   opts: RestoreOptions,
   holdsIndexLock: boolean,
   snaps: readonly SnapshotEntry[],
+  composed: ComposedTarget | null,
 ) {
   // The line counts only fill the report: a real restore counts them while it works.
   const plan = await planRestore(repo, from, target, {
@@ -271,7 +309,12 @@ async function fullPlan(
     lineCounts: Boolean(opts.dryRun),
     skipMissing: opts.skipMissing ?? false,
     earlier: snaps.filter((s) => from.number === null || s.number < from.number),
+    partial: composed !== null,
   });
+  if (composed?.conflicts.length) plan.blockers.unshift(revertBlocker(target.number, composed.conflicts));
+  else if (composed && planIsEmpty(plan)) {
+    throw refuse(composed.summary.startsWith("reverted") ? `nothing to revert: what #${target.number} changed is not in the current state` : `nothing to restore: ${composed.description.replace(/ from #\d+$/, "")} already as in #${target.number}`);
+  }
   // A dry run asks the merge whether it would go through. A real restore lets the
   // merge itself decide, first of all steps: it checks every path before writing.
   if (opts.dryRun) return { plan, mergeIndex: await checkWorktree(repo, scratch, plan) };
@@ -313,9 +356,11 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
   const latest = unchanged(capture);
   // Count the target as if the current state were already recorded (record first ends the streak).
   const snaps = latest ? capture.snapshots : [...capture.snapshots, pending(capture)];
-  const target = resolveTarget(request.kind === "restore" ? capture.snapshots : snaps, request);
+  const navigating = request.kind === "undo" || request.kind === "redo";
+  let composed = await composeTarget(repo, scratch, request, capture.snapshots, capture);
+  let target = composed?.target ?? resolveTarget(navigating ? snaps : capture.snapshots, request);
   const from: StateSide = { number: latest?.number ?? null, tree: capture.tree, state: capture.state };
-  let { plan, mergeIndex } = await fullPlan(repo, scratch, from, target, opts, holdsIndexLock, capture.snapshots);
+  let { plan, mergeIndex } = await fullPlan(repo, scratch, from, target, opts, holdsIndexLock, capture.snapshots, composed);
   const result: RestoreResult = {
     plan,
     dryRun: Boolean(opts.dryRun),
@@ -324,9 +369,10 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     restoreSnapshot: null,
     differences: [],
     goBack: [],
-    stepped: request.kind === "restore" ? [] : steppedOver(snaps, request.kind, target, latest ? null : capture.tree),
+    stepped: navigating ? steppedOver(snaps, request.kind, target, latest ? null : capture.tree) : [],
     kind: request.kind,
   };
+  if (composed) result.composed = { description: composed.description, summary: composed.summary };
   if (opts.dryRun) return result;
   if (plan.blockers.length) throw refusal(plan.blockers);
 
@@ -359,7 +405,10 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
           fromNumber = made.snapshot.number;
           result.recordedFirst ??= made.snapshot;
         }
-        ({ plan, mergeIndex } = await fullPlan(repo, scratch, { number: fromNumber, tree: after.tree, state: after.state }, target, opts, holdsIndexLock, after.snapshots));
+        // A partial restore or a revert is built again over the state the operation left.
+        composed = await composeTarget(repo, scratch, request, after.snapshots, after);
+        if (composed) target = composed.target;
+        ({ plan, mergeIndex } = await fullPlan(repo, scratch, { number: fromNumber, tree: after.tree, state: after.state }, target, opts, holdsIndexLock, after.snapshots, composed));
         result.plan = plan;
         if (plan.blockers.length) throw refusal(plan.blockers);
       }
@@ -373,12 +422,14 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     const merged = plan.worktree.mode === "merge" && mergeIndex !== null;
     // The configuration read for the first capture (the same process) keys the committer's kept answer.
     const recorded = await captureWith(repo, await partsAfter(repo, scratch, plan, merged, applied.readFilesAgain), capture.configDigest);
-    const made = await commitCapture(repo, recorded, {
-      kind: "restore",
-      restored: target.number,
-      from: fromNumber,
-      message: `restore #${target.number}: ${target.summary}`,
-    });
+    // A partial restore or a revert makes a new state: a change, which plain `git undo` undoes.
+    const made = await commitCapture(
+      repo,
+      recorded,
+      composed
+        ? { kind: "change", message: composed.summary }
+        : { kind: "restore", restored: target.number, from: fromNumber, message: `restore #${target.number}: ${target.summary}` },
+    );
     if (!made.created) throw fatal("the restore snapshot was not recorded");
     const snap = made.snapshot;
     journal.push("record", () => repo.git.run(["update-ref", "-d", snap.ref, snap.commit]).then(() => undefined));

@@ -15,6 +15,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "undo", summary: "go back N snapshots (also plain 'git undo [N]')", load: async () => (await import("./undo.ts")).undo },
   { name: "redo", summary: "go forward N snapshots again after git undo", load: async () => (await import("./redo.ts")).redo },
   { name: "restore", summary: "restore the state of snapshot <n>", load: async () => (await import("./restore.ts")).restore },
+  { name: "revert", summary: "undo the change snapshot <n> recorded, keeping everything since", load: async () => (await import("./revert.ts")).revert },
   { name: "pick", summary: "choose a state to restore, with a preview of what it changes", load: async () => (await import("./pick.ts")).pick },
   { name: "snapshot", summary: "record the current state as a manual snapshot", load: async () => (await import("./snapshot.ts")).snapshot },
   { name: "list", aliases: ["log"], summary: "list snapshots, newest first (log -- <path>: those that changed it)", load: async () => (await import("./list.ts")).list },

@@ -1,0 +1,142 @@
+// `git undo revert <n>`: the change snapshot n recorded (from the snapshot
+// before it to n) taken out of the current state, keeping everything since;
+// refused, naming every conflict and changing nothing, when something it
+// changed has changed again.
+import { describe, expect, test } from "bun:test";
+import { checkStates, listSnapshots } from "../core/history.ts";
+import { isReadable } from "../core/format.ts";
+import { openRepo } from "../core/repo.ts";
+import { fingerprint, makeRepo } from "./helpers/repo.ts";
+import { expectRefused, userFingerprint, withRepoEnv } from "./helpers/restore.ts";
+
+const lines = (n: number, changed: Record<number, string> = {}) =>
+  Array.from({ length: n }, (_, i) => changed[i] ?? `line ${i}`).join("\n") + "\n";
+
+describe("git undo revert", () => {
+  test("an old branch deletion comes back while later commits, files and the stash stay", async () => {
+    const r = makeRepo();
+    r.commit("one", { "a.txt": "1\n" });
+    const feature = r.commit("feature work", { "f.txt": "feature\n" });
+    r.git(["branch", "feature"]);
+    r.git(["reset", "-q", "--hard", "HEAD~1"]);
+    r.ok("snapshot"); // #1
+    r.git(["branch", "-D", "-q", "feature"]);
+    r.ok("snapshot"); // #2: the deletion
+    const later = r.commit("later", { "a.txt": "2\n" });
+    r.write("wip.txt", "unrecorded\n");
+    r.git(["stash", "push", "-q", "-u", "-m", "wip"]);
+    r.write("new.txt", "new\n");
+    r.ok("snapshot"); // #3
+    const rest = userFingerprint(r);
+    const out = r.ok("revert", "2");
+    expect(out).toContain("Reverted #2");
+    expect(out).toContain("feature created at");
+    expect(r.g("rev-parse", "feature")).toBe(feature);
+    expect(r.g("rev-parse", "main")).toBe(later);
+    expect(userFingerprint(r).split("\n").filter((l) => !l.startsWith("refs/heads/feature ")).join("\n")).toBe(rest);
+    const latest = r.snapshots()[0]!;
+    expect(latest.kind).toBe("change");
+    expect(latest.summary).toMatch(/^reverted #2: /);
+    // A plain undo takes the revert back.
+    r.ok("undo");
+    expect(userFingerprint(r)).toBe(rest);
+    await withRepoEnv(r, async () => {
+      const repo = await openRepo(r.dir);
+      expect((await checkStates(repo, await listSnapshots(repo))).filter((s) => !isReadable(s))).toEqual([]);
+    });
+  });
+
+  test("a file edit is taken out by a three-way merge that keeps later edits elsewhere in the file", () => {
+    const r = makeRepo();
+    r.commit("base", { "a.txt": lines(20) });
+    r.ok("snapshot"); // #1
+    r.write("a.txt", lines(20, { 2: "edit to revert" }));
+    r.ok("snapshot"); // #2
+    r.write("a.txt", lines(20, { 2: "edit to revert", 17: "later edit" }));
+    r.write("b.txt", "other\n");
+    r.ok("snapshot"); // #3
+    r.ok("revert", "2");
+    expect(r.read("a.txt")).toBe(lines(20, { 17: "later edit" }));
+    expect(r.read("b.txt")).toBe("other\n");
+  });
+
+  test("a commit is reverted in refs, index and files alike", () => {
+    const r = makeRepo();
+    const c1 = r.commit("one", { "a.txt": lines(10) });
+    r.ok("snapshot"); // #1
+    r.commit("two", { "a.txt": lines(10, { 1: "committed" }) });
+    r.ok("snapshot"); // #2
+    r.write("c.txt", "since\n");
+    r.ok("snapshot"); // #3
+    r.ok("revert", "2");
+    expect(r.g("rev-parse", "main")).toBe(c1);
+    expect(r.read("a.txt")).toBe(lines(10));
+    expect(r.git(["status", "--porcelain"]).stdout).toBe("?? c.txt\n");
+  });
+
+  test("a conflict on a file and on a ref: refused, each named, nothing changed; the dry run shows them", () => {
+    const r = makeRepo();
+    r.commit("base", { "a.txt": lines(5) });
+    r.git(["branch", "topic"]);
+    r.ok("snapshot"); // #1
+    r.write("a.txt", lines(5, { 2: "first" }));
+    r.git(["branch", "-f", "topic", "HEAD"]);
+    r.commit("moved topic's base", {});
+    r.git(["branch", "-f", "topic", "HEAD"]);
+    r.ok("snapshot"); // #2
+    r.write("a.txt", lines(5, { 2: "changed again" }));
+    r.commit("topic again", {});
+    r.git(["branch", "-f", "topic", "HEAD"]);
+    r.ok("snapshot"); // #3
+    const before = fingerprint(r);
+    const dry = r.undo(["revert", "2", "--dry-run"]);
+    expect(dry.code).toBe(1);
+    expect(dry.stdout).toMatch(/would refuse: what #2 changed has changed again since: .*refs\/heads\/topic/);
+    expect(dry.stdout).toContain("a.txt");
+    const res = expectRefused(r, ["revert", "2"], /changed again since/);
+    expect(res.stderr).toContain("refs/heads/topic");
+    expect(res.stderr).toContain("a.txt");
+    expect(fingerprint(r)).toBe(before);
+  });
+
+  test("a dropped stash entry comes back; a pushed one goes and its edits return", () => {
+    const r = makeRepo();
+    r.commit("base", { "a.txt": "a\n", "b.txt": "b\n" });
+    r.write("a.txt", "stashed a\n");
+    r.git(["stash", "push", "-q", "-m", "keep me"]);
+    r.ok("snapshot"); // #1
+    const entry = r.g("rev-parse", "stash@{0}");
+    r.git(["stash", "drop", "-q"]);
+    r.ok("snapshot"); // #2: dropped
+    r.write("b.txt", "my edit\n");
+    r.ok("snapshot"); // #3
+    r.git(["stash", "push", "-q", "-m", "pushed"]);
+    r.ok("snapshot"); // #4: pushed, b.txt clean again
+    r.write("c.txt", "later\n");
+    r.ok("snapshot"); // #5
+    r.ok("revert", "2");
+    expect(r.g("stash", "list", "--format=%H")).toContain(entry);
+    r.ok("revert", "4");
+    expect(r.read("b.txt")).toBe("my edit\n");
+    expect(r.g("stash", "list", "--format=%gs")).not.toContain("pushed");
+    expect(r.g("stash", "list", "--format=%H")).toContain(entry);
+    expect(r.read("c.txt")).toBe("later\n");
+  });
+
+  test("a restore snapshot as <n> reverts that restore; the oldest snapshot has nothing to revert", () => {
+    const r = makeRepo();
+    r.commit("base", { "a.txt": "1\n" });
+    r.ok("snapshot"); // #1
+    r.write("a.txt", "2\n");
+    r.ok("snapshot"); // #2
+    r.ok("undo"); // #3: restore of #1
+    expect(r.read("a.txt")).toBe("1\n");
+    r.write("b.txt", "since\n");
+    r.ok("snapshot"); // #4
+    r.ok("revert", "3");
+    expect(r.read("a.txt")).toBe("2\n");
+    expect(r.read("b.txt")).toBe("since\n");
+    expectRefused(r, ["revert", "1"], /oldest/);
+    expectRefused(r, ["revert", "99"], /no snapshot #99/);
+  });
+});
