@@ -148,7 +148,8 @@ export async function composePartial(repo: Repo, scratch: string, now: CurrentSt
     }
     const unmatched = sel.paths.filter((_, i) => !matchedBy.has(i));
     if (unmatched.length) throw refuse(`pathspec '${unmatched[0]}' did not match any file in snapshot #${source.number} or now`);
-    what.push(...sel.paths);
+    // The picker names a file as `:(top,literal)<path>`: said as the path.
+    what.push(...sel.paths.map((p) => p.replace(/^:\(top,literal\)/, "")));
   } else {
     if (wantIndex) {
       next.index = src.index;

@@ -139,4 +139,30 @@ describe("git undo revert", () => {
     expectRefused(r, ["revert", "1"], /oldest/);
     expectRefused(r, ["revert", "99"], /no snapshot #99/);
   });
+
+  test("mid-merge, with a stash, untracked and ignored files: a file edit is reverted and nothing else changes", () => {
+    const r = makeRepo();
+    r.commit("base", { "a.txt": lines(8), "c.txt": "c\n", ".gitignore": "*.log\n" });
+    r.git(["branch", "topic"]);
+    r.commit("main side", { "c.txt": "c main\n" });
+    r.git(["switch", "-q", "topic"]);
+    r.commit("topic side", { "c.txt": "c topic\n" });
+    r.git(["switch", "-q", "main"]);
+    r.write("s.txt", "stashed\n");
+    r.git(["stash", "push", "-q", "-u", "-m", "kept"]);
+    r.ok("snapshot"); // #1
+    r.write("a.txt", lines(8, { 0: "edit to take out" }));
+    r.ok("snapshot"); // #2
+    r.git(["merge", "-q", "topic"], { allowFail: true }); // stops on c.txt
+    r.write("u.txt", "untracked\n");
+    r.write("build.log", "ignored\n");
+    r.ok("snapshot"); // #3
+    const others = (s: string) => s.split("\n").filter((l) => !l.startsWith("a.txt ") && !l.endsWith("\ta.txt")).join("\n");
+    const rest = others(userFingerprint(r));
+    r.ok("revert", "2");
+    expect(r.read("a.txt")).toBe(lines(8));
+    expect(others(userFingerprint(r))).toBe(rest);
+    expect(r.read("build.log")).toBe("ignored\n");
+    expect(r.g("ls-files", "-u")).toContain("c.txt");
+  });
 });

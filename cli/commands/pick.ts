@@ -13,7 +13,9 @@ import type { Command } from "../command.ts";
 import { color, out } from "../ui.ts";
 import { PickModel, rowsOf } from "../pick/model.ts";
 import { planPreviews, type PreviewSource } from "../pick/preview.ts";
-import { PickPrompt } from "../pick/prompt.ts";
+import { PickPrompt, type PickChoice } from "../pick/prompt.ts";
+import { actionDoing } from "../pick/render.ts";
+import type { Part } from "../../core/compose.ts";
 import { runRestore } from "./undo.ts";
 
 export const pick: Command = {
@@ -26,6 +28,8 @@ export const pick: Command = {
     "    ?text                               only the snapshots whose files hold text",
     "    Tab                                 preview: what changes / Git's diff",
     "    Enter                               restore (after confirming)",
+    "    Ctrl-R                              revert: take out only the highlighted change",
+    "    Ctrl-F                              in Git's diff: restore only the file in view",
     "    Esc                                 back: confirmation, then filter, then leave",
     "    Ctrl-C                              leave, changing nothing",
   ].join("\n"),
@@ -62,13 +66,19 @@ export const pick: Command = {
     const chosen = await prompt.run();
     // Let the capture of the state left finish, so its scratch files are gone when we exit.
     await from.catch(() => {});
-    if (isCancel(chosen) || typeof chosen !== "number") {
+    if (isCancel(chosen) || typeof chosen !== "object") {
       out(`${color.red("■")}  git undo pick: nothing changed`);
       return 1;
     }
-    out(`${color.green("◇")}  restoring #${chosen}`);
-    // Exactly `git undo restore <n>`: the same checks, the same restore, the same report.
-    return runRestore({ kind: "restore", number: chosen }, {});
+    const { number, action } = chosen as PickChoice;
+    out(`${color.green("◇")}  ${actionDoing(action, number)}`);
+    // Exactly `git undo restore <n>`, `revert <n>` or `restore <n> -- <path>`: the same checks, restore and report.
+    if (action.kind === "revert") return runRestore({ kind: "revert", number }, {});
+    if (action.kind === "file") {
+      const selection = { parts: ["index", "worktree"] as Part[], paths: [`:(top,literal)${action.path}`], refs: [] };
+      return runRestore({ kind: "partial", number, selection }, {});
+    }
+    return runRestore({ kind: "restore", number }, {});
   },
 };
 

@@ -1,6 +1,6 @@
 // The picker as an @clack/core prompt: clack owns raw mode, keypress events,
 // resize and redrawing; this class turns keys into moves on the model and
-// answers with the chosen snapshot number (or clack's cancel symbol).
+// answers with the chosen snapshot and action (or clack's cancel symbol).
 import { Prompt, getColumns, getRows } from "@clack/core";
 import type { Key } from "node:readline";
 import type { Readable, Writable } from "node:stream";
@@ -8,7 +8,13 @@ import { isReadable, type Snapshot } from "../../core/format.ts";
 import { LazyCache } from "./lazy.ts";
 import type { PickModel, Row } from "./model.ts";
 import type { PreviewSource } from "./preview.ts";
-import { renderFrame, type Phase, type PreviewMode, type View } from "./render.ts";
+import { renderFrame, type Phase, type PickAction, type PreviewMode, type View } from "./render.ts";
+
+/** The picker's answer: a snapshot and what to do with it. */
+export interface PickChoice {
+  number: number;
+  action: PickAction;
+}
 
 export interface PickOptions {
   model: PickModel;
@@ -19,7 +25,7 @@ export interface PickOptions {
   output?: Writable;
 }
 
-export class PickPrompt extends Prompt<number> {
+export class PickPrompt extends Prompt<PickChoice> {
   readonly view: View;
   private readonly summaries: LazyCache<Snapshot, string[]>;
   private readonly diffs: LazyCache<Snapshot, string[]>;
@@ -53,6 +59,7 @@ export class PickPrompt extends Prompt<number> {
       diffTop: 0,
       typing: false,
       confirmYes: true,
+      action: { kind: "restore" },
       note: null,
       preview: (row: Row) => {
         const cache = view.mode === "diff" ? this.diffs : this.summaries;
@@ -87,7 +94,7 @@ export class PickPrompt extends Prompt<number> {
    * Run the prompt on the terminal's alternate screen, as less and vim do: the
    * picker fills the terminal, and leaving it puts back exactly what was there.
    */
-  async run(): Promise<number | symbol | undefined> {
+  async run(): Promise<PickChoice | symbol | undefined> {
     const out = this.output;
     let inside = true;
     const leave = () => {
@@ -167,6 +174,39 @@ export class PickPrompt extends Prompt<number> {
   }
 
   /** Never submit on Enter directly: Enter opens the confirmation, which submits itself. */
+  /** Ask before doing `action` with the highlighted snapshot. */
+  private confirm(action: PickAction): void {
+    const v = this.view;
+    const row = v.model.highlighted();
+    if (!row) return;
+    if (!isReadable(row.entry)) {
+      v.note = `#${row.number} cannot be read by this version of git-undo`;
+      return;
+    }
+    v.action = action;
+    v.confirmYes = true;
+    this.setPhase("confirm");
+  }
+
+  /**
+   * The file whose diff is at the top of the diff view (or the first one
+   * below it): the path of its `diff --git a/<path> b/<path>` header. Null for
+   * none, or a name Git quoted (restore those by name).
+   */
+  private fileAtDiffTop(): string | null {
+    const row = this.view.model.highlighted();
+    if (!row || !isReadable(row.entry)) return null;
+    const diff = this.diffs.get(row.entry);
+    if (diff.state !== "ready") return null;
+    const plain = diff.value.map((l) => l.replace(/\x1b\[[0-9;]*m/g, ""));
+    const header = (l: string) => /^diff --git a\/(.*) b\/\1$/.exec(l)?.[1] ?? null;
+    for (let i = Math.min(this.view.diffTop, plain.length - 1); i >= 0; i--) {
+      if (plain[i]!.startsWith("diff --git ")) return header(plain[i]!);
+    }
+    const below = plain.find((l) => l.startsWith("diff --git "));
+    return below ? header(below) : null;
+  }
+
   protected override _shouldSubmit(): boolean {
     return false;
   }
@@ -185,7 +225,7 @@ export class PickPrompt extends Prompt<number> {
       const row = m.highlighted();
       if (char === "y" || char === "Y" || (name === "return" && v.confirmYes)) {
         if (row && isReadable(row.entry)) {
-          this.value = row.number;
+          this.value = { number: row.number, action: v.action };
           this.state = "submit";
         }
       } else if (char === "n" || char === "N" || name === "return") {
@@ -225,21 +265,26 @@ export class PickPrompt extends Prompt<number> {
         v.mode = v.mode === "summary" ? "diff" : "summary";
         v.diffTop = 0;
         return;
-      case "return": {
-        const row = m.highlighted();
-        if (!row) return;
-        if (!isReadable(row.entry)) {
-          v.note = `#${row.number} cannot be read by this version of git-undo`;
-          return;
-        }
-        v.confirmYes = true;
-        return this.setPhase("confirm");
-      }
+      case "return":
+        return this.confirm({ kind: "restore" });
       case "backspace":
         if (!m.filter) v.typing = false;
         return move(() => m.setFilter(m.filter.slice(0, -1)));
     }
     if (key?.ctrl && name === "u") return move(() => m.setFilter(""));
+    if (key?.ctrl && name === "r") return this.confirm({ kind: "revert" });
+    if (key?.ctrl && name === "f") {
+      if (v.mode !== "diff") {
+        v.note = "^F restores the file shown in the diff: Tab to Git's diff first";
+        return;
+      }
+      const path = this.fileAtDiffTop();
+      if (path === null) {
+        v.note = "no file in view to restore (or its name needs quoting: use git undo restore <n> -- <path>)";
+        return;
+      }
+      return this.confirm({ kind: "file", path });
+    }
     if (!char || key?.ctrl || key?.meta || !/^[^\x00-\x1f\x7f]$/u.test(char)) return;
     if (!v.typing && !m.filter) {
       if (char === "j") return move(() => m.move(1));

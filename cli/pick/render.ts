@@ -23,6 +23,9 @@ export const SYMBOL = {
 } as const;
 
 export type PreviewMode = "summary" | "diff";
+
+/** What the confirmation asks about: the whole state, the highlighted change taken out, or one file. */
+export type PickAction = { kind: "restore" } | { kind: "revert" } | { kind: "file"; path: string };
 export type Phase = "active" | "confirm" | "submit" | "cancel";
 
 export interface View {
@@ -34,6 +37,8 @@ export interface View {
   /** Whether the filter takes every key (after `/`, or once it has text). */
   typing: boolean;
   confirmYes: boolean;
+  /** What Enter or y then does. */
+  action: PickAction;
   /** A one-line note (why Enter did nothing, say). */
   note: string | null;
   /** The preview of a row in the current mode; starts computing it when unknown. */
@@ -98,6 +103,9 @@ function previewLines(v: View, height: number): { title: string; lines: string[]
     const e = row.entry;
     const header = [`${color.bold(`Restoring #${row.number}`)} ${color.dim(`· ${relativeAge(e.date)} · ${e.trailers.kind}`)}`, `  ${printable(userSummary(e.summary))}`];
     const all = [...header, ...p.value];
+    // Beside the whole restore, the revert of just this change, when there is room to say so.
+    const revert = color.dim(`or ^R: revert only the change #${row.number} made, keeping everything since`);
+    if (all.length + 2 <= height) return { title, lines: [...all, "", revert] };
     if (all.length <= height) return { title, lines: all };
     const shown = Math.max(0, height - 1);
     return { title, lines: [...all.slice(0, shown), color.dim(`… ${all.length - shown} more (Tab: Git's diff; git undo restore --dry-run ${row.number}: all of it)`)] };
@@ -108,18 +116,40 @@ function previewLines(v: View, height: number): { title: string; lines: string[]
   return { title: title + more, lines: p.value.slice(top, top + height) };
 }
 
+/** `Restore #12`, `Revert #12`, `Restore src/a.c from #12`. */
+export function actionQuestion(action: PickAction, number: number): string {
+  if (action.kind === "revert") return `Revert #${number}`;
+  if (action.kind === "file") return `Restore ${printable(action.path)} from #${number}`;
+  return `Restore #${number}`;
+}
+
+/** `restoring #12`, `reverting #12`, `restoring src/a.c from #12`: the line left as the picker closes. */
+export function actionDoing(action: PickAction, number: number): string {
+  if (action.kind === "revert") return `reverting #${number}`;
+  if (action.kind === "file") return `restoring ${printable(action.path)} from #${number}`;
+  return `restoring #${number}`;
+}
+
+/** What a revert or a one-file restore does, for the confirmation (a whole restore shows its plan). */
+function actionGist(action: PickAction, number: number): string | null {
+  if (action.kind === "revert") return `take out only what #${number} changed, keeping everything done since (checked before anything changes)`;
+  if (action.kind === "file") return `only this file and its index entry as #${number} had them; everything else stays`;
+  return null;
+}
+
 function footer(v: View, cols: number): string {
   if (v.phase === "confirm") {
     const row = v.model.highlighted();
     const yes = `${v.confirmYes ? color.green(SYMBOL.on) : color.dim(SYMBOL.off)} Yes`;
     const no = `${v.confirmYes ? color.dim(SYMBOL.off) : color.green(SYMBOL.on)} No`;
-    return `${color.bold(`Restore #${row?.number}?`)}  ${yes} / ${no}  ${color.dim("y/n · Esc back")}`;
+    return `${color.bold(`${actionQuestion(v.action, row?.number ?? 0)}?`)}  ${yes} / ${no}  ${color.dim("y/n · Esc back")}`;
   }
   if (v.note) return color.yellow(v.note);
   const other = v.mode === "diff" ? "summary" : "diff";
-  if (cols < 90) return color.dim(`↑↓ move · Tab ${other}${v.mode === "diff" ? " · PgDn" : ""} · Enter restore · Esc quit`);
+  const file = v.mode === "diff" ? " · ^F this file" : "";
+  if (cols < 90) return color.dim(`↑↓ move · Tab ${other}${v.mode === "diff" ? " · PgDn" : ""} · Enter restore · ^R revert${file} · Esc quit`);
   const scroll = v.mode === "diff" ? " · PgUp/PgDn scroll" : "";
-  return color.dim(`↑↓ move · type to filter (?text: in files) · Tab ${other}${scroll} · Enter restore · Esc quit`);
+  return color.dim(`↑↓ move · type to filter (?text: in files) · Tab ${other}${scroll} · Enter restore · ^R revert${file} · Esc quit`);
 }
 
 /** The whole frame for a terminal of `columns` x `rows`. */
@@ -128,7 +158,7 @@ export function renderFrame(v: View, columns: number, rows: number): string {
   const m = v.model;
   const row = m.highlighted();
   if (v.phase === "submit" || v.phase === "cancel") {
-    const done = v.phase === "submit" ? `${color.green(SYMBOL.submit)}  restoring #${row?.number}` : `${color.red(SYMBOL.cancel)}  git undo pick: nothing changed`;
+    const done = v.phase === "submit" ? `${color.green(SYMBOL.submit)}  ${actionDoing(v.action, row?.number ?? 0)}` : `${color.red(SYMBOL.cancel)}  git undo pick: nothing changed`;
     return fit(done, cols);
   }
   const bar = color.cyan(SYMBOL.bar);
@@ -168,7 +198,8 @@ export function renderFrame(v: View, columns: number, rows: number): string {
   }
   if (confirming && row) {
     const gist = v.gist(row);
-    const plan = gist.state === "ready" ? printable(gist.value) : gist.state === "pending" ? color.dim("…") : color.red(printable(gist.error.message));
+    const own = actionGist(v.action, row.number);
+    const plan = own ?? (gist.state === "ready" ? printable(gist.value) : gist.state === "pending" ? color.dim("…") : color.red(printable(gist.error.message)));
     lines.push(fit(`${color.cyan(SYMBOL.connect)}  ${color.bold(`#${row.number}:`)} ${plan}`, cols));
   }
   lines.push(fit(`${color.cyan(SYMBOL.end)}  ${footer(v, cols)}`, cols));
