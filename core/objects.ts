@@ -41,13 +41,16 @@ export async function readObjects(repo: Repo, names: readonly string[]): Promise
   return out;
 }
 
-/** The id Git gives a blob of these bytes (gitformat-object): the hash of "blob <size>", a NUL, and the bytes. */
-export function blobId(bytes: Uint8Array, format: ObjectFormat): ObjectId {
+/** The id Git gives an object (gitformat-object): the hash of "<type> <size>", a NUL, and the bytes. */
+export function objectId(type: "blob" | "tree" | "commit", bytes: Uint8Array, format: ObjectFormat): ObjectId {
   const hasher = new Bun.CryptoHasher(format === "sha256" ? "sha256" : "sha1");
-  hasher.update(`blob ${bytes.length}\0`);
+  hasher.update(`${type} ${bytes.length}\0`);
   hasher.update(bytes);
   return hasher.digest("hex");
 }
+
+/** The id Git gives a blob of these bytes. */
+export const blobId = (bytes: Uint8Array, format: ObjectFormat): ObjectId => objectId("blob", bytes, format);
 
 /**
  * Write blobs with one hash-object, through files in `scratchDir`; returns

@@ -1,6 +1,7 @@
 // Recording: read the state, write it as a tree, skip it when nothing changed,
 // commit it with parents that keep its commits alive, create the next ref, and
 // keep the sequence within undo.limit.
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cut, describeChange, describeOperationChange } from "./describe.ts";
 import { fatal, refuse, UndoError } from "./errors.ts";
@@ -36,7 +37,7 @@ import { GitError } from "./git.ts";
 import { decodeSnapshots } from "./history.ts";
 import { KEEP_ENTRY, keepTree } from "./keep.ts";
 import { readJsonFile, replaceFile, withLock } from "./lock.ts";
-import { withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
+import { objectId, withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 import { clearStaleReservation } from "./settle.ts";
 import { captureIndex, readHead, readHeadReflog, readMarkers, readStash, scanRefs, type LeftOutFile, type RefScan } from "./state.ts";
@@ -418,15 +419,6 @@ function keepBlobsOf(repo: Repo, tree: ObjectId, entries: readonly TreeEntry[]):
 /** The environment `git var GIT_COMMITTER_IDENT` reads besides the configuration. */
 const IDENT_VARS = ["GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_COMMITTER_DATE"];
 
-const KEEP_ENV = {
-  GIT_AUTHOR_NAME: PLACEHOLDER_NAME,
-  GIT_AUTHOR_EMAIL: PLACEHOLDER_EMAIL,
-  GIT_AUTHOR_DATE: KEEP_DATE,
-  GIT_COMMITTER_NAME: PLACEHOLDER_NAME,
-  GIT_COMMITTER_EMAIL: PLACEHOLDER_EMAIL,
-  GIT_COMMITTER_DATE: KEEP_DATE,
-};
-
 async function commitTree(
   repo: Repo,
   tree: ObjectId,
@@ -444,18 +436,43 @@ async function commitTree(
 export async function keepParents(repo: Repo, ids: readonly ObjectId[]): Promise<ObjectId[]> {
   let level = [...ids];
   if (level.length <= MAX_PARENTS) return level;
-  const emptyTree = await writeTree(repo, []);
-  while (level.length > MAX_PARENTS) {
-    // A few at a time: a repository with 100,000 refs must not start 1,500 processes at once.
-    const groups = groupsOf(level);
-    const made: ObjectId[] = [];
-    for (let i = 0; i < groups.length; i += 8) {
-      const batch = groups.slice(i, i + 8).map((g) => commitTree(repo, emptyTree, g, KEEP_MESSAGE, KEEP_ENV));
-      made.push(...(await Promise.all(batch)));
-    }
-    level = made.sort();
-  }
+  const emptyTree = objectId("tree", new Uint8Array(), repo.objectFormat);
+  while (level.length > MAX_PARENTS) level = (await writeKeepCommits(repo, emptyTree, groupsOf(level))).sort();
   return level;
+}
+
+/**
+ * Keep commits are fixed (identity, date, message, the empty tree): each one's
+ * bytes are what `git commit-tree` would write, so they are built and hashed
+ * here, and only those the repository lacks are written, all in one
+ * `hash-object`. A group that did not change since the last recording has the
+ * same id as then and costs nothing; two Git processes at most per level,
+ * whatever the number of groups.
+ */
+async function writeKeepCommits(repo: Repo, emptyTree: ObjectId, groups: readonly ObjectId[][]): Promise<ObjectId[]> {
+  const ident = `${PLACEHOLDER_NAME} <${PLACEHOLDER_EMAIL}> ${KEEP_DATE}`;
+  const bodies = groups.map((g) =>
+    Buffer.from(`tree ${emptyTree}\n${g.map((p) => `parent ${p}\n`).join("")}author ${ident}\ncommitter ${ident}\n\n${KEEP_MESSAGE}`),
+  );
+  const ids = bodies.map((b) => objectId("commit", b, repo.objectFormat));
+  const known = await repo.git.text(["cat-file", "--batch-check=%(objectname) %(objecttype)"], { input: ids.map((id) => `${id}\n`).join("") });
+  const present = new Set(known.split("\n").filter((l) => l.endsWith(" commit")).map((l) => l.split(" ")[0]!));
+  const missing = ids.map((id, i) => i).filter((i) => !present.has(ids[i]!));
+  if (missing.length) {
+    await withScratch(repo, async (scratch) => {
+      const paths = missing.map((i) => {
+        const p = join(scratch, `keep-${i}`);
+        writeFileSync(p, bodies[i]!);
+        return p;
+      });
+      const written = (await repo.git.text(["hash-object", "-t", "commit", "-w", "--stdin-paths"], { input: paths.join("\n") + "\n" })).split("\n");
+      // Git hashes what it stores: an id that differs would mean the bytes are not a commit as Git writes one.
+      missing.forEach((i, k) => {
+        if (written[k] !== ids[i]) throw fatal(`a keep commit was written as ${written[k]}, not ${ids[i]}`);
+      });
+    });
+  }
+  return ids;
 }
 
 /**

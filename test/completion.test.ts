@@ -88,7 +88,7 @@ test.skipIf(noBash !== "")(`bash: git undo res<TAB> is restore; git undo <TAB> i
 
 test.skipIf(noBash !== "")(`bash: options per command, with = for those that take a value${noBash}`, () => {
   const r = repoWithSnapshots();
-  expect(bashComplete(r, "git undo restore --").sort()).toEqual(["--dry-run", "--force", "--skip-missing"]);
+  expect(bashComplete(r, "git undo restore --").sort()).toEqual(["--dry-run", "--force", "--only=", "--ref=", "--skip-missing", "--staged", "--stash", "--worktree"]);
   expect(bashComplete(r, "git undo list --max")).toEqual(["--max-count="]);
   expect(bashComplete(r, "git undo log --js")).toEqual(["--json"]);
   expect(bashComplete(r, "git undo --dr")).toEqual(["--dry-run"]);
@@ -147,7 +147,7 @@ _git-undo`;
   expect(run("", "undo", "restore")).toEqual(snaps.map((s) => `${s.number}:${s.summary}`));
   expect(run("", "git-undo", "show", "--against")).toEqual(snaps.map((s) => `${s.number}:${s.summary}`));
   expect(run("", "undo")).toContain("restore:restore the state of snapshot <n>");
-  expect(run("--", "undo", "restore").map((l) => l.split(":")[0])).toEqual(["--force", "--dry-run", "--skip-missing"]);
+  expect(run("--", "undo", "restore").map((l) => l.split(":")[0])).toEqual(["--force", "--dry-run", "--skip-missing", "--staged", "--worktree", "--ref", "--stash", "--only"]);
 });
 
 const fish = Bun.which("fish");
@@ -163,7 +163,7 @@ test.skipIf(!fish)(`fish: git-undo.fish parses, and completes commands, options 
     return p.stdout.toString().split("\n").filter(Boolean);
   };
   expect(complete("git-undo res")).toEqual(["restore\trestore the state of snapshot <n>"]);
-  expect(complete("git-undo restore --").map((l) => l.split("\t")[0]).sort()).toEqual(["--dry-run", "--force", "--skip-missing"]);
+  expect(complete("git-undo restore --").map((l) => l.split("\t")[0]).sort()).toEqual(["--dry-run", "--force", "--only", "--ref", "--skip-missing", "--staged", "--stash", "--worktree"]);
   // Newest first, as `git undo list` shows them.
   expect(complete("git-undo restore ")).toEqual(r.snapshots().map((s) => `${s.number}\t${s.summary}`));
   expect(complete("git-undo restore 2 ")).toEqual([]);

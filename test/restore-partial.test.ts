@@ -186,8 +186,11 @@ describe("restore <n> --ref / --stash / --only", () => {
     r.ok("snapshot");
     const files = r.g("ls-files", "-s");
     const head = r.g("rev-parse", "HEAD");
+    const noStash = (f: string) => f.split("\n").filter((l) => !l.startsWith("refs/stash ") && !/^[0-9a-f]{40} /.test(l)).join("\n");
+    const rest = noStash(userFingerprint(r));
     r.ok("restore", "2", "--stash");
     expect(r.git(["stash", "list", "--format=%H %gs"]).stdout).toBe(stashes);
+    expect(noStash(userFingerprint(r))).toBe(rest);
     r.git(["stash", "clear"]);
     r.git(["branch", "-D", "topic"]);
     r.ok("snapshot");
@@ -220,3 +223,20 @@ describe("restore <n> --ref / --stash / --only", () => {
     expectRefused(r, ["restore", "1", "--ref", "HEAD"], /--only head/);
   });
 });
+
+describe("all or nothing", () => {
+  for (const step of ["worktree", "index", "refs", "stash", "record"]) {
+    test(`a partial restore failing after '${step}' leaves everything as it was`, () => {
+      const r = mixedState({ merge: false });
+      r.git(["branch", "-D", "topic"]);
+      r.git(["stash", "drop", "-q"]);
+      r.write("a.txt", "unrecorded\n");
+      const before = userFingerprint(r);
+      const res = r.undo(["restore", "1", "--ref", "topic", "--stash", "--", "a.txt", "dir"], { env: { GIT_UNDO_TEST_FAIL_AFTER: step } });
+      expect(res.code).not.toBe(0);
+      expect(res.stderr).toContain("rolled back");
+      expect(userFingerprint(r)).toBe(before);
+    });
+  }
+});
+

@@ -165,4 +165,23 @@ describe("git undo revert", () => {
     expect(r.read("build.log")).toBe("ignored\n");
     expect(r.g("ls-files", "-u")).toContain("c.txt");
   });
+
+  test("a revert failing halfway leaves everything as it was", () => {
+    const r = makeRepo();
+    r.commit("base", { "a.txt": lines(6) });
+    r.git(["branch", "gone"]);
+    r.ok("snapshot"); // #1
+    r.git(["branch", "-D", "-q", "gone"]);
+    r.write("a.txt", lines(6, { 1: "edit" }));
+    r.ok("snapshot"); // #2
+    r.write("b.txt", "later, unrecorded\n");
+    const before = userFingerprint(r);
+    for (const step of ["worktree", "refs", "index"]) {
+      const res = r.undo(["revert", "2"], { env: { GIT_UNDO_TEST_FAIL_AFTER: step } });
+      expect(res.code).not.toBe(0);
+      expect(res.stderr).toContain("rolled back");
+      expect(userFingerprint(r)).toBe(before);
+    }
+  });
 });
+
