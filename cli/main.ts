@@ -2,7 +2,7 @@
 // and Git's exit codes (0 done, 1 refused or nothing to do, 128 fatal, 129 usage).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fatal, UndoError, usage } from "../core/errors.ts";
+import { fatal, RestoreRefused, UndoError, usage } from "../core/errors.ts";
 import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
@@ -113,7 +113,13 @@ const oneLine = (message: string): string =>
     .filter(Boolean)
     .join(" ");
 
-function report(e: unknown): number {
+async function report(e: unknown): Promise<number> {
+  if (e instanceof RestoreRefused) {
+    // Every reason, worded once (cli/plan-words.ts), one line each.
+    const { blockerText } = await import("./plan-words.ts");
+    for (const b of e.blockers) write(2, `error: ${oneLine(blockerText(b))}\n`);
+    return e.exitCode;
+  }
   if (e instanceof UndoError) {
     const prefix = e.kind === "usage" ? "error" : e.kind === "refused" ? "error" : "fatal";
     write(2, `${prefix}: ${oneLine(e.message)}\n`);
@@ -134,7 +140,7 @@ if (import.meta.main) {
   try {
     code = await main(process.argv.slice(2));
   } catch (e) {
-    code = report(e);
+    code = await report(e);
   }
   await endPager();
   process.exit(code);

@@ -95,22 +95,22 @@ export interface StashPlan {
   removed: StashEntry[];
 }
 
-export type BlockerKind =
-  | "operation"
-  | "missing-objects"
-  | "untracked-file"
-  | "ignored-file"
-  | "not-uptodate"
-  | "index-lock"
-  | "head-in-other-worktree"
-  | "revert-conflict";
+/**
+ * What stops a restore, as data: the CLI words it (cli/plan-words.ts). Every
+ * blocker names the snapshot being restored (`target`) and the paths or refs
+ * it is about (`names`).
+ */
+export type Blocker = { target: number; names: string[] } & (
+  | /** An operation is in progress in the state being left (names: its markers). */ { kind: "operation" }
+  | /** Objects the target needs are gone (names: what needs them; each with the object). */ { kind: "missing-objects"; missing: { what: string; object: ObjectId }[] }
+  | /** Files no snapshot holds stand where the target creates files. */ { kind: "untracked-file" | "ignored-file" }
+  | /** A file on disk differs from the state being left (changed while git-undo read it). */ { kind: "not-uptodate"; detail: string }
+  | /** index.lock exists (names: its path). */ { kind: "index-lock" }
+  | /** The target's HEAD branch is checked out in another worktree (names: the branch). */ { kind: "head-in-other-worktree"; worktree: string }
+  | /** A revert: what the change touched has changed again (names: the refs and paths). */ { kind: "revert-conflict" }
+);
 
-export interface Blocker {
-  kind: BlockerKind;
-  message: string;
-  /** The paths or refs the blocker names. */
-  names: string[];
-}
+export type BlockerKind = Blocker["kind"];
 
 /** A part of the target left as it is because objects it needs are gone (--skip-missing). */
 export type NotRestored =
@@ -523,11 +523,11 @@ export async function planRestore(repo: Repo, from: StateSide, target: Snapshot,
       stash = stashPlan(s.stash, t.stash.filter((e) => !gone.has(e.commit)));
     }
   } else if (missing.length) {
-    const names = missing.flatMap(([oid, why]) => why.map((w) => `${w} (${oid.slice(0, 7)})`));
     blockers.push({
       kind: "missing-objects",
+      target: target.number,
       names: [...new Set(missing.flatMap(([, why]) => why))],
-      message: `objects snapshot #${target.number} needs are gone from the repository (pruned by git gc?): ${nameList(names)}; 'git undo restore ${target.number} --skip-missing' restores everything else`,
+      missing: missing.flatMap(([object, why]) => why.map((what) => ({ what, object }))),
     });
   }
   for (const m of refs) {
@@ -555,11 +555,7 @@ export async function planRestore(repo: Repo, from: StateSide, target: Snapshot,
       if (w !== undefined) m.checkedOutIn = w;
     }
     if (headTo && elsewhere.has(headTo) && !opts.force) {
-      blockers.push({
-        kind: "head-in-other-worktree",
-        names: [headTo],
-        message: `snapshot #${target.number} has HEAD on ${headTo.replace(/^refs\/heads\//, "")}, which is checked out in ${elsewhere.get(headTo)} (use --force to check it out here too)`,
-      });
+      blockers.push({ kind: "head-in-other-worktree", target: target.number, names: [headTo], worktree: elsewhere.get(headTo)! });
     }
   }
 
@@ -588,19 +584,10 @@ export async function planRestore(repo: Repo, from: StateSide, target: Snapshot,
   }
 
   if (s.state.length && !opts.force && (!opts.partial || refs.length || head)) {
-    const what = s.state.map(operationName);
-    blockers.push({
-      kind: "operation",
-      names: [...s.state],
-      message: `${what[0]} is in progress; finish or abort it first, or use --force to end it (its commits stay in the snapshots)`,
-    });
+    blockers.push({ kind: "operation", target: target.number, names: [...s.state] });
   }
   if (!repo.bare && !opts.holdsIndexLock && existsSync(`${repo.indexFile}.lock`)) {
-    blockers.push({
-      kind: "index-lock",
-      names: [`${repo.indexFile}.lock`],
-      message: `${repo.indexFile}.lock exists: another Git command is running in this repository (if none is, remove the file)`,
-    });
+    blockers.push({ kind: "index-lock", target: target.number, names: [`${repo.indexFile}.lock`] });
   }
 
   return {
@@ -674,14 +661,7 @@ async function occupiedBlocker(repo: Repo, target: number, files: readonly FileC
   const r = await repo.git.run(["check-ignore", "-z", "--stdin", "--no-index"], { input, okExit: [1] });
   const ignored = new Set(new TextDecoder().decode(r.stdout).split("\0").filter(Boolean));
   const names = occupied.map((o) => o.path);
-  const allIgnored = names.every((n) => ignored.has(n));
-  const one = names.length === 1;
-  const what = allIgnored ? (one ? "an ignored file" : "ignored files") : one ? "a file Git has not recorded" : "files Git has not recorded";
-  return {
-    kind: allIgnored ? "ignored-file" : "untracked-file",
-    names,
-    message: `${what} ${one ? "stands" : "stand"} where snapshot #${target} creates ${one ? "one" : "some"}: ${nameList(names)}; move ${one ? "it" : "them"} away first (git-undo never overwrites a file no snapshot holds)`,
-  };
+  return { kind: names.every((n) => ignored.has(n)) ? "ignored-file" : "untracked-file", target, names };
 }
 
 function stripPrefix(c: FileChange, prefix: string): FileChange {

@@ -11,7 +11,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, statfsSync, unlinkSync, writeFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { fatal, refuse, UndoError } from "./errors.ts";
+import { fatal, refuse, RestoreRefused, UndoError } from "./errors.ts";
 import { decodeUnmerged, pathKey, type HeadState, type ObjectId, type OperationMarker, type Snapshot, type SnapshotEntry } from "./format.ts";
 import { GitError } from "./git.ts";
 import { candidates, navigationTarget, position, readableSnapshot, type Direction } from "./history.ts";
@@ -62,8 +62,8 @@ export interface RestoreResult {
   restoreSnapshot: Snapshot | null;
   /** Where the state after the restore differs from the target. */
   differences: PartDifference[];
-  /** Commands that go back to the state left. */
-  goBack: string[];
+  /** The ways back to the state left: redo or undo when one step lands on it, and restore of its number. */
+  goBack: GoBack[];
   /**
    * `git undo`: the changes it undid, newest first; `git undo redo`: the ones
    * it did again, oldest first. Empty for `git undo restore`. A change not yet
@@ -76,16 +76,16 @@ export interface RestoreResult {
   composed?: { description: string; summary: string };
 }
 
+/** One way back to the state a restore left. */
+export type GoBack = { command: "redo" | "undo" } | { command: "restore"; number: number };
+
 /** A change `git undo` undid or `git undo redo` did again. */
 export interface SteppedChange {
   number: number | null;
   summary: string;
 }
 
-/** Refusals for every blocker, one reason per line. */
-export function refusal(blockers: readonly Blocker[]): UndoError {
-  return refuse(blockers.map((b) => b.message).join("\nerror: "));
-}
+export const refusal = (blockers: readonly Blocker[]): RestoreRefused => new RestoreRefused(blockers);
 
 function failAfter(step: Step): void {
   pauseAfter(step);
@@ -144,11 +144,7 @@ function revertBlocker(number: number, conflicts: readonly RevertConflict[]): Bl
   const names = conflicts.map((c) =>
     c.kind === "ref" ? c.name : c.kind === "head" ? "HEAD" : c.kind === "conflicts" ? "the index's conflicts" : c.part === "index" ? `${c.path} (staged)` : c.path,
   );
-  return {
-    kind: "revert-conflict",
-    names,
-    message: `what #${number} changed has changed again since: ${nameList(names)}; nothing was reverted`,
-  };
+  return { kind: "revert-conflict", target: number, names };
 }
 
 /** index.lock, taken the way Git takes it, so no Git command changes the index while we restore. */
@@ -163,9 +159,7 @@ interface IndexLock {
 function takeIndexLock(repo: Repo): IndexLock {
   const path = `${repo.indexFile}.lock`;
   clearDeadIndexLock(repo.indexFile, repo.undoDir);
-  if (!createIndexLock(repo.indexFile, repo.undoDir)) {
-    throw refuse(`${path} exists: another Git command is running in this repository (if none is, remove the file)`);
-  }
+  if (!createIndexLock(repo.indexFile, repo.undoDir)) throw refusal([{ kind: "index-lock", target: 0, names: [path] }]);
   let held = true;
   const release = () => {
     if (!held) return;
@@ -267,15 +261,9 @@ async function checkMerge(repo: Repo, plan: RestorePlan, merge: MergeIndex): Pro
 /** What a refused two-tree merge means for the user. */
 function mergeBlocker(plan: RestorePlan, stderr: string): Blocker {
   const names = pathsInErrors(stderr);
-  const untracked = /untracked/i.test(stderr);
-  const list = names.length ? names.join(", ") : stderr.trim().split("\n")[0] ?? "";
-  return {
-    kind: untracked ? "untracked-file" : "not-uptodate",
-    names,
-    message: untracked
-      ? `an untracked file stands where snapshot #${plan.target.number} creates one: ${list}; move it away first`
-      : `a file on disk differs from the state being left (changed while git-undo was reading it?): ${list}; run the command again`,
-  };
+  const target = plan.target.number;
+  if (/untracked/i.test(stderr)) return { kind: "untracked-file", target, names };
+  return { kind: "not-uptodate", target, names, detail: stderr.trim().split("\n")[0] ?? "" };
 }
 
 /**
@@ -1232,23 +1220,20 @@ function steppedOver(snaps: readonly SnapshotEntry[], direction: Direction, targ
 }
 
 /** How to get back to the state left: redo or undo when one step lands on it, and restore always. */
-function goBack(snaps: readonly SnapshotEntry[], from: number | null): string[] {
+function goBack(snaps: readonly SnapshotEntry[], from: number | null): GoBack[] {
   const left = snaps.find((s) => s.number === from);
   if (!left) return [];
-  const cmds: string[] = [];
-  for (const [dir, cmd] of [
-    ["redo", "git undo redo"],
-    ["undo", "git undo"],
-  ] as const) {
+  const ways: GoBack[] = [];
+  for (const command of ["redo", "undo"] as const) {
     try {
-      if (navigationTarget(snaps, dir, 1).tree === left.tree) {
-        cmds.push(cmd);
+      if (navigationTarget(snaps, command, 1).tree === left.tree) {
+        ways.push({ command });
         break;
       }
     } catch {
       /* nothing that way */
     }
   }
-  cmds.push(`git undo restore ${left.number}`);
-  return cmds;
+  ways.push({ command: "restore", number: left.number });
+  return ways;
 }

@@ -39,11 +39,11 @@ test.skipIf(!hasTmux())("pick lists snapshots newest first and previews the high
   t.keys("Down");
   s = await t.waitForText("Restoring #1");
   // spec: Restoring step 4 — the preview names every file that differs, with line counts.
-  expect(s).toMatch(/files\s+1 changed, 0 created, 2 removed/);
+  expect(s).toMatch(/files\s+1 changed, 2 removed \(\+0 -3 lines\)/);
   expect(s).toMatch(/M \+0 -1\s+a\.txt/);
   expect(s).toMatch(/D \+0 -1\s+b\.txt/);
   expect(s).toMatch(/D \+0 -1\s+c\.txt/);
-  expect(s).toMatch(/branch main \w+ -> \w+\s+one/);
+  expect(s).toMatch(/main \w+ -> \w+\s+one/);
   // Tab: Git's own diff of the highlighted snapshot.
   t.keys("Tab");
   s = await t.waitForText("diff --git a/a.txt b/a.txt");

@@ -11,14 +11,14 @@ afterEach(() => {
   for (const t of terminals.splice(0)) t.kill();
 });
 
-/** #1 before 30 files and a stash entry existed; #2 with them (the current state). */
+/** #1 before 40 files and a stash entry existed; #2 with them (the current state). */
 function manyFiles(): TestRepo {
   const r = makeRepo();
   r.commit("one", { "a.txt": "one\n" });
   r.ok("snapshot");
   const files: Record<string, string> = {};
-  for (let i = 0; i < 30; i++) files[`f${String(i).padStart(2, "0")}.txt`] = `${i}\n`;
-  r.commit("thirty files", files);
+  for (let i = 0; i < 40; i++) files[`f${String(i).padStart(2, "0")}.txt`] = `${i}\n`;
+  r.commit("forty files", files);
   r.write("a.txt", "stashed\n");
   r.git(["stash", "push", "-q", "-m", "wip"]);
   r.git(["branch", "topic"]);
@@ -40,11 +40,11 @@ for (const [cols, rows] of [
     // The stash entry that would go and the branch that would be deleted come before the files.
     const lines = s.split("\n");
     const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
-    expect(at(/stash\s+1 entry goes/)).toBeGreaterThan(0);
+    expect(at(/stash\s+1 removed/)).toBeGreaterThan(0);
     expect(at(/topic/)).toBeGreaterThan(0);
     const files = at(/files\s+\d+ changed/);
-    expect(at(/stash\s+1 entry goes/)).toBeLessThan(files === -1 ? Infinity : files);
-    // Thirty files do not fit either terminal's preview: the cut says how much is left.
+    expect(at(/stash\s+1 removed/)).toBeLessThan(files === -1 ? Infinity : files);
+    // Forty files do not fit either terminal's preview: the cut says how much is left.
     expect(s).toMatch(/… \d+ more/);
     // Only the highlighted row is drawn in reverse video.
     const reversed = t.screenWithEscapes().split("\n").filter((l) => l.includes("\x1b[7m"));
@@ -54,7 +54,7 @@ for (const [cols, rows] of [
     t.keys("Enter");
     s = await t.waitForText(/#1: HEAD|#1: \d+ refs?/);
     expect(s).toContain("Restore #1?");
-    expect(s).toMatch(/#1: 2 refs, stash: 1 dropped, 30 files/);
+    expect(s).toMatch(/#1: 2 refs, stash: 1 removed, 40 files/);
     t.keys("n");
     await t.waitFor((x) => !x.includes("Restore #1?"), "the list again");
     t.keys("Escape");

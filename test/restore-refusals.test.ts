@@ -1,6 +1,7 @@
 // Refusals (spec: Restoring steps 1, 2, 4; clarifications: "Restoring", "Locks and
 // markers"): each leaves the repository byte-identical, exits non-zero, names the reason.
 import { describe, expect, test } from "bun:test";
+import { blockerText } from "../cli/plan-words.ts";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -131,7 +132,7 @@ test("a file on disk differs from the state left (edited after it was recorded):
   });
   const b = plan.blockers.find((x) => x.kind === "not-uptodate");
   expect(b?.names).toEqual(["a.txt"]);
-  expect(b?.message).toMatch(/a file on disk differs from the state being left.*a\.txt/);
+  expect(blockerText(b!)).toMatch(/a file on disk differs from the state being left.*a\.txt/);
   expect(refusal(plan.blockers).exitCode).toBe(1);
   expect(fingerprint(r)).toBe(before);
 });

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { UndoError } from "../core/errors.ts";
+import { RestoreRefused, UndoError } from "../core/errors.ts";
 import { listSnapshots, readableSnapshot } from "../core/history.ts";
 import { withScratch } from "../core/objects.ts";
 import { planRestore } from "../core/plan.ts";
@@ -161,7 +161,8 @@ describe("a file changes between the capture and the merge: refused, nothing cha
     r.ok("snapshot");
     const res = await raceMerge(r, 1, () => r.write("out.log", "build output, ignored, in no snapshot\n"));
     expect((res.error as UndoError).kind).toBe("refused");
-    expect((res.error as UndoError).message).toMatch(/ignored file.*out\.log/);
+    const blockers = (res.error as RestoreRefused).blockers;
+    expect(blockers.map((b) => [b.kind, b.names])).toEqual([["ignored-file", ["out.log"]]]);
     expect(r.read("out.log")).toBe("build output, ignored, in no snapshot\n");
     expect(r.read("a.txt")).toBe("2\n");
   });

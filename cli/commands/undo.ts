@@ -1,6 +1,6 @@
 // git undo [N]: go back N snapshots (default 1), skipping the navigation streak.
 import { usage } from "../../core/errors.ts";
-import { reportLines } from "../../core/report.ts";
+import { reportLines } from "../report.ts";
 import { restore, type RestoreRequest } from "../../core/restore.ts";
 import { openRepo } from "../../core/repo.ts";
 import { parseCount, type Command, type Options, type Parsed } from "../command.ts";

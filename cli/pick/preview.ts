@@ -4,14 +4,16 @@
 import type { Snapshot } from "../../core/format.ts";
 import { diffArgs, treePair } from "../../core/patch.ts";
 import { indexChanges, operationName, planIsEmpty, planRestore, type RestorePlan, type StateSide } from "../../core/plan.ts";
-import { refLabel, headLabel } from "../../core/describe.ts";
 import { listSnapshots } from "../../core/history.ts";
 import type { Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
-import { color, colorEnabled, short } from "../ui.ts";
+import { color, colorEnabled } from "../ui.ts";
+import { backBeforeRestore, blockerText, planGist, conflictsPhrase, filesPhrase, headName, onlyLeftPhrase, plural, refMovePhrase, refMoveSubject, short, stashPhrase } from "../plan-words.ts";
 import { printable } from "./text.ts";
 
 /** Where previews come from; the picker only ever asks for one at a time. */
+export { planGist };
+
 export interface PreviewSource {
   /** Lines saying what restoring `snap` would do. */
   summary(snap: Snapshot): Promise<string[]>;
@@ -64,27 +66,9 @@ export function planPreviews(repo: Repo, from: StateSide): PreviewSource {
   };
 }
 
-const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const stat = (added: number | null, removed: number | null) =>
   added === null || removed === null ? color.dim("binary") : `${color.green(`+${added}`)} ${color.red(`-${removed}`)}`;
 const ACTION_MARK = { created: "A", removed: "D", changed: "M" } as const;
-
-/** The plan in one line: "HEAD to feature, 2 refs, 3 files, stash: 1 entry goes". */
-export function planGist(p: RestorePlan): string {
-  if (p.blockers.length) return `refused: ${p.blockers[0]!.message}`;
-  if (planIsEmpty(p)) return "nothing would change";
-  const parts: string[] = [];
-  if (p.head) parts.push(`HEAD to ${headLabel(p.head.new)}`);
-  if (p.refs.length) parts.push(count(p.refs.length, "ref"));
-  if (p.stash) {
-    const moved = [p.stash.added.length ? `${p.stash.added.length} back` : "", p.stash.removed.length ? `${p.stash.removed.length} dropped` : ""].filter(Boolean);
-    parts.push(`stash: ${moved.length ? moved.join(", ") : "reordered"}`);
-  }
-  if (p.worktree.mode !== "skipped" && p.worktree.files.length) parts.push(count(p.worktree.files.length, "file"));
-  else if (p.index && indexChanges(p)) parts.push(count(p.index.entries.length, "index entry", "index entries"));
-  if (p.onlyLeft.length) parts.push(`${count(p.onlyLeft.length, "file")} kept only in the state left`);
-  return parts.join(", ");
-}
 
 /**
  * The plan as the picker's preview lines (colours applied, not yet cut to
@@ -93,34 +77,20 @@ export function planGist(p: RestorePlan): string {
  */
 export function describePlan(p: RestorePlan): string[] {
   const lines: string[] = [];
-  for (const b of p.blockers) lines.push(color.red(`refused: ${printable(b.message)}`));
+  for (const b of p.blockers) lines.push(color.red(`refused: ${printable(blockerText(b))}`));
   if (p.recordFirst) lines.push(color.yellow("Your unrecorded changes are saved as a new snapshot first."));
   if (planIsEmpty(p)) {
     lines.push(color.dim("Nothing would change: this is the state you are in."));
     return lines;
   }
-  if (p.head) lines.push(`${color.bold("HEAD")}   ${headLabel(p.head.old)} -> ${headLabel(p.head.new)}${p.head.newSubject ? color.dim(`  ${printable(p.head.newSubject)}`) : ""}`);
+  const subject = (s: string | undefined) => (s ? color.dim(`  ${printable(s)}`) : "");
+  if (p.head) lines.push(`${color.bold("HEAD")}   ${headName(p.head.old)} -> ${headName(p.head.new)}${subject(p.head.newSubject)}`);
   if (p.refs.length) {
-    lines.push(color.bold(`refs   ${count(p.refs.length, "ref")} would move`));
-    for (const m of p.refs) {
-      const where = (r: typeof m.old) => (!r ? "" : r.symrefTarget ? `-> ${r.symrefTarget}` : short(r.object));
-      const what =
-        m.action === "create"
-          ? `${color.green("created")} at ${where(m.new)}`
-          : m.action === "delete"
-            ? `${color.red("deleted")} (was ${where(m.old)})`
-            : `${where(m.old)} -> ${where(m.new)}`;
-      const subject = m.newSubject ?? (m.action === "delete" ? m.oldSubject : undefined);
-      const elsewhere = m.checkedOutIn ? color.yellow(` (checked out in ${m.checkedOutIn})`) : "";
-      lines.push(`  ${color.cyan(printable(refLabel(m.name)))} ${what}${subject ? color.dim(`  ${printable(subject)}`) : ""}${elsewhere}`);
-    }
+    lines.push(color.bold(`refs   ${plural(p.refs.length, "ref")} would move`));
+    for (const m of p.refs) lines.push(`  ${printable(refMovePhrase(m, false))}${subject(refMoveSubject(m))}`);
   }
   if (p.stash) {
-    const parts: string[] = [];
-    if (p.stash.added.length) parts.push(`${count(p.stash.added.length, "entry", "entries")} come${p.stash.added.length === 1 ? "s" : ""} back`);
-    if (p.stash.removed.length) parts.push(`${count(p.stash.removed.length, "entry", "entries")} go${p.stash.removed.length === 1 ? "es" : ""}`);
-    if (!parts.length) parts.push("entries reordered");
-    lines.push(`${color.bold("stash")}  ${parts.join(", ")}`);
+    lines.push(`${color.bold("stash")}  ${stashPhrase(p.stash)}`);
     for (const e of p.stash.added) lines.push(`  ${color.green("+")} ${short(e.commit)} ${printable(e.message)}`);
     for (const e of p.stash.removed) lines.push(`  ${color.red("-")} ${short(e.commit)} ${printable(e.message)}`);
   }
@@ -128,8 +98,7 @@ export function describePlan(p: RestorePlan): string[] {
   const wt = p.worktree;
   if (wt.mode === "skipped") lines.push(color.dim(`files  left alone: ${wt.reason ?? "not recorded"}`));
   else if (wt.files.length) {
-    const n = (a: string) => wt.files.filter((f) => f.action === a).length;
-    lines.push(color.bold(`files  ${n("changed")} changed, ${n("created")} created, ${n("removed")} removed`));
+    lines.push(color.bold(`files  ${filesPhrase(wt.files)}`));
     // Counts before the path: a long path is cut at its end, the counts stay.
     for (const f of wt.files) lines.push(`  ${ACTION_MARK[f.action]} ${stat(f.added, f.removed)}  ${printable(f.path)}`);
   }
@@ -139,16 +108,12 @@ export function describePlan(p: RestorePlan): string[] {
     const asFile = new Set(wt.files.map((f) => `${f.path}\0${f.newObject}`));
     const own = e.filter((f) => !asFile.has(`${f.path}\0${f.newObject}`));
     const also = e.length - own.length;
-    if (!own.length) lines.push(`${color.bold("index")}  follows the files (${count(e.length, "entry", "entries")})`);
-    else lines.push(color.bold(`index  ${count(e.length, "entry", "entries")} differ${e.length === 1 ? "s" : ""}`) + (also ? color.dim(` (${also} as the files)`) : ""));
+    if (!own.length) lines.push(`${color.bold("index")}  follows the files (${plural(e.length, "entry", "entries")})`);
+    else lines.push(color.bold(`index  ${plural(e.length, "entry", "entries")} differ${e.length === 1 ? "s" : ""}`) + (also ? color.dim(` (${also} as the files)`) : ""));
     for (const f of own) lines.push(`  ${ACTION_MARK[f.action]} ${stat(f.added, f.removed)}  ${printable(f.path)}`);
-    if (p.index.conflictsAfter.length) lines.push(`  conflicts come back: ${p.index.conflictsAfter.map(printable).join(", ")}`);
-    if (p.index.conflictsNow.length && !p.index.conflictsAfter.length) lines.push(`  the conflicts in ${p.index.conflictsNow.map(printable).join(", ")} go`);
+    const conflicts = conflictsPhrase(p.index, 10);
+    if (conflicts) lines.push(`  ${printable(conflicts)}`);
   }
-  if (p.onlyLeft.length) {
-    const left = p.from.number !== null ? `#${p.from.number}` : "the snapshot saved first";
-    lines.push(color.yellow(`only the state left has: ${p.onlyLeft.map(printable).join(", ")}`));
-    lines.push(color.dim(`  kept in ${left}: git undo redo or git undo restore brings ${p.onlyLeft.length === 1 ? "it" : "them"} back`));
-  }
+  if (p.onlyLeft.length) lines.push(color.yellow(printable(onlyLeftPhrase(p.onlyLeft, backBeforeRestore(p.from.number, false), 10))));
   return lines;
 }

@@ -1,10 +1,11 @@
-// The lines `git undo`, `git undo redo` and `git undo restore` print: what was
-// (or, on a dry run, would be) restored, the refs that move, HEAD, file counts,
-// the stash, whether the state was saved first, and how to go back.
-import { userSummary } from "./describe.ts";
-import type { HeadState, RefLine } from "./format.ts";
-import { indexChanges, nameList, operationName, planIsEmpty, type NotRestored, type RefMove, type RestorePlan } from "./plan.ts";
-import type { RestoreResult } from "./restore.ts";
+// The report of git undo, redo, restore and revert, and of their dry runs:
+// what was (or would be) restored, the refs that move, HEAD, file counts, the
+// stash, whether the state was saved first, and how to go back. Worded with
+// cli/plan-words.ts, as the picker's preview is.
+import { userSummary } from "../core/describe.ts";
+import { indexChanges, nameList, operationName, planIsEmpty, type NotRestored, type RefMove, type RestorePlan } from "../core/plan.ts";
+import type { RestoreResult } from "../core/restore.ts";
+import { backBeforeRestore, blockerText, conflictsPhrase, onlyLeftPhrase, filesPhrase, goBackCommand, headName, plural, refMovePhrase, refName, short, stashPhrase } from "./plan-words.ts";
 
 export interface ReportStyle {
   /** "3 minutes ago" for a unix time. */
@@ -14,72 +15,29 @@ export interface ReportStyle {
   dim?: (s: string) => string;
 }
 
-const short = (oid: string) => oid.slice(0, 7);
-
-/** A ref as people say it: `main`, `tag v1`, `origin/main`, or the full name. */
-export function refName(name: string): string {
-  if (name.startsWith("refs/heads/")) return name.slice(11);
-  if (name.startsWith("refs/tags/")) return `tag ${name.slice(10)}`;
-  if (name.startsWith("refs/remotes/")) return name.slice(13);
-  return name;
-}
-
-function where(r: RefLine): string {
-  if (r.symrefTarget) return `-> ${r.symrefTarget.replace(/^refs\/(heads|remotes)\//, "")}`;
-  return short(r.object);
-}
-
-function headText(h: HeadState): string {
-  if (h.kind === "detached") return `detached at ${short(h.commit)}`;
-  return h.target.replace(/^refs\/heads\//, "");
-}
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
 function refLine(m: RefMove, force: boolean): string {
-  const name = refName(m.name);
-  const subject = m.newSubject ? `  ${m.newSubject}` : "";
-  if (m.checkedOutIn !== undefined && !force) {
-    return `${name} left at ${m.old ? where(m.old) : "(absent)"}: checked out in worktree ${m.checkedOutIn} (--force moves it)`;
-  }
-  if (m.action === "create") return `${name} created at ${where(m.new!)}${subject}`;
-  if (m.action === "delete") return `${name} deleted (was ${where(m.old!)})`;
-  return `${name} ${where(m.old!)} -> ${where(m.new!)}${subject}`;
+  const held = m.checkedOutIn !== undefined && !force;
+  return `${refMovePhrase(m, force)}${!held && m.action !== "delete" && m.newSubject ? `  ${m.newSubject}` : ""}`;
 }
 
 /** What changes, the body shared by the report and the dry run. */
 export function describePlan(plan: RestorePlan, force = false): string[] {
   const lines: string[] = [];
   for (const m of plan.refs) lines.push(refLine(m, force));
-  if (plan.head) lines.push(`HEAD ${headText(plan.head.old)} -> ${headText(plan.head.new)}`);
+  if (plan.head) lines.push(`HEAD ${headName(plan.head.old)} -> ${headName(plan.head.new)}`);
   const w = plan.worktree;
   if (w.mode === "skipped") lines.push(`files left alone: ${w.reason}`);
-  else if (w.files.length) {
-    const n = (a: string) => w.files.filter((f) => f.action === a).length;
-    const parts = (["changed", "created", "removed"] as const).filter((a) => n(a) > 0).map((a) => `${n(a)} ${a}`);
-    const added = w.files.reduce((k, f) => k + (f.added ?? 0), 0);
-    const removed = w.files.reduce((k, f) => k + (f.removed ?? 0), 0);
-    lines.push(`files: ${parts.join(", ")} (+${added} -${removed} lines)`);
-  }
+  else if (w.files.length) lines.push(`files: ${filesPhrase(w.files)}`);
   if (plan.index && indexChanges(plan)) {
     const filePaths = new Set(w.files.map((f) => f.path));
     const own = plan.index.entries.filter((e) => !filePaths.has(e.path));
     if (own.length || (w.mode !== "merge" && plan.index.entries.length)) {
       lines.push(`index: ${plural(plan.index.entries.length, "entry", "entries")} change (${nameList(plan.index.entries.map((e) => e.path), 3)})`);
     }
-    const now = plan.index.conflictsNow;
-    const after = plan.index.conflictsAfter;
-    if (after.length) lines.push(`conflicts restored: ${nameList(after, 3)}`);
-    else if (now.length) lines.push(`conflicts gone: ${nameList(now, 3)}`);
+    const conflicts = conflictsPhrase(plan.index);
+    if (conflicts) lines.push(conflicts);
   }
-  if (plan.stash) {
-    const { added, removed, after } = plan.stash;
-    const parts: string[] = [];
-    if (added.length) parts.push(`${plural(added.length, "entry", "entries")} back`);
-    if (removed.length) parts.push(`${removed.length} removed`);
-    if (!parts.length) parts.push("reordered");
-    lines.push(`stash: ${parts.join(", ")} (${plural(after.length, "entry", "entries")} after)`);
-  }
+  if (plan.stash) lines.push(`stash: ${stashPhrase(plan.stash)}`);
   if (planIsEmpty(plan)) lines.push(`nothing changes: the current state already matches #${plan.target.number}`);
   return lines;
 }
@@ -87,7 +45,7 @@ export function describePlan(plan: RestorePlan, force = false): string[] {
 /** A part of the target left as it is (--skip-missing), as the report names it. */
 function notRestoredLine(n: NotRestored): string {
   if (n.kind === "ref") return `${refName(n.name)} (${short(n.object)})`;
-  if (n.kind === "head") return `HEAD (${headText(n.head)} in the snapshot)`;
+  if (n.kind === "head") return `HEAD (${headName(n.head)} in the snapshot)`;
   return `stash entry '${n.entry.message}' (${short(n.entry.commit)})`;
 }
 
@@ -109,12 +67,12 @@ function onlyLeftLine(result: RestoreResult): string | null {
   const files = result.plan.onlyLeft;
   if (!files.length) return null;
   const left = result.plan.from.number;
-  let back: string;
-  if (!result.dryRun) back = result.goBack.length ? result.goBack.join(" or ") : `git undo restore ${left ?? "?"}`;
-  // A partial restore or a revert is a new change: plain `git undo` is the way back.
-  else if (result.composed) back = left !== null ? `git undo or git undo restore ${left}` : "git undo (they are saved first)";
-  else back = left !== null ? `git undo redo or git undo restore ${left}` : "git undo redo (they are saved first)";
-  return `only the state left has ${files.length === 1 ? "this file" : "these files"}: ${nameList(files, 5)}; to get ${files.length === 1 ? "it" : "them"} back: ${back}`;
+  const back = !result.dryRun
+    ? result.goBack.length
+      ? result.goBack.map(goBackCommand).join(" or ")
+      : `git undo restore ${left ?? "?"}`
+    : backBeforeRestore(left, result.composed !== undefined);
+  return onlyLeftPhrase(files, back);
 }
 
 /** The report of a restore, or of a dry run. */
@@ -160,10 +118,10 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
     else lines.push(`  note: ${d.part} differs from #${t.number}${d.names.length ? `: ${nameList(d.names, 3)}` : ""}`);
   }
   if (result.dryRun) {
-    if (plan.blockers.length) for (const b of plan.blockers) lines.push(`would refuse: ${b.message}`);
+    if (plan.blockers.length) for (const b of plan.blockers) lines.push(`would refuse: ${blockerText(b)}`);
     lines.push(dim("Nothing was changed (--dry-run)."));
   } else if (result.restoreSnapshot) {
-    const back = result.goBack.length ? ` To go back: ${result.goBack.join(", or ")}` : "";
+    const back = result.goBack.length ? ` To go back: ${result.goBack.map(goBackCommand).join(", or ")}` : "";
     lines.push(dim(`Recorded as #${result.restoreSnapshot.number}.${back}`));
     if (skipped.length) lines.push(`warning: ${plural(skipped.length, "part")} of #${t.number} could not be restored (objects gone; see 'not restored' above)`);
   }

@@ -1,0 +1,129 @@
+// The words for what a restore would do and what stops it: the one place that
+// says them, for the report of git undo / redo / restore / revert, the dry run,
+// and the picker's preview and confirmation. The core hands over typed plans
+// and blockers (core/plan.ts); nothing there is worded for the user.
+import { headLabel } from "../core/describe.ts";
+import type { RefLine } from "../core/format.ts";
+import { indexChanges, nameList, operationName, planIsEmpty, type Blocker, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan } from "../core/plan.ts";
+import type { GoBack } from "../core/restore.ts";
+
+export const short = (oid: string): string => oid.slice(0, 7);
+
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** A ref as people say it: `main`, `tag v1`, `origin/main`, or the full name. */
+export function refName(name: string): string {
+  if (name.startsWith("refs/heads/")) return name.slice(11);
+  if (name.startsWith("refs/tags/")) return `tag ${name.slice(10)}`;
+  if (name.startsWith("refs/remotes/")) return name.slice(13);
+  return name;
+}
+
+/** Where a ref points: its commit, or `-> main` for a symbolic one. */
+export function refWhere(r: RefLine): string {
+  if (r.symrefTarget) return `-> ${r.symrefTarget.replace(/^refs\/(heads|remotes)\//, "")}`;
+  return short(r.object);
+}
+
+export { headLabel as headName };
+
+/** `feature created at 1a2b3c4`, `v1 deleted (was 1a2b3c4)`, `main 1a2b3c4 -> 5d6e7f8`, or why it stays. */
+export function refMovePhrase(m: RefMove, force: boolean): string {
+  const name = refName(m.name);
+  if (m.checkedOutIn !== undefined && !force) {
+    return `${name} left at ${m.old ? refWhere(m.old) : "(absent)"}: checked out in worktree ${m.checkedOutIn} (--force moves it)`;
+  }
+  if (m.action === "create") return `${name} created at ${refWhere(m.new!)}`;
+  if (m.action === "delete") return `${name} deleted (was ${refWhere(m.old!)})`;
+  return `${name} ${refWhere(m.old!)} -> ${refWhere(m.new!)}`;
+}
+
+/** The subject shown after a ref move: of the commit it reaches, or for a deletion the one it leaves. */
+export const refMoveSubject = (m: RefMove): string | undefined => m.newSubject ?? (m.action === "delete" ? m.oldSubject : undefined);
+
+/** `1 changed, 2 removed (+3 -4 lines)`. */
+export function filesPhrase(files: readonly FileChange[]): string {
+  const n = (a: string) => files.filter((f) => f.action === a).length;
+  const parts = (["changed", "created", "removed"] as const).filter((a) => n(a) > 0).map((a) => `${n(a)} ${a}`);
+  const added = files.reduce((k, f) => k + (f.added ?? 0), 0);
+  const removed = files.reduce((k, f) => k + (f.removed ?? 0), 0);
+  return `${parts.join(", ")} (+${added} -${removed} lines)`;
+}
+
+/** `1 entry back, 1 removed (3 entries after)`; without the count after when `short`. */
+export function stashPhrase(p: StashPlan, short = false): string {
+  const parts: string[] = [];
+  if (p.added.length) parts.push(`${plural(p.added.length, "entry", "entries")} back`);
+  if (p.removed.length) parts.push(`${p.removed.length} removed`);
+  if (!parts.length) parts.push("reordered");
+  return short ? parts.join(", ") : `${parts.join(", ")} (${plural(p.after.length, "entry", "entries")} after)`;
+}
+
+/** What happens to the index's conflicts, or null when they stay as they are. */
+export function conflictsPhrase(index: IndexPlan, max = 3): string | null {
+  if (index.conflictsAfter.length) return `conflicts restored: ${nameList(index.conflictsAfter, max)}`;
+  if (index.conflictsNow.length) return `conflicts gone: ${nameList(index.conflictsNow, max)}`;
+  return null;
+}
+
+/**
+ * The files only the state being left holds, and how to get them back:
+ * `back` is the command (or commands) that does.
+ */
+export function onlyLeftPhrase(files: readonly string[], back: string, max = 5): string {
+  const one = files.length === 1;
+  return `only the state left has ${one ? "this file" : "these files"}: ${nameList(files, max)}; to get ${one ? "it" : "them"} back: ${back}`;
+}
+
+/** How to get the state left back before a restore of it is done (a dry run, the picker). */
+export function backBeforeRestore(left: number | null, composed: boolean): string {
+  const step = composed ? "git undo" : "git undo redo";
+  return left !== null ? `${step} or git undo restore ${left}` : `${step} (they are saved first)`;
+}
+
+/** A way back as the command to type. */
+export function goBackCommand(g: GoBack): string {
+  return g.command === "restore" ? `git undo restore ${g.number}` : g.command === "undo" ? "git undo" : "git undo redo";
+}
+
+/** Why a restore cannot go ahead, in one sentence. */
+export function blockerText(b: Blocker): string {
+  const T = `#${b.target}`;
+  const names = nameList(b.names);
+  const one = b.names.length === 1;
+  switch (b.kind) {
+    case "operation":
+      return `${operationName(b.names[0] as Parameters<typeof operationName>[0])} is in progress; finish or abort it first, or use --force to end it (its commits stay in the snapshots)`;
+    case "missing-objects":
+      return `objects snapshot ${T} needs are gone from the repository (pruned by git gc?): ${nameList(b.missing.map((m) => `${m.what} (${short(m.object)})`))}; 'git undo restore ${b.target} --skip-missing' restores everything else`;
+    case "untracked-file":
+    case "ignored-file": {
+      const what = b.kind === "ignored-file" ? (one ? "an ignored file" : "ignored files") : one ? "a file Git has not recorded" : "files Git has not recorded";
+      return `${what} ${one ? "stands" : "stand"} where snapshot ${T} creates ${one ? "one" : "some"}: ${names}; move ${one ? "it" : "them"} away first (git-undo never overwrites a file no snapshot holds)`;
+    }
+    case "not-uptodate":
+      return `a file on disk differs from the state being left (changed while git-undo was reading it?): ${b.names.length ? names : b.detail}; run the command again`;
+    case "index-lock":
+      return `${b.names[0]} exists: another Git command is running in this repository (if none is, remove the file)`;
+    case "head-in-other-worktree":
+      return `snapshot ${T} has HEAD on ${headLabel({ kind: "symbolic", target: b.names[0]! })}, which is checked out in ${b.worktree} (use --force to check it out here too)`;
+    case "revert-conflict":
+      return `what ${T} changed has changed again since: ${names}; nothing was reverted`;
+  }
+}
+
+/** The plan in one line: "HEAD to feature, 2 refs, 3 files, stash: 1 entry goes". */
+export function planGist(p: RestorePlan): string {
+  if (p.blockers.length) return `refused: ${blockerText(p.blockers[0]!)}`;
+  if (planIsEmpty(p)) return "nothing would change";
+  const parts: string[] = [];
+  if (p.head) parts.push(`HEAD to ${headLabel(p.head.new)}`);
+  if (p.refs.length) parts.push(plural(p.refs.length, "ref"));
+  if (p.stash) {
+    parts.push(`stash: ${stashPhrase(p.stash, true)}`);
+  }
+  if (p.worktree.mode !== "skipped" && p.worktree.files.length) parts.push(plural(p.worktree.files.length, "file"));
+  else if (p.index && indexChanges(p)) parts.push(plural(p.index.entries.length, "index entry", "index entries"));
+  if (p.onlyLeft.length) parts.push(`${plural(p.onlyLeft.length, "file")} kept only in the state left`);
+  return parts.join(", ");
+}
