@@ -6,7 +6,7 @@
 // makes Git start the pager itself: our stdout is then its pipe).
 import type { Subprocess } from "bun";
 import { isatty } from "node:tty";
-import type { Repo } from "../core/repo.ts";
+import { gitBool, type Repo } from "../core/repo.ts";
 import { setStdoutSink } from "./ui.ts";
 
 let disabled = false;
@@ -26,11 +26,8 @@ export function takePagerOptions(argv: readonly string[]): string[] {
 function pagerSetting(repo: Repo): boolean | string | undefined {
   if (!repo.settings.has("pager.undo")) return undefined;
   const v = repo.settings.get("pager.undo");
-  if (v === null || v === undefined) return true;
-  const b = v.trim().toLowerCase();
-  if (["true", "yes", "on", "1"].includes(b)) return true;
-  if (["false", "no", "off", "0"].includes(b)) return false;
-  return v;
+  if (v === undefined) return true;
+  return gitBool(v) ?? v!;
 }
 
 /** Start the pager when stdout is a terminal and nothing turns it off; from then on stdout goes to it. */

@@ -3,7 +3,7 @@
 // and the picker's preview and confirmation. The core hands over typed plans
 // and blockers (core/plan.ts); nothing there is worded for the user.
 import { headLabel } from "../core/describe.ts";
-import type { RefLine } from "../core/format.ts";
+import { refParts, type RefLine } from "../core/format.ts";
 import { indexChanges, nameList, operationName, planIsEmpty, type Blocker, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan } from "../core/plan.ts";
 import type { GoBack } from "../core/restore.ts";
 
@@ -13,10 +13,8 @@ export const plural = (n: number, one: string, many = `${one}s`): string => `${n
 
 /** A ref as people say it: `main`, `tag v1`, `origin/main`, or the full name. */
 export function refName(name: string): string {
-  if (name.startsWith("refs/heads/")) return name.slice(11);
-  if (name.startsWith("refs/tags/")) return `tag ${name.slice(10)}`;
-  if (name.startsWith("refs/remotes/")) return name.slice(13);
-  return name;
+  const { kind, short } = refParts(name);
+  return kind === "tag" ? `tag ${short}` : short;
 }
 
 /** Where a ref points: its commit, or `-> main` for a symbolic one. */

@@ -14,6 +14,7 @@ import { readObjects } from "./objects.ts";
 import { headsEqual } from "./plan.ts";
 import { writeStateTree } from "./record.ts";
 import { hashLengthOf, type Repo } from "./repo.ts";
+import { MODE } from "./mode.ts";
 
 /** The parts of a state a partial restore can take from a snapshot. */
 export const PARTS = ["refs", "head", "index", "worktree", "stash"] as const;
@@ -407,7 +408,7 @@ class TreeMerger {
     const conflicts: string[] = [];
     const resolved: { raw: Uint8Array; mode: string; content: Uint8Array }[] = [];
     const candidates = [...byPath.values()].filter((e) => {
-      const ok = [1, 2, 3].every((s) => e.stages.has(s)) && [...e.stages.values()].every((s) => s.mode === "100644" || s.mode === "100755");
+      const ok = [1, 2, 3].every((s) => e.stages.has(s)) && [...e.stages.values()].every((s) => s.mode === MODE.file || s.mode === MODE.executable);
       if (!ok) conflicts.push(new TextDecoder().decode(e.raw));
       return ok;
     });

@@ -2,11 +2,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  branchName,
   decodeBytes,
   decodeRefs,
   decodeStash,
   decodeState,
   decodeUnmerged,
+  refParts,
   type HeadState,
   type ObjectId,
   type OperationMarker,
@@ -22,15 +24,13 @@ export const SUMMARY_WIDTH = 72;
 
 /** A short human name for a ref: `branch feature`, `tag v1`, `remote branch origin/main`. */
 export function refLabel(name: string): string {
-  if (name.startsWith("refs/heads/")) return `branch ${name.slice(11)}`;
-  if (name.startsWith("refs/tags/")) return `tag ${name.slice(10)}`;
-  if (name.startsWith("refs/remotes/")) return `remote branch ${name.slice(13)}`;
-  return name;
+  const { kind, short } = refParts(name);
+  return kind ? `${kind} ${short}` : name;
 }
 
 export function headLabel(head: HeadState): string {
   if (head.kind === "detached") return `detached at ${head.commit.slice(0, 7)}`;
-  return head.target.startsWith("refs/heads/") ? head.target.slice(11) : head.target;
+  return branchName(head.target);
 }
 
 /** `label: a, b and 3 more`, as long as fits in `width`. */
@@ -217,7 +217,7 @@ export function operationLabel(repo: Repo, markers: readonly OperationMarker[]):
   if (word === "rebase") {
     const dir = markers[0] === "rebase-merge" ? "rebase-merge" : "rebase-apply";
     const head = firstLine(readGitFile(repo, `${dir}/head-name`));
-    return head.startsWith("refs/heads/") ? `rebase of ${head.slice(11)}` : "rebase";
+    return head.startsWith("refs/heads/") ? `rebase of ${branchName(head)}` : "rebase";
   }
   return word;
 }

@@ -1,5 +1,6 @@
 // Snapshot format v1 in code: the commit message and its trailers, the blobs of
 // the state tree, and the grouping of kept commits. Pure functions: no Git here.
+import { MODE } from "./mode.ts";
 import { fatal } from "./errors.ts";
 import { DECIMAL, escapeControls } from "./validate.ts";
 
@@ -268,8 +269,23 @@ export function decodeMessage(message: string, label: string): SnapshotMessage {
 /** `Undo-Head`: the branch HEAD is on (without refs/heads/), or `detached`. */
 export function headTrailer(head: HeadState): string {
   if (head.kind === "detached") return "detached";
-  return head.target.startsWith("refs/heads/") ? head.target.slice("refs/heads/".length) : head.target;
+  return branchName(head.target);
 }
+
+const REF_KINDS = [
+  ["refs/heads/", "branch"],
+  ["refs/tags/", "tag"],
+  ["refs/remotes/", "remote branch"],
+] as const;
+
+/** A ref's kind and its name within that kind (`refs/tags/v1`: tag, v1); other refs keep their full name. */
+export function refParts(name: string): { kind: (typeof REF_KINDS)[number][1] | null; short: string } {
+  for (const [prefix, kind] of REF_KINDS) if (name.startsWith(prefix)) return { kind, short: name.slice(prefix.length) };
+  return { kind: null, short: name };
+}
+
+/** A branch without refs/heads/; any other ref as it is. */
+export const branchName = (name: string): string => (name.startsWith("refs/heads/") ? name.slice("refs/heads/".length) : name);
 
 // ---------------------------------------------------------------- blobs
 
@@ -367,7 +383,7 @@ export function decodeUnmerged(blob: Uint8Array): UnmergedEntry[] {
 
 /** The blobs `index-blobs` keeps alive: unique blob ids of the unmerged entries (gitlinks are not blobs). */
 export function unmergedBlobIds(entries: readonly UnmergedEntry[]): ObjectId[] {
-  return [...new Set(entries.filter((e) => e.mode !== "160000").map((e) => e.object))].sort();
+  return [...new Set(entries.filter((e) => e.mode !== MODE.gitlink).map((e) => e.object))].sort();
 }
 
 // ---------------------------------------------------------------- keep commits

@@ -1,13 +1,13 @@
 // The snapshot sequence of a worktree: numbers, the position, the navigation
 // streak, and the targets of undo and redo.
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { refuse, fatal, usage } from "./errors.ts";
 import { decodeMessage, isReadable, snapshotNumber, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
 import { loadState } from "./inspect.ts";
 import { SnapshotRefused } from "./validate.ts";
 import type { Repo } from "./repo.ts";
-import { scanUndoRefs, type SnapshotRef } from "./state.ts";
+import { scanUndoRefs, type SnapshotRef } from "./refs.ts";
+import { undoFile } from "./undo-files.ts";
 
 /** Decode the snapshot refs of one sequence, oldest first. Unreadable ones are kept, marked. */
 export function decodeSnapshots(undoRefs: readonly SnapshotRef[], prefix: string): SnapshotEntry[] {
@@ -68,12 +68,10 @@ export async function checkStates(repo: Repo, snaps: readonly SnapshotEntry[]): 
   });
 }
 
-/** Where checkStates keeps the ids of state trees that passed, in <gitdir>/undo/. */
-export const VALID_TREES_CACHE = "valid-trees";
 
 function readValidTrees(repo: Repo): Set<ObjectId> {
   try {
-    return new Set(readFileSync(join(repo.undoDir, VALID_TREES_CACHE), "latin1").split("\n").filter(Boolean));
+    return new Set(readFileSync(undoFile(repo.undoDir, "validTrees"), "latin1").split("\n").filter(Boolean));
   } catch {
     return new Set();
   }
@@ -83,7 +81,7 @@ function addValidTrees(repo: Repo, trees: readonly ObjectId[]): void {
   if (!trees.length) return;
   try {
     mkdirSync(repo.undoDir, { recursive: true });
-    appendFileSync(join(repo.undoDir, VALID_TREES_CACHE), trees.map((t) => `${t}\n`).join(""));
+    appendFileSync(undoFile(repo.undoDir, "validTrees"), trees.map((t) => `${t}\n`).join(""));
   } catch {
     /* checked again next time */
   }

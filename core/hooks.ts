@@ -7,8 +7,8 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathS
 import { basename, dirname, join, relative } from "node:path";
 import { refuse } from "./errors.ts";
 import { replaceFile } from "./lock.ts";
-import type { Repo } from "./repo.ts";
-import { ENABLED } from "./settle.ts";
+import { gitBool, type Repo } from "./repo.ts";
+import { undoFile } from "./undo-files.ts";
 
 export const HOOK_NAMES = ["reference-transaction", "post-index-change"] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
@@ -17,22 +17,19 @@ export type HookName = (typeof HOOK_NAMES)[number];
 export const TOOLKIT_ROOT = join(import.meta.dir, "..");
 
 /**
- * The file in <gitdir>/undo/ that says 'git undo init' ran in this worktree.
- * The hooks act only where it exists (the directory alone is no sign: a
- * snapshot taken by hand creates it too), which matters when one hooks folder
- * serves many repositories. hooks/* spell the name out.
+ * Mark a worktree's <gitdir>/undo/ as one the hooks record in: they act only
+ * where its marker exists (the directory alone is no sign: a snapshot taken
+ * by hand creates it too), which matters when one hooks folder serves many
+ * repositories. hooks/* spell the marker's name out.
  */
-export { ENABLED };
-
-/** Mark a worktree's <gitdir>/undo/ as one the hooks record in. */
 export function enableHooks(undoDir: string): void {
   mkdirSync(undoDir, { recursive: true });
-  writeFileSync(join(undoDir, ENABLED), "git undo init ran here; git-undo's hooks record while this file exists\n");
+  writeFileSync(undoFile(undoDir, "hooksEnabled"), "git undo init ran here; git-undo's hooks record while this file exists\n");
 }
 
 /** Whether the hooks act in this worktree: its marker, or its repository's (the hooks then copy it). */
 export function hooksEnabled(repo: Repo): boolean {
-  return existsSync(join(repo.undoDir, ENABLED)) || (repo.worktreeName !== null && existsSync(join(repo.commonDir, "undo", ENABLED)));
+  return existsSync(undoFile(repo.undoDir, "hooksEnabled")) || (repo.worktreeName !== null && existsSync(undoFile(join(repo.commonDir, "undo"), "hooksEnabled")));
 }
 
 export const BEGIN = "# >>> git-undo >>>";
@@ -446,8 +443,6 @@ export interface ConfigHook {
   local: { command: string | null; events: string[]; others: number };
 }
 
-const boolValue = (v: string | null): boolean => v === null || /^(true|yes|on|1)$/i.test(v.trim());
-
 /** Every hook the configuration defines (read on any Git: older ones just never run them). */
 export async function configHooks(repo: Repo): Promise<ConfigHook[]> {
   const r = await repo.git.run(["config", "-z", "--show-scope", "--show-origin", "--get-regexp", "^hook\\."], { okExit: [1] });
@@ -478,7 +473,7 @@ export async function configHooks(repo: Repo): Promise<ConfigHook[]> {
       if (local && value !== null) h.local.events.push(value);
     } else {
       if (m[2] === "enabled") {
-        h.enabled = boolValue(value);
+        h.enabled = gitBool(value) ?? false; // Git refuses such a value; it runs nothing then
         h.enabledOrigin = origin;
       }
       if (local) h.local.others++;
@@ -546,8 +541,6 @@ export async function removeConfigHook(repo: Repo): Promise<boolean> {
 
 /** The value init adds to log.excludeDecoration. */
 export const EXCLUDED_DECORATION = "refs/undo/";
-/** In <common dir>/undo/: present while EXCLUDED_DECORATION in the configuration is git-undo's. */
-export const DECORATION_MARK = "excluded-decoration";
 
 /** Whether a log.excludeDecoration value hides refs/undo/snapshots/…, matched as Git's log-tree.c matches it. */
 export function hidesSnapshots(value: string): boolean {
@@ -564,7 +557,7 @@ export function hidesSnapshots(value: string): boolean {
   }
 }
 
-const decorationMark = (repo: Repo): string => join(repo.commonDir, "undo", DECORATION_MARK);
+const decorationMark = (repo: Repo): string => undoFile(join(repo.commonDir, "undo"), "excludedDecoration");
 
 async function excludedDecorations(repo: Repo, scope: string[]): Promise<string[]> {
   // Exit 1: no value (and no output).

@@ -11,11 +11,11 @@ import type { ObjectId, RefLine } from "./format.ts";
 import { readJsonFile, replaceFile } from "./lock.ts";
 import { readObjects, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
 import type { ObjectFormat, Repo } from "./repo.ts";
+import { undoFile } from "./undo-files.ts";
+import { MODE } from "./mode.ts";
 
 export const KEEP_ENTRY = "keep";
 
-/** Where the last keep tree written is remembered, in <gitdir>/undo/. */
-export const KEEP_CACHE = "keep-tree.json";
 
 /** What a keep cache entry says: these ref objects gave this keep tree, inside this state tree. */
 interface KeepCache {
@@ -75,7 +75,7 @@ export async function keepTree(repo: Repo, scratch: string, refs: readonly RefLi
   const hasher = new Bun.CryptoHasher("sha1");
   for (const id of ids) hasher.update(`${id}\n`);
   const key = hasher.digest("hex");
-  const cache = join(repo.undoDir, KEEP_CACHE);
+  const cache = undoFile(repo.undoDir, "keepTree");
   const known = readCache(cache);
   const held = known !== null && known.tree === latestTree;
   const remember = (keep: ObjectId) => (tree: ObjectId) => {
@@ -138,8 +138,8 @@ async function buildKeepTree(repo: Repo, scratch: string, refs: readonly RefLine
   const dir = join(scratch, "keep");
   mkdirSync(dir, { recursive: true });
   const blobIds = await writeBlobs(repo, dir, tagIds.map((id) => tags.get(id)!), await storedBlobs.catch(() => new Set<ObjectId>()));
-  const entries: TreeEntry[] = tagIds.map((id, i) => ({ mode: "100644", type: "blob", oid: blobIds[i]!, name: `${id}.tag` }));
-  for (const [oid, type] of others) entries.push(type === "tree" ? { mode: "040000", type, oid, name: oid } : { mode: "100644", type, oid, name: oid });
+  const entries: TreeEntry[] = tagIds.map((id, i) => ({ mode: MODE.file, type: "blob", oid: blobIds[i]!, name: `${id}.tag` }));
+  for (const [oid, type] of others) entries.push(type === "tree" ? { mode: MODE.tree, type, oid, name: oid } : { mode: MODE.file, type, oid, name: oid });
   return writeTree(repo, entries);
 }
 

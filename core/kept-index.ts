@@ -42,12 +42,15 @@
 // the kept index is a split index, so a write is the entries that changed
 // rather than the whole file; its shared part lives where Git puts it,
 // <gitdir>/sharedindex.<id>, and goes when the kept index does.
-import { closeSync, existsSync, lstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { compareBytes, decodeBytes, encodeBytes, hasEscapedBytes, type ObjectId } from "./format.ts";
+import { deleteIndexFile, deleteSharedIndex, sharedIndexesIn, sharedIndexOf, type RealIndex } from "./index-file.ts";
+import { undoFile } from "./undo-files.ts";
 import { readJsonFile, replaceFile } from "./lock.ts";
-import { configDigest, hashLengthOf, type Repo } from "./repo.ts";
+import { configDigest, gitBool, hashLengthOf, type Repo } from "./repo.ts";
+import { MODE } from "./mode.ts";
 
 /** What the kept index was made from and what it holds. */
 export interface KeptIndex {
@@ -66,84 +69,6 @@ export interface KeptIndex {
   worktree: ObjectId;
   /** Every path where it may differ from the real index (decodeBytes form). */
   paths: string[];
-}
-
-/**
- * The real index a capture starts from: its stat data at once, its content and
- * entries digest only when asked (reading 10 MB costs more than the stat).
- */
-export class RealIndex {
-  private content?: Uint8Array;
-  private walked?: { digest: string; layout: IndexLayout } | null;
-  private constructor(
-    readonly path: string,
-    private readonly hashLength: number,
-    /** Its modification time, read before its content. */
-    readonly mtimeMs: number,
-    /** Inode, size and times: Git replaces the index by a rename, so any write changes this. */
-    readonly identity: string,
-  ) {}
-
-  /** The real index, or null when there is none yet (a fresh repository). */
-  static open(path: string, hashLength: number): RealIndex | null {
-    let st;
-    try {
-      st = statSync(path, { bigint: true });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw e;
-    }
-    return new RealIndex(path, hashLength, Number(st.mtimeMs), `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`);
-  }
-
-  get bytes(): Uint8Array {
-    return (this.content ??= readFileSync(this.path));
-  }
-
-  /** Write the content to a private file with the index's timestamp in whole seconds (never later: Git's racy-entry check). */
-  copyTo(path: string): string {
-    writeFileSync(path, this.bytes);
-    const seconds = Math.floor(this.mtimeMs / 1000);
-    utimesSync(path, seconds, seconds);
-    return path;
-  }
-
-  /** entriesDigest() of the content. */
-  get entries(): string | null {
-    return this.parsed()?.digest ?? null;
-  }
-
-  /** cacheTreeRoot() of the content, from the same walk, when the entries have a digest. */
-  get cacheTree(): ObjectId | null {
-    const parsed = this.parsed();
-    return parsed ? rootOf(parsed.layout, this.hashLength) : null;
-  }
-
-  private parsed(): { digest: string; layout: IndexLayout } | null {
-    if (this.walked === undefined) this.walked = digestAndLayout(this.bytes, this.hashLength);
-    return this.walked;
-  }
-
-  /** Whether each of `paths` has an entry (any stage), or null when the content does not parse (version 4). */
-  has(paths: readonly Uint8Array[]): boolean[] | null {
-    const key = (p: Uint8Array) => Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString("latin1");
-    const wanted = new Set(paths.map(key));
-    const lengths = new Set(paths.map((p) => p.length));
-    const found = new Set<string>();
-    const bytes = this.bytes;
-    const version = bytes.length >= 8 ? new DataView(bytes.buffer, bytes.byteOffset).getUint32(4) : 0;
-    const walked = walkEntries(bytes, this.hashLength, (at, flags) => {
-      const nameAt = at + 40 + this.hashLength + 2 + (version === 3 && flags & 0x4000 ? 2 : 0);
-      const nameLength = flags & 0x0fff;
-      const length = nameLength < 0x0fff ? nameLength : bytes.indexOf(0, nameAt) - nameAt;
-      if (lengths.has(length)) {
-        const name = key(bytes.subarray(nameAt, nameAt + length));
-        if (wanted.has(name)) found.add(name);
-      }
-      return true;
-    });
-    return walked === null ? null : paths.map((p) => found.has(key(p)));
-  }
 }
 
 /** An untracked file left out of the worktree tree for its size (undo.maxNewFileSize, docs/format.md). */
@@ -202,9 +127,8 @@ const MAX_PATHS = 20000;
 const BASENAMES_NEVER_KEPT = new Set([".gitattributes", ".gitmodules"]);
 
 /** The kept index and its description, in <gitdir>/undo/. */
-const KEPT_INDEX_FILES = ["worktree-index", "worktree-index.json"] as const;
-const keptFile = (repo: Repo): string => join(repo.undoDir, KEPT_INDEX_FILES[0]);
-const describedBy = (repo: Repo): string => join(repo.undoDir, KEPT_INDEX_FILES[1]);
+const keptFile = (repo: Repo): string => undoFile(repo.undoDir, "keptIndex");
+const describedBy = (repo: Repo): string => undoFile(repo.undoDir, "keptIndexInfo");
 
 /**
  * The digest of the configuration as it is now: the one openRepo or
@@ -219,194 +143,16 @@ export async function currentConfigDigest(repo: Repo): Promise<string> {
   return configDigest((await repo.git.run(["config", "-z", "--list"], { okExit: [1] })).stdout);
 }
 
-/** Forget the kept index (before Git writes it, and whenever it cannot be reused). */
+/** Forget the kept index (before Git writes it, and whenever it cannot be reused), with its shared index. */
 export function dropKeptIndex(repo: Repo): void {
-  dropKeptIndexIn(repo.undoDir, repo.indexFile, hashLengthOf(repo));
-}
-
-/** Delete the kept index in a worktree's <gitdir>/undo (uninstall), with its shared index. */
-export function dropKeptIndexIn(undoDir: string, realIndex: string, hashLength: number): void {
-  rmSync(join(undoDir, KEPT_INDEX_FILES[1]), { force: true });
-  deleteIndexFile(join(undoDir, KEPT_INDEX_FILES[0]), dirname(undoDir), realIndex, hashLength);
-}
-
-/** Delete an index file the recorder wrote, and the shared index it links to. */
-function deleteIndexFile(path: string, gitDir: string, realIndex: string, hashLength: number): void {
-  const shared = sharedIndexOf(path, hashLength);
-  rmSync(path, { force: true });
-  if (shared) deleteSharedIndex(shared, gitDir, realIndex);
-}
-
-/** The ids of the shared index files in a git dir. */
-function sharedIndexesIn(gitDir: string): string[] {
-  try {
-    return readdirSync(gitDir)
-      .filter((f) => /^sharedindex\.[0-9a-f]{40,64}$/.test(f))
-      .map((f) => f.slice("sharedindex.".length));
-  } catch {
-    return [];
-  }
-}
-
-/**
- * Delete one of the kept index's shared indexes. The kept index is only used
- * while the real index is not split, so nothing else links to it; the real
- * index is searched for its id all the same, since deleting a shared index
- * another index links to would leave that one unreadable.
- */
-function deleteSharedIndex(id: string, gitDir: string, realIndex: string): void {
-  try {
-    if (readFileSync(realIndex).includes(Buffer.from(id, "hex"))) return;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") return;
-  }
-  rmSync(join(gitDir, `sharedindex.${id}`), { force: true });
-}
-
-/** The version an index file's header names (gitformat-index), or null when it has none. */
-export function indexVersion(path: string): number | null {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, "r");
-    const header = Buffer.alloc(8);
-    if (readSync(fd, header, 0, 8, 0) !== 8 || header.toString("latin1", 0, 4) !== "DIRC") return null;
-    return header.readUInt32BE(4);
-  } catch {
-    return null;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/**
- * Walk the entries of a version 2 or 3 index (gitformat-index), calling
- * `visit` with each one's offset and flags; false from it stops the walk.
- * Returns the offset of the extensions, or null when the walk was stopped or
- * the bytes do not parse (another version among them: version 4 compresses
- * the names).
- */
-function walkEntries(bytes: Uint8Array, hashLength: number, visit?: (at: number, flags: number) => boolean): number | null {
-  const end = bytes.length - hashLength; // the trailing checksum
-  if (end < 12 || new TextDecoder().decode(bytes.subarray(0, 4)) !== "DIRC") return null;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const version = view.getUint32(4);
-  if (version !== 2 && version !== 3) return null;
-  const count = view.getUint32(8);
-  let at = 12;
-  const STAT = 40; // ctime, mtime, dev, ino, mode, uid, gid, size
-  for (let i = 0; i < count; i++) {
-    const flagsAt = at + STAT + hashLength;
-    if (flagsAt + 2 > end) return null;
-    const flags = view.getUint16(flagsAt);
-    if (visit && !visit(at, flags)) return null;
-    const nameAt = flagsAt + 2 + (version === 3 && flags & 0x4000 ? 2 : 0);
-    const nameLength = flags & 0x0fff;
-    const nameEnd = nameLength < 0x0fff ? nameAt + nameLength : bytes.indexOf(0, nameAt);
-    if (nameEnd < 0 || nameEnd >= end || bytes[nameEnd] !== 0) return null;
-    at += (nameEnd - at + 8) & ~7; // 1 to 8 NULs end each entry
-  }
-  return at;
-}
-
-/** The extensions of an index after its entries: signature and content, or null when they do not parse. */
-function extensionsFrom(bytes: Uint8Array, hashLength: number, at: number): Map<string, Uint8Array> | null {
-  const end = bytes.length - hashLength;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const found = new Map<string, Uint8Array>();
-  while (at + 8 <= end) {
-    const size = view.getUint32(at + 4);
-    if (at + 8 + size > end) return null;
-    found.set(new TextDecoder().decode(bytes.subarray(at, at + 4)), bytes.subarray(at + 8, at + 8 + size));
-    at += 8 + size;
-  }
-  return at === end ? found : null;
-}
-
-/** What one walk over an index finds: how many entries, where they end, and its extensions. */
-interface IndexLayout {
-  count: number;
-  entriesEnd: number;
-  extensions: Map<string, Uint8Array>;
-}
-
-function layoutOf(bytes: Uint8Array, hashLength: number, visit?: (at: number, flags: number) => boolean): IndexLayout | null {
-  const entriesEnd = walkEntries(bytes, hashLength, visit);
-  const extensions = entriesEnd === null ? null : extensionsFrom(bytes, hashLength, entriesEnd);
-  return extensions && { count: new DataView(bytes.buffer, bytes.byteOffset).getUint32(8), entriesEnd: entriesEnd!, extensions };
-}
-
-/**
- * A digest of a version 2 index's entries without their stat data: equal
- * digests mean the same paths, modes, object ids and flags, so `git status`
- * refreshing stat data does not count as a change. Null for anything else
- * (another version, a split index, assume-unchanged entries, a file that does
- * not parse as gitformat-index describes): such an index is never reused. So
- * with a digest, every entry's flags are zero, and its index tree says all.
- * Also returns the layout the walk found.
- */
-function digestAndLayout(bytes: Uint8Array, hashLength: number): { digest: string; layout: IndexLayout } | null {
-  // Version 2 has no extended flags: no intent-to-add or skip-worktree entries.
-  if (bytes.length < 12 || new DataView(bytes.buffer, bytes.byteOffset).getUint32(4) !== 2) return null;
-  // A copy with the stat data zeroed (all but the mode), hashed in one call.
-  const masked = new Uint8Array(bytes); // a copy: Buffer#slice would share the bytes
-  const layout = layoutOf(bytes, hashLength, (at, flags) => {
-    // Extended flags cannot be in version 2; assume-unchanged entries are never reused around.
-    if (flags & 0xc000) return false;
-    masked.fill(0, at, at + 24);
-    masked.fill(0, at + 28, at + 40); // the mode, at 24, stays
-    return true;
-  });
-  // Extensions: cache tree and the like change nothing add -A does, but a
-  // split index keeps its entries in another file.
-  if (!layout || layout.extensions.has("link") || layout.extensions.has("sdir")) return null;
-  const entries = masked.subarray(12, layout.entriesEnd);
-  const digest = `${layout.count}:${entries.length}:${Bun.hash(entries).toString(16)}:${Bun.hash.xxHash64(entries).toString(16)}`;
-  return { digest, layout };
-}
-
-export const entriesDigest = (bytes: Uint8Array, hashLength: number): string | null => digestAndLayout(bytes, hashLength)?.digest ?? null;
-
-/**
- * The tree `git write-tree` would give for a version 2 or 3 index without
- * writing anything, when its cache tree (the TREE extension) is valid at the
- * root: Git then answers from it too. Null when the root is invalid (Git
- * drops it at every change of entries; `git commit` leaves it whole) or the
- * bytes do not parse.
- */
-export function cacheTreeRoot(bytes: Uint8Array, hashLength: number): ObjectId | null {
-  const layout = layoutOf(bytes, hashLength);
-  return layout && rootOf(layout, hashLength);
-}
-
-function rootOf(layout: IndexLayout, hashLength: number): ObjectId | null {
-  const tree = layout.extensions.get("TREE");
-  // The root entry: an empty path, NUL, "<entries> <subtrees>\n", then its id.
-  if (!tree || tree[0] !== 0) return null;
-  const lineEnd = tree.indexOf(0x0a, 1);
-  if (lineEnd < 0 || lineEnd + 1 + hashLength > tree.length) return null;
-  const covered = Number(new TextDecoder().decode(tree.subarray(1, lineEnd)).split(" ")[0]);
-  if (covered !== layout.count) return null; // -1: invalid
-  return Buffer.from(tree.subarray(lineEnd + 1, lineEnd + 1 + hashLength)).toString("hex");
-}
-
-/** The id of the shared index a split index file links to, or null (not split, not there, or unreadable). */
-export function sharedIndexOf(path: string, hashLength: number): string | null {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(path);
-  } catch {
-    return null;
-  }
-  const link = layoutOf(bytes, hashLength)?.extensions.get("link");
-  return link && link.length >= hashLength ? Buffer.from(link.subarray(0, hashLength)).toString("hex") : null;
+  rmSync(describedBy(repo), { force: true });
+  deleteIndexFile(keptFile(repo), repo.gitDir, repo.indexFile, hashLengthOf(repo));
 }
 
 /** Whether the configuration lets the kept index stand in for a fresh copy at all. */
 function configAllows(repo: Repo): boolean {
-  const on = (key: string) => {
-    const v = repo.settings.get(key);
-    return v !== undefined && !/^(false|no|off|0|)$/i.test(v ?? "true");
-  };
+  // Set and not plainly false counts as on: a value this does not read must not allow reuse.
+  const on = (key: string) => repo.settings.has(key) && gitBool(repo.settings.get(key) ?? null) !== false;
   return !on("core.sparsecheckout") && !on("core.splitindex") && !on("core.ignorecase") && !repo.settings.has("core.fsmonitor");
 }
 
@@ -417,7 +163,7 @@ function configAllows(repo: Repo): boolean {
  */
 function keptIndexSettings(repo: Repo): string[] {
   const cache = repo.settings.get("core.untrackedcache");
-  const off = cache !== undefined && /^(false|no|off|0|)$/i.test(cache ?? "true");
+  const off = cache !== undefined && gitBool(cache) === false;
   return ["-c", `core.untrackedCache=${off ? "false" : "true"}`, "-c", "core.splitIndex=true"];
 }
 
@@ -814,7 +560,7 @@ async function realIndexMoves(repo: Repo, real: RealIndex, before: ObjectId, cac
   const paths: string[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const [oldMode, newMode] = fields[i]!.slice(1).split(" ");
-    if (oldMode === "160000" || newMode === "160000") return null;
+    if (oldMode === MODE.gitlink || newMode === MODE.gitlink) return null;
     paths.push(fields[i + 1]!);
   }
   // A name that is not UTF-8 cannot be looked at through a JS string (layoutAllows).

@@ -10,13 +10,13 @@ import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, st
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { refuse, type UndoError } from "./errors.ts";
+import { undoFile } from "./undo-files.ts";
 
 export interface Lock {
   path: string;
   release(): void;
 }
 
-export const LOCK_FILE = "capture.lock";
 
 /** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
 export function pidAlive(pid: number): boolean {
@@ -139,7 +139,7 @@ function mtimeOf(path: string): number | null {
 
 /** The state of a worktree's capture.lock, for `doctor` and for refusals. */
 export function inspectLock(undoDir: string): LockStatus {
-  const path = join(undoDir, LOCK_FILE);
+  const path = undoFile(undoDir, "captureLock");
   let content: string;
   try {
     content = readFileSync(path, "utf8");
@@ -160,12 +160,11 @@ function isStale(content: string, path: string): boolean {
  * before it let go leaves both, and the next run can tell that index.lock from
  * a Git command's, which it never removes.
  */
-export const INDEX_LOCK_OWNER = "index-lock.owner";
 
 /** index.lock created before its owner file was last written, by at most this (the inode line comes right after). */
 const INDEX_LOCK_SLACK_MS = 2000;
 
-const ownerFile = (undoDir: string) => join(undoDir, INDEX_LOCK_OWNER);
+const ownerFile = (undoDir: string) => undoFile(undoDir, "indexLockOwner");
 const lockOf = (indexFile: string) => `${indexFile}.lock`;
 
 function removeQuietly(path: string): void {
@@ -315,7 +314,7 @@ export function releaseFile(path: string): void {
 /** Try once to take the lock; takes over a stale one. Returns null when a live owner holds it. */
 export function tryLock(undoDir: string): Lock | null {
   mkdirSync(undoDir, { recursive: true });
-  const path = join(undoDir, LOCK_FILE);
+  const path = undoFile(undoDir, "captureLock");
   if (!claimFile(path, `${process.pid} ${thisHost()}\n`, isStale)) return null;
   return { path, release: () => releaseFile(path) };
 }

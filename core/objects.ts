@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { decodeBytes, encodeBytes, type ObjectId } from "./format.ts";
 import { clearDeadIndexLock, ownerTag, tagOwnerGone } from "./lock.ts";
 import type { ObjectFormat, Repo } from "./repo.ts";
+import { MODE } from "./mode.ts";
 
 /** Read blobs by name (`<tree>:<path>`) in one cat-file; a missing one reads as null. */
 export async function readBlobs(repo: Repo, names: readonly string[]): Promise<(string | null)[]> {
@@ -93,7 +94,7 @@ export async function writeTagObjects(repo: Repo, scratchDir: string, contents: 
 }
 
 export interface TreeEntry {
-  mode: "100644" | "040000";
+  mode: typeof MODE.file | typeof MODE.tree;
   type: "blob" | "tree";
   oid: ObjectId;
   name: string;

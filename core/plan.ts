@@ -21,6 +21,7 @@ import { recoverTags, type KeptTag } from "./keep.ts";
 import { escapeControls, isSafePath, SnapshotRefused } from "./validate.ts";
 import { readObjects } from "./objects.ts";
 import type { Repo } from "./repo.ts";
+import { MODE } from "./mode.ts";
 
 /** The state being left: a recorded snapshot, or a capture not yet recorded (number null). */
 export interface StateSide {
@@ -619,7 +620,7 @@ const ONLY_LEFT_LOOKUPS = 20_000;
  */
 async function onlyInLeft(repo: Repo, files: readonly FileChange[], earlier: readonly SnapshotEntry[]): Promise<string[]> {
   const zero = /^0+$/;
-  const candidates = files.filter((f) => f.action !== "created" && f.oldMode !== "160000" && !zero.test(f.oldObject));
+  const candidates = files.filter((f) => f.action !== "created" && f.oldMode !== MODE.gitlink && !zero.test(f.oldObject));
   if (!candidates.length) return [];
   // A path with a newline cannot be asked for on cat-file's line-based input.
   const askable = candidates.filter((f) => !f.raw.includes(10));

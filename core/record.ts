@@ -40,7 +40,10 @@ import { readJsonFile, replaceFile, withLock } from "./lock.ts";
 import { objectId, withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 import { clearStaleReservation } from "./settle.ts";
-import { captureIndex, readHead, readHeadReflog, readMarkers, readStash, scanRefs, type LeftOutFile, type RefScan } from "./state.ts";
+import { readHead, readHeadReflog, readMarkers, readStash, scanRefs, type RefScan } from "./refs.ts";
+import { captureIndex, type LeftOutFile } from "./state.ts";
+import { undoFile } from "./undo-files.ts";
+import { MODE } from "./mode.ts";
 
 /** The live state, written as a tree but not yet committed. */
 export interface LiveCapture {
@@ -155,8 +158,8 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexPar
 export async function assembleStateTree(repo: Repo, state: StateTree, blobIds: readonly ObjectId[]): Promise<{ tree: ObjectId; entries: TreeEntry[] }> {
   const ids = [...blobIds];
   const entries: TreeEntry[] = [];
-  const blob = (name: string) => entries.push({ mode: "100644", type: "blob", oid: ids.shift()!, name });
-  const subtree = (name: string, oid: ObjectId) => entries.push({ mode: "040000", type: "tree", oid, name });
+  const blob = (name: string) => entries.push({ mode: MODE.file, type: "blob", oid: ids.shift()!, name });
+  const subtree = (name: string, oid: ObjectId) => entries.push({ mode: MODE.tree, type: "tree", oid, name });
   blob("HEAD");
   blob("refs");
   if (state.stash.length) blob("stash");
@@ -167,7 +170,7 @@ export async function assembleStateTree(repo: Repo, state: StateTree, blobIds: r
     const keep = unmergedBlobIds(decodeUnmerged(state.indexUnmerged));
     state.indexBlobs = await writeTree(
       repo,
-      keep.map((oid) => ({ mode: "100644", type: "blob", oid, name: oid })),
+      keep.map((oid) => ({ mode: MODE.file, type: "blob", oid, name: oid })),
     );
     subtree("index-blobs", state.indexBlobs);
   }
@@ -368,7 +371,7 @@ function localOffset(): string {
  */
 async function committerEnv(repo: Repo, configDigest: string | undefined): Promise<IdentEnv> {
   const now = `${Math.floor(Date.now() / 1000)} ${localOffset()}`;
-  const cache = join(repo.undoDir, COMMITTER_CACHE);
+  const cache = undoFile(repo.undoDir, "committer");
   const key = configDigest && !process.env.GIT_COMMITTER_DATE ? JSON.stringify([configDigest, ...IDENT_VARS.map((v) => process.env[v] ?? null)]) : null;
   if (key) {
     const known = readJsonFile(cache) as { key: string; name: string; email: string } | { key: string; none: true } | null;
@@ -391,8 +394,6 @@ async function committerEnv(repo: Repo, configDigest: string | undefined): Promi
   return { GIT_COMMITTER_NAME: PLACEHOLDER_NAME, GIT_COMMITTER_EMAIL: PLACEHOLDER_EMAIL, GIT_COMMITTER_DATE: now };
 }
 
-/** Where committerEnv keeps git var's answer, in <gitdir>/undo/. */
-export const COMMITTER_CACHE = "committer.json";
 
 /**
  * The blob ids of the last state tree written here (HEAD, refs, stash,
@@ -400,17 +401,16 @@ export const COMMITTER_CACHE = "committer.json";
  * same, and a blob the newest snapshot holds is in the repository for sure
  * (that snapshot's ref keeps it), so it need not be written again.
  */
-export const BLOBS_CACHE = "state-blobs.json";
 
 function keptBlobs(repo: Repo): { tree: ObjectId; blobs: ObjectId[] } | null {
-  const known = readJsonFile(join(repo.undoDir, BLOBS_CACHE)) as { tree: ObjectId; blobs: ObjectId[] } | null;
+  const known = readJsonFile(undoFile(repo.undoDir, "stateBlobs")) as { tree: ObjectId; blobs: ObjectId[] } | null;
   return typeof known?.tree === "string" && Array.isArray(known.blobs) ? known : null;
 }
 
 function keepBlobsOf(repo: Repo, tree: ObjectId, entries: readonly TreeEntry[]): void {
   const blobs = entries.filter((e) => e.type === "blob" && e.name !== "index-unmerged").map((e) => e.oid);
   try {
-    replaceFile(join(repo.undoDir, BLOBS_CACHE), JSON.stringify({ tree, blobs }));
+    replaceFile(undoFile(repo.undoDir, "stateBlobs"), JSON.stringify({ tree, blobs }));
   } catch {
     /* the next recording writes its blobs again */
   }

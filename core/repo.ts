@@ -210,12 +210,26 @@ export function parseConfig(values: Map<string, string | null>): Config {
   return config;
 }
 
-export function parseBool(key: string, value: string | null): boolean {
+/**
+ * A boolean as Git reads one (git_parse_maybe_bool): no value, true, yes, on
+ * or a non-zero integer (with Git's k, m, g units) is true; false, no, off,
+ * an empty value or zero is false. Null for anything else, which Git would
+ * reject as a boolean; callers choose what that means for them.
+ */
+export function gitBool(value: string | null): boolean | null {
   if (value === null) return true;
   const v = value.trim().toLowerCase();
-  if (["true", "yes", "on", "1"].includes(v)) return true;
-  if (["false", "no", "off", "0", ""].includes(v)) return false;
-  throw fatal(`bad boolean config value '${value}' for '${key}'`);
+  if (v === "true" || v === "yes" || v === "on") return true;
+  if (v === "false" || v === "no" || v === "off" || v === "") return false;
+  if (/^[-+]?\d+[kmg]?$/.test(v)) return !/^[-+]?0+[kmg]?$/.test(v);
+  return null;
+}
+
+/** An undo.* boolean: one Git would reject is fatal, as it is for Git's own settings. */
+export function parseBool(key: string, value: string | null): boolean {
+  const b = gitBool(value);
+  if (b === null) throw fatal(`bad boolean config value '${value}' for '${key}'`);
+  return b;
 }
 
 /**
@@ -226,9 +240,8 @@ export function parseBool(key: string, value: string | null): boolean {
 export function parseColorWhen(value: string | null): ColorWhen | null {
   const v = (value ?? "true").trim().toLowerCase();
   if (v === "always" || v === "never" || v === "auto") return v;
-  if (["true", "yes", "on", "1"].includes(v)) return "auto";
-  if (["false", "no", "off", "0", ""].includes(v)) return "never";
-  return null;
+  const b = gitBool(value);
+  return b === null ? null : b ? "auto" : "never";
 }
 
 function parseInteger(key: string, value: string | null): number {

@@ -21,9 +21,11 @@ import { withScratch, writeTagObjects } from "./objects.ts";
 import { addLineCounts, nameList, occupiedNow, parseRawNumstat, planIsEmpty, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
 import { captureLive, captureWith, commitCapture, latestOf, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
 import type { Repo } from "./repo.ts";
-import { indexVersion } from "./kept-index.ts";
-import { captureIndex, copyIndex, currentMarkers } from "./state.ts";
+import { copyIndexFile, indexVersion } from "./index-file.ts";
+import { currentMarkers } from "./refs.ts";
+import { captureIndex } from "./state.ts";
 import { composePartial, composeRevert, type ComposedTarget, type CurrentState, type PartialSelection, type RevertConflict } from "./compose.ts";
+import { MODE } from "./mode.ts";
 
 export type RestoreRequest =
   | { kind: Direction; steps: number }
@@ -179,8 +181,8 @@ function indexInfo(changes: readonly FileChange[], side: "old" | "new"): Buffer 
   const line = (mode: string, oid: ObjectId, raw: Uint8Array) => Buffer.concat([Buffer.from(`${mode} ${oid}\t`), raw, Buffer.from([0])]);
   const mode = (c: FileChange) => (side === "old" ? c.oldMode : c.newMode);
   return Buffer.concat([
-    ...changes.filter((c) => mode(c) === "000000").map((c) => line("0", c.oldObject, c.raw)),
-    ...changes.filter((c) => mode(c) !== "000000").map((c) => line(mode(c), side === "old" ? c.oldObject : c.newObject, c.raw)),
+    ...changes.filter((c) => mode(c) === MODE.absent).map((c) => line("0", c.oldObject, c.raw)),
+    ...changes.filter((c) => mode(c) !== MODE.absent).map((c) => line(mode(c), side === "old" ? c.oldObject : c.newObject, c.raw)),
   ]);
 }
 
@@ -234,8 +236,8 @@ export async function mergeIndexFor(repo: Repo, scratch: string, plan: RestorePl
   };
   const files = plan.worktree.files;
   const [from, to] = await Promise.all([
-    side(file, files.filter((f) => f.oldMode !== "000000"), "old", true),
-    side(join(scratch, "merge-target"), files.filter((f) => f.newMode !== "000000"), "new", false),
+    side(file, files.filter((f) => f.oldMode !== MODE.absent), "old", true),
+    side(join(scratch, "merge-target"), files.filter((f) => f.newMode !== MODE.absent), "new", false),
   ]);
   return { file, from, to };
 }
@@ -730,7 +732,7 @@ async function applySteps(
 async function buildNextIndex(repo: Repo, scratch: string, plan: RestorePlan): Promise<string> {
   const next = join(scratch, "next-index");
   rmSync(next, { force: true });
-  copyIndex(repo.indexFile, next);
+  copyIndexFile(repo.indexFile, next);
   const env = { GIT_INDEX_FILE: next };
   const changes = plan.index?.entries;
   if (changes && !plan.from.state.indexUnmerged && indexVersion(next) === 2) {
@@ -756,7 +758,7 @@ async function refreshPaths(repo: Repo, plan: RestorePlan): Promise<Uint8Array |
   const conflicted = new Set(t.indexUnmerged ? decodeUnmerged(t.indexUnmerged).map((e) => pathKey(e.path)) : []);
   const paths = new Map<string, Uint8Array>();
   for (const f of [...plan.worktree.files, ...(plan.index?.entries ?? [])]) {
-    if (f.newMode !== "000000" && !conflicted.has(pathKey(f.raw))) paths.set(pathKey(f.raw), f.raw);
+    if (f.newMode !== MODE.absent && !conflicted.has(pathKey(f.raw))) paths.set(pathKey(f.raw), f.raw);
   }
   if (paths.size === 0) return new Uint8Array();
   const raws = [...paths.values()];
@@ -855,7 +857,7 @@ function linkBackup(repo: Repo, scratch: string, plan: RestorePlan): WorktreeBac
       const abs = Buffer.concat([top, file.raw]);
       const st = lstatOrNull(abs);
       let backup: string | null = null;
-      if (st && file.oldMode !== "000000" && file.oldMode !== "160000" && (st.isFile() || st.isSymbolicLink())) {
+      if (st && file.oldMode !== MODE.absent && file.oldMode !== MODE.gitlink && (st.isFile() || st.isSymbolicLink())) {
         backup = join(place, String(i));
         linkSync(abs, backup);
       }
@@ -912,10 +914,10 @@ async function putBackLinked(repo: Repo, b: WorktreeBackup, complete: boolean): 
   // What the merge wrote, and only that: T's files where S's no longer stand.
   const found: Found[] = [];
   for (const p of b.paths) {
-    if (p.file.newMode === "000000" || behindSymlink(b, p.file.raw)) continue;
+    if (p.file.newMode === MODE.absent || behindSymlink(b, p.file.raw)) continue;
     const st = lstatOrNull(p.abs);
     if (!st || untouched(st, p)) continue;
-    if (p.file.newMode === "160000") {
+    if (p.file.newMode === MODE.gitlink) {
       // The merge makes an empty directory for a submodule.
       if (p.was === null && st.isDirectory() && rmdir(p.abs)) undone.add(p.file);
     } else if (st.isFile() || st.isSymbolicLink()) found.push({ p, st });
@@ -938,7 +940,7 @@ async function putBackLinked(repo: Repo, b: WorktreeBackup, complete: boolean): 
     }
   }
   for (const p of b.paths) {
-    if (p.file.oldMode === "160000" && p.was && !lstatOrNull(p.abs)) {
+    if (p.file.oldMode === MODE.gitlink && p.was && !lstatOrNull(p.abs)) {
       try {
         mkdirSync(p.abs);
         undone.add(p.file);
@@ -979,7 +981,7 @@ async function writtenByMerge(repo: Repo, found: readonly Found[], complete: boo
   const files: Found[] = [];
   for (const f of found) {
     const c = f.p.file;
-    if (c.newMode === "120000") {
+    if (c.newMode === MODE.symlink) {
       if (f.st.isSymbolicLink() && blobId(repo, readlinkSync(f.p.abs, { encoding: "buffer" })) === c.newObject) ours.add(c);
     } else if (f.st.isFile()) {
       if (!complete && f.st.size === 0) ours.add(c);
@@ -1091,7 +1093,7 @@ async function undoPartialMerge(repo: Repo, scratch: string, plan: RestorePlan, 
   if (backup) return (await putBackLinked(repo, backup, false)).putBack;
   const probe = join(scratch, "probe-index");
   rmSync(probe, { force: true });
-  copyIndex(mergeIndex, probe);
+  copyIndexFile(mergeIndex, probe);
   const env = { GIT_INDEX_FILE: probe };
   await repo.git.run(["add", "-A", "--ignore-errors"], { env, okExit: [1] });
   const disk = await repo.git.line(["write-tree"], { env });
@@ -1108,7 +1110,7 @@ async function undoPartialMerge(repo: Repo, scratch: string, plan: RestorePlan, 
   // The tree to go back to: the disk as it is, with S's entries at those paths.
   const goal = join(scratch, "goal-index");
   rmSync(goal, { force: true });
-  copyIndex(probe, goal);
+  copyIndexFile(probe, goal);
   await repo.git.run(["update-index", "-z", "--index-info"], { env: { GIT_INDEX_FILE: goal }, input: indexInfo(back, "old") });
   const goalTree = await repo.git.line(["write-tree"], { env: { GIT_INDEX_FILE: goal } });
   await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
@@ -1138,7 +1140,7 @@ async function partsAfter(repo: Repo, scratch: string, plan: RestorePlan, merged
   if (!repo.config.worktree) return parts;
   parts.worktree = merged ? t.worktree : plan.from.state.worktree;
   if (!merged) return parts;
-  const gitlinks = plan.worktree.files.some((f) => f.oldMode === "160000" || f.newMode === "160000");
+  const gitlinks = plan.worktree.files.some((f) => f.oldMode === MODE.gitlink || f.newMode === MODE.gitlink);
   if (!readFilesAgain && !gitlinks) return parts;
   const dir = join(scratch, "after");
   mkdirSync(dir, { recursive: true });
@@ -1193,7 +1195,7 @@ async function differences(repo: Repo, target: Snapshot, recorded: LiveCapture):
     const part = slash < 0 ? c.path : c.path.slice(0, slash);
     if (part === "index-blobs") continue;
     if (slash < 0) add(part);
-    else add(part, c.path.slice(slash + 1) + (c.oldMode === "160000" || c.newMode === "160000" ? " (submodule checkout)" : ""));
+    else add(part, c.path.slice(slash + 1) + (c.oldMode === MODE.gitlink || c.newMode === MODE.gitlink ? " (submodule checkout)" : ""));
   }
   if (parts.has("refs")) {
     const t = await loadState(repo, target.tree, `snapshot #${target.number}`);

@@ -7,34 +7,27 @@ import { join } from "node:path";
 import { OPERATION_MARKERS } from "./format.ts";
 import { claimFile, pidAlive, releaseFile } from "./lock.ts";
 import type { Repo } from "./repo.ts";
+import { undoFile, UNDO_FILES } from "./undo-files.ts";
 
-/** Written by `git undo init`: the hooks record in this worktree while it exists (core/hooks.ts). */
-export const ENABLED = "hooks-enabled";
-/** Written (truncated) by the hooks after every change: "something to record". */
-export const MARK = "pending";
-/** The mark the worker is recording; a new `pending` made meanwhile means record again. */
-export const TAKEN = "pending.taken";
-export const PID_FILE = "worker.pid";
-export const LOG_FILE = "worker.log";
 /** worker.log is cut back to its newest half past this size. */
 export const LOG_LIMIT = 64 * 1024;
 
 /** Milliseconds since the mark was last touched, or null when there is none. */
 export function markAge(undoDir: string, now = Date.now()): number | null {
   try {
-    return Math.max(0, now - statSync(join(undoDir, MARK)).mtimeMs);
+    return Math.max(0, now - statSync(undoFile(undoDir, "pending")).mtimeMs);
   } catch {
     return null;
   }
 }
 
-export const hasMark = (undoDir: string): boolean => existsSync(join(undoDir, MARK));
-export const hasTaken = (undoDir: string): boolean => existsSync(join(undoDir, TAKEN));
+export const hasMark = (undoDir: string): boolean => existsSync(undoFile(undoDir, "pending"));
+export const hasTaken = (undoDir: string): boolean => existsSync(undoFile(undoDir, "pendingTaken"));
 
 /** Take the mark for a recording. False when it vanished (another taker). */
 export function takeMark(undoDir: string): boolean {
   try {
-    renameSync(join(undoDir, MARK), join(undoDir, TAKEN));
+    renameSync(undoFile(undoDir, "pending"), undoFile(undoDir, "pendingTaken"));
     return true;
   } catch {
     return false;
@@ -44,7 +37,7 @@ export function takeMark(undoDir: string): boolean {
 /** The recording that took the mark succeeded. */
 export function dropTaken(undoDir: string): void {
   try {
-    unlinkSync(join(undoDir, TAKEN));
+    unlinkSync(undoFile(undoDir, "pendingTaken"));
   } catch {
     /* already gone */
   }
@@ -58,12 +51,12 @@ export function busyReason(repo: Repo): string | null {
 }
 
 /**
- * The same, with the markers read as the recorder reads them (core/state.ts):
+ * The same, with the markers read as the recorder reads them (core/refs.ts):
  * in a reftable repository CHERRY_PICK_HEAD and REVERT_HEAD are refs, not files.
  */
 export async function operationBusy(repo: Repo): Promise<string | null> {
   if (existsSync(`${repo.indexFile}.lock`)) return "index.lock";
-  const { currentMarkers } = await import("./state.ts");
+  const { currentMarkers } = await import("./refs.ts");
   return (await currentMarkers(repo))[0] ?? null;
 }
 
@@ -89,7 +82,7 @@ export interface MarkProcess {
 export function markProcesses(undoDir: string): MarkProcess[] | null {
   let text: string;
   try {
-    text = readFileSync(join(undoDir, MARK), "latin1");
+    text = readFileSync(undoFile(undoDir, "pending"), "latin1");
   } catch {
     return null;
   }
@@ -189,7 +182,7 @@ export const burstSettle = (settleMs: number, streak: number): number => settleM
 /** The pid in the worker's pid file when that process is alive. */
 export function liveWorker(undoDir: string): number | null {
   try {
-    const pid = Number(readFileSync(join(undoDir, PID_FILE), "utf8").trim());
+    const pid = Number(readFileSync(undoFile(undoDir, "workerPid"), "utf8").trim());
     return Number.isInteger(pid) && pid > 0 && pidAlive(pid) ? pid : null;
   } catch {
     return null;
@@ -203,7 +196,7 @@ export function liveWorker(undoDir: string): number | null {
  */
 export function recordingPending(undoDir: string, latestDate: number | null): boolean {
   let newest = -Infinity;
-  for (const name of [MARK, TAKEN]) {
+  for (const name of [UNDO_FILES.pending, UNDO_FILES.pendingTaken]) {
     try {
       newest = Math.max(newest, statSync(join(undoDir, name)).mtimeMs);
     } catch {
@@ -224,7 +217,7 @@ export function recordingPending(undoDir: string, latestDate: number | null): bo
  * starting hook a moment to write our pid when the file still names it.
  */
 export function claimWorker(undoDir: string, waitForHook = true): boolean {
-  const path = join(undoDir, PID_FILE);
+  const path = undoFile(undoDir, "workerPid");
   const mine = String(process.pid);
   const deadline = Date.now() + (waitForHook ? 1000 : 0);
   for (;;) {
@@ -273,7 +266,7 @@ export function lingerMs(env: NodeJS.ProcessEnv = process.env): number {
 export async function lingerForMark(undoDir: string, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
-    if (!existsSync(join(undoDir, ENABLED))) return false;
+    if (!existsSync(undoFile(undoDir, "hooksEnabled"))) return false;
     await Bun.sleep(Math.min(100, Math.max(1, end - Date.now())));
     if (hasMark(undoDir) || hasTaken(undoDir)) return true;
   }
@@ -309,7 +302,7 @@ export async function lowerPriority(): Promise<void> {
  * worker, so every recording clears one older than a few seconds.
  */
 export function clearStaleReservation(undoDir: string): void {
-  const path = join(undoDir, PID_FILE);
+  const path = undoFile(undoDir, "workerPid");
   try {
     if (readFileSync(path, "utf8").trim() === "" && Date.now() - safeMtime(path) >= 5000) unlinkSync(path);
   } catch {
@@ -326,12 +319,12 @@ function safeMtime(path: string): number {
 }
 
 export function releaseWorker(undoDir: string): void {
-  releaseFile(join(undoDir, PID_FILE));
+  releaseFile(undoFile(undoDir, "workerPid"));
 }
 
 /** Append a line to worker.log, keeping the file under LOG_LIMIT. */
 export function logLine(undoDir: string, message: string): void {
-  const path = join(undoDir, LOG_FILE);
+  const path = undoFile(undoDir, "workerLog");
   try {
     const line = `${new Date().toISOString()} [${process.pid}] ${message.replace(/\n+$/, "").replace(/\n/g, "\n    ")}\n`;
     appendFileSync(path, line);
@@ -348,7 +341,7 @@ export function logLine(undoDir: string, message: string): void {
 /** The last `n` lines of worker.log. */
 export function lastLogLines(undoDir: string, n: number): string[] {
   try {
-    return readFileSync(join(undoDir, LOG_FILE), "utf8").split("\n").filter(Boolean).slice(-n);
+    return readFileSync(undoFile(undoDir, "workerLog"), "utf8").split("\n").filter(Boolean).slice(-n);
   } catch {
     return [];
   }

@@ -3,7 +3,7 @@
 // on disk. That is what deleting those snapshots frees once `git gc` prunes.
 import type { ObjectId } from "./format.ts";
 import type { Repo } from "./repo.ts";
-import { scanUndoRefs } from "./state.ts";
+import { scanUndoRefs } from "./refs.ts";
 
 export interface Space {
   /** Objects only the measured snapshots reach. */

@@ -9,6 +9,7 @@
 // objects and calls them).
 import { UndoError } from "./errors.ts";
 import { nulRecords, type ObjectId, type StateTree } from "./format.ts";
+import { MODE } from "./mode.ts";
 
 /** A reader's refusal of a snapshot: `<label> is not a valid snapshot: <problem>`. */
 export class SnapshotRefused extends UndoError {
@@ -164,7 +165,7 @@ export function isSafePath(raw: Uint8Array): boolean {
 
 const printable = (raw: Uint8Array): string => escapeControls(Buffer.from(raw).toString("utf8"));
 
-const INDEX_MODES = new Set(["100644", "100755", "120000", "160000"]);
+const INDEX_MODES = new Set<string>([MODE.file, MODE.executable, MODE.symlink, MODE.gitlink]);
 
 /** `index-unmerged`: `<mode> <id> <stage>\t<path>\0` records, stages 1 to 3, modes Git uses, safe paths. */
 export function checkUnmerged(blob: Uint8Array, hexLength: number): void {
@@ -216,7 +217,7 @@ export function parseRawTree(content: Uint8Array, hashBytes: number): RawTreeEnt
 /** `index-blobs`: blobs only, each named by its own id. */
 export function checkIndexBlobs(entries: readonly RawTreeEntry[]): void {
   for (const e of entries) {
-    if (e.mode !== "100644" || e.name !== e.oid) invalid(`its index-blobs entry holds ${q(e.name)}, not a blob named by its id`);
+    if (e.mode !== MODE.file || e.name !== e.oid) invalid(`its index-blobs entry holds ${q(e.name)}, not a blob named by its id`);
   }
 }
 
@@ -228,8 +229,8 @@ export function checkIndexBlobs(entries: readonly RawTreeEntry[]): void {
 export function checkKeep(entries: readonly RawTreeEntry[], hexLength: number): void {
   for (const e of entries) {
     if (e.name.endsWith(".tag")) {
-      if (e.mode !== "100644" || !isObjectId(e.name.slice(0, -4), hexLength)) invalid(`its keep entry holds ${q(e.name)}, not a tag's blob`);
-    } else if (!isObjectId(e.name, hexLength) || e.name !== e.oid || (e.mode !== "100644" && e.mode !== "40000")) {
+      if (e.mode !== MODE.file || !isObjectId(e.name.slice(0, -4), hexLength)) invalid(`its keep entry holds ${q(e.name)}, not a tag's blob`);
+    } else if (!isObjectId(e.name, hexLength) || e.name !== e.oid || (e.mode !== MODE.file && e.mode !== "40000")) {
       invalid(`its keep entry holds ${q(e.name)}, not an object named by its id`);
     }
   }

@@ -5,9 +5,10 @@
 import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ENABLED } from "../core/hooks.ts";
+
 import { expectRecorded, list, settled, SETTLE_MS } from "./helpers/auto.ts";
 import { makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
+import { undoFile, UNDO_FILES } from "../core/undo-files.ts";
 
 function repo(): TestRepo {
   const r = makeRepo();
@@ -25,16 +26,16 @@ test("a shared hooks folder records where init ran, and not where only 'git undo
   writeFileSync(join(r.home, ".gitconfig"), `[core]\n\thooksPath = ${shared}\n`);
 
   expect(r.undo(["init", "--file-hooks", "--global-hooks"]).code).toBe(0);
-  expect(existsSync(join(r.gitDir(), "undo", ENABLED))).toBe(true);
+  expect(existsSync(join(r.gitDir(), "undo", UNDO_FILES.hooksEnabled))).toBe(true);
   for (const h of ["reference-transaction", "post-index-change"]) {
-    expect(readFileSync(join(shared, h), "utf8")).toContain(`/undo/${ENABLED}" ]`);
+    expect(readFileSync(join(shared, h), "utf8")).toContain(`/undo/${UNDO_FILES.hooksEnabled}" ]`);
   }
 
   // A snapshot by hand makes other's undo/ (its lock lives there), not its marker.
   const manual = other.undo(["snapshot"]);
   expect(manual.code).toBe(0);
   expect(existsSync(join(other.gitDir(), "undo"))).toBe(true);
-  expect(existsSync(join(other.gitDir(), "undo", ENABLED))).toBe(false);
+  expect(existsSync(join(other.gitDir(), "undo", UNDO_FILES.hooksEnabled))).toBe(false);
   let otherSnaps = list(other);
   expect(otherSnaps).toHaveLength(1);
 
@@ -53,7 +54,7 @@ test("a shared hooks folder records where init ran, and not where only 'git undo
 
   const doc = other.undo(["doctor"]);
   expect(doc.code).toBe(1);
-  expect(doc.stdout).toContain(`recording is off here: init has not run here (no ${join(other.gitDir(), "undo", ENABLED)})`);
+  expect(doc.stdout).toContain(`recording is off here: init has not run here (no ${join(other.gitDir(), "undo", UNDO_FILES.hooksEnabled)})`);
   expect(r.undo(["doctor"]).stdout).toContain(`ok       recording is on here`);
 
   // A linked worktree of other stays off too; one of r gets its own marker from the hooks.
@@ -67,7 +68,7 @@ test("a shared hooks folder records where init ran, and not where only 'git undo
   const wt = join(r.dir, "..", "r-linked");
   r.git(["worktree", "add", "-q", "-b", "side", wt]);
   const wtGitDir = join(r.gitDir(), "worktrees", "r-linked");
-  expect(existsSync(join(wtGitDir, "undo", ENABLED))).toBe(true);
+  expect(existsSync(join(wtGitDir, "undo", UNDO_FILES.hooksEnabled))).toBe(true);
   await settled(wtGitDir);
   await settled(r.gitDir());
   let linked = list(r, wt);
@@ -90,12 +91,12 @@ test("a shared hooks folder records where init ran, and not where only 'git undo
   const sharedIndexes = (d: string) => readdirSync(d).filter((f) => f.startsWith("sharedindex."));
   expect(sharedIndexes(r.gitDir())).toHaveLength(1); // the kept index's, split by now
   expect(r.undo(["uninstall", "--global-hooks"]).code).toBe(0);
-  expect(existsSync(join(r.gitDir(), "undo", ENABLED))).toBe(false);
+  expect(existsSync(join(r.gitDir(), "undo", UNDO_FILES.hooksEnabled))).toBe(false);
   // The recorder's caches (the kept index, the committer answer) go with it.
   for (const f of ["worktree-index", "worktree-index.json", "committer.json", "state-blobs.json", "valid-trees"]) expect(existsSync(join(r.gitDir(), "undo", f))).toBe(false);
   // So do the kept indexes' shared parts, in each worktree's git dir.
   for (const d of [r.gitDir(), wtGitDir]) expect(sharedIndexes(d)).toEqual([]);
-  expect(existsSync(join(wtGitDir, "undo", ENABLED))).toBe(false);
+  expect(existsSync(join(wtGitDir, "undo", UNDO_FILES.hooksEnabled))).toBe(false);
   expect(list(r)).toEqual(kept);
   expect(list(r, wt)).toEqual(linked);
   res = r.undo(["uninstall", "--purge"]);
@@ -108,10 +109,10 @@ test("uninstall in a repository with its own hooks folder removes the marker; th
   const r = repo();
   expect(r.undo(["init", "--file-hooks"]).code).toBe(0);
   const undoDir = join(r.gitDir(), "undo");
-  expect(existsSync(join(undoDir, ENABLED))).toBe(true);
+  expect(existsSync(undoFile(undoDir, "hooksEnabled"))).toBe(true);
   await settled(r.gitDir());
   expect(r.undo(["uninstall"]).code).toBe(0);
-  expect(existsSync(join(undoDir, ENABLED))).toBe(false);
+  expect(existsSync(undoFile(undoDir, "hooksEnabled"))).toBe(false);
   expect(existsSync(undoDir)).toBe(true); // snapshots and their lock stay
   // Hooks left behind (a copy the user kept) do nothing without the marker.
   expect(r.undo(["init", "--file-hooks"]).code).toBe(0);

@@ -8,7 +8,8 @@ import { describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captureLive, record } from "../core/record.ts";
-import { cacheTreeRoot, entriesDigest, sharedIndexOf, worktreeChanges } from "../core/kept-index.ts";
+import { worktreeChanges } from "../core/kept-index.ts";
+import { cacheTreeRoot, sharedIndexOf } from "../core/index-file.ts";
 import { openRepo } from "../core/repo.ts";
 import { makeRepo, TestRepo } from "./helpers/repo.ts";
 import { withRepoEnv } from "./helpers/restore.ts";
@@ -409,22 +410,6 @@ describe("the kept index's untracked cache and split index", () => {
   });
 });
 
-describe("cacheTreeRoot", () => {
-  test("the tree write-tree gives, when the cache tree is whole; null after git add", () => {
-    const r = makeRepo();
-    r.commit("base", { "a.c": "a\n", "dir/b.c": "b\n", "dir/deep/c.c": "c\n" });
-    const index = () => readFileSync(join(r.gitDir(), "index"));
-    expect(cacheTreeRoot(index(), 20)).toBe(r.git(["write-tree"]).stdout.trim());
-    r.write("dir/deep/c.c", "changed\n");
-    r.git(["add", "dir/deep/c.c"]);
-    expect(cacheTreeRoot(index(), 20)).toBeNull();
-    r.git(["commit", "-q", "-m", "two"]);
-    const root = cacheTreeRoot(index(), 20);
-    expect(root).toBe(r.git(["rev-parse", "HEAD^{tree}"]).stdout.trim());
-    expect(cacheTreeRoot(index().subarray(0, 40), 20)).toBeNull();
-  });
-});
-
 describe("worktreeChanges", () => {
   const parse = (s: string) => worktreeChanges(Buffer.from(s))?.map((p) => Buffer.from(p).toString());
   test("the paths add -A changes; staged-only entries and headers skipped; conflicts refused", () => {
@@ -441,25 +426,5 @@ describe("worktreeChanges", () => {
     expect(parse("DD both.c\0")).toBeUndefined();
     expect(parse(" M unterminated")).toBeUndefined();
     expect(parse("XY odd\0")).toBeUndefined();
-  });
-});
-
-describe("entriesDigest", () => {
-  test("ignores stat data, sees modes, ids and flags, and leaves the bytes it reads alone", () => {
-    const r = makeRepo();
-    r.commit("base", { "a.c": "a\n", "b.c": "b\n" });
-    const path = join(r.gitDir(), "index");
-    const before = readFileSync(path);
-    const copy = Buffer.from(before);
-    const digest = entriesDigest(copy, 20);
-    expect(digest).not.toBeNull();
-    expect(copy.equals(before)).toBe(true);
-    utimesSync(r.path("a.c"), 1_000_000_000, 1_000_000_000);
-    r.git(["update-index", "--refresh"]);
-    const refreshed = readFileSync(path);
-    expect(refreshed.equals(before)).toBe(false);
-    expect(entriesDigest(refreshed, 20)).toBe(digest);
-    r.git(["update-index", "--chmod=+x", "a.c"]);
-    expect(entriesDigest(readFileSync(path), 20)).not.toBe(digest);
   });
 });

@@ -8,7 +8,6 @@ import {
   CONFIG_HOOKS_SINCE,
   configHookCommand,
   configHooks,
-  ENABLED,
   gitVersion,
   HOOK_NAMES,
   hookBun,
@@ -23,13 +22,14 @@ import { configRefusal } from "../../core/record.ts";
 import { strayUndoRefs } from "../../core/history.ts";
 import { inspectLock } from "../../core/lock.ts";
 import { openRepo } from "../../core/repo.ts";
-import { lastLogLines, liveWorker, markAge, MARK } from "../../core/settle.ts";
+import { lastLogLines, liveWorker, markAge } from "../../core/settle.ts";
 import { filesLeftOut } from "../../core/state.ts";
 import { escapeControls } from "../../core/validate.ts";
 import type { Command } from "../command.ts";
 import { color, out } from "../ui.ts";
 import { sizeText } from "./snapshot.ts";
 import { spaceLine } from "./gc.ts";
+import { undoFile } from "../../core/undo-files.ts";
 
 const executable = (path: string): boolean => {
   try {
@@ -105,7 +105,7 @@ export const doctor: Command = {
           : "run 'git undo init'";
 
     if (hooksEnabled(repo)) ok(`recording is on here (${repo.undoDir})`);
-    else bad(`recording is off here: init has not run here (no ${join(repo.undoDir, ENABLED)}); ${runInit}`);
+    else bad(`recording is off here: init has not run here (no ${undoFile(repo.undoDir, "hooksEnabled")}); ${runInit}`);
 
     const bun = hookBun();
     const bunsSeen = new Set<string>();
@@ -167,11 +167,11 @@ export const doctor: Command = {
     const age = markAge(repo.undoDir);
     if (pid !== null) ok(`a worker is running (pid ${pid})`);
     else if (age !== null && age > repo.config.settleMs + 5000) {
-      bad(`changes have waited ${Math.round(age / 1000)}s for a worker that is not running (${join(repo.undoDir, MARK)})`);
+      bad(`changes have waited ${Math.round(age / 1000)}s for a worker that is not running (${undoFile(repo.undoDir, "pending")})`);
     }
     const log = lastLogLines(repo.undoDir, 5);
     if (log.length) {
-      note(`the worker's last messages (${join(repo.undoDir, "worker.log")}):`);
+      note(`the worker's last messages (${undoFile(repo.undoDir, "workerLog")}):`);
       for (const line of log) out(`           ${line}`);
     }
 

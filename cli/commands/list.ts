@@ -6,7 +6,7 @@ import { pickaxeFlags, snapshotsBetween, snapshotsChanging, type Pickaxe } from 
 import { checkStates, decodeSnapshots, position } from "../../core/history.ts";
 import { openRepo, snapshotPrefixFor, type Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
-import { scanUndoRefs } from "../../core/state.ts";
+import { scanUndoRefs } from "../../core/refs.ts";
 import { count, str, type Command } from "../command.ts";
 import { startPager } from "../pager.ts";
 import { color, isoDate, json, out, relativeAge } from "../ui.ts";

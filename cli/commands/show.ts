@@ -1,5 +1,5 @@
 // git undo show <n>: the trailers and what a snapshot holds.
-import { encodeMessage } from "../../core/format.ts";
+import { branchName, encodeMessage } from "../../core/format.ts";
 import { usage } from "../../core/errors.ts";
 import { listSnapshots, resolveSnapshotArg, readableSnapshot, position } from "../../core/history.ts";
 import { inspectSnapshot, headCommit } from "../../core/inspect.ts";
@@ -74,7 +74,7 @@ export const show: Command = {
     const head = headCommit(state);
     item(
       "HEAD",
-      state.head.kind === "detached" ? `detached at ${short(state.head.commit)}` : `${state.head.target.replace(/^refs\/heads\//, "")}${head ? ` (${short(head)})` : " (unborn)"}`,
+      state.head.kind === "detached" ? `detached at ${short(state.head.commit)}` : `${branchName(state.head.target)}${head ? ` (${short(head)})` : " (unborn)"}`,
     );
     // Refs by kind, each group under its own label.
     const groups: [string, (name: string) => boolean][] = [

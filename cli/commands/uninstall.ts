@@ -2,18 +2,18 @@
 // repository's configuration, our hook files and blocks, our info/exclude
 // lines, every worktree's undo/hooks-enabled).
 // Snapshots stay until gc, or --purge.
-import { existsSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { candidateFolders, CONFIG_HOOK, ENABLED, EXCLUDED_DECORATION, findBlock, HOOK_NAMES, removeConfigHook, removeHooks, showSnapshotDecorations } from "../../core/hooks.ts";
-import { dropKeptIndexIn } from "../../core/kept-index.ts";
+import { candidateFolders, CONFIG_HOOK, EXCLUDED_DECORATION, findBlock, HOOK_NAMES, removeConfigHook, removeHooks, showSnapshotDecorations } from "../../core/hooks.ts";
 import { withLock } from "../../core/lock.ts";
-import { BLOBS_CACHE, COMMITTER_CACHE } from "../../core/record.ts";
-import { KEEP_CACHE } from "../../core/keep.ts";
-import { VALID_TREES_CACHE } from "../../core/history.ts";
+
+
+
 import { hashLengthOf, openRepo, type Repo } from "../../core/repo.ts";
-import { liveWorker, MARK } from "../../core/settle.ts";
+import { liveWorker } from "../../core/settle.ts";
 import type { Command } from "../command.ts";
 import { out } from "../ui.ts";
+import { dropCaches, undoFile } from "../../core/undo-files.ts";
 
 /** Every worktree's <gitdir>/undo of this repository. */
 function undoDirs(repo: Repo): string[] {
@@ -77,14 +77,8 @@ export const uninstall: Command = {
     // The recorder's caches go too: the kept index alone is as big as the index.
     for (const d of dirs) {
       const index = d === repo.undoDir ? repo.indexFile : join(dirname(d), "index");
-      dropKeptIndexIn(d, index, hashLengthOf(repo));
-      for (const f of [ENABLED, MARK, COMMITTER_CACHE, BLOBS_CACHE, KEEP_CACHE, VALID_TREES_CACHE]) {
-        try {
-          unlinkSync(join(d, f));
-        } catch {
-          /* not there */
-        }
-      }
+      dropCaches(d, index, hashLengthOf(repo));
+      for (const f of ["hooksEnabled", "pending"] as const) rmSync(undoFile(d, f), { force: true });
     }
     if (keepShared) {
       out(`automatic recording is off in this repository; the hooks in ${shared[0]!.dir} stay for the other repositories using that folder ('git undo uninstall --global-hooks' removes them)`);

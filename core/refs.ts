@@ -1,0 +1,319 @@
+// Git's ref storage, read in one place: every ref with its type and peeled
+// object, the snapshot refs with their trees and messages, HEAD, the loose
+// symbolic refs, HEAD's newest reflog entry, the stash list and the operation
+// markers. With the files storage the plain files (HEAD, markers, reflogs,
+// loose symbolic refs) are read directly, which is both safe (Git replaces
+// them by a rename) and measurably faster than a Git process each; with
+// reftable, which has no such files, everything comes through Git. All the
+// rest comes from one for-each-ref.
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
+import { join } from "node:path";
+import { compareBytes, decodeBytes, OPERATION_MARKERS, type HeadState, type ObjectId, type OperationMarker, type RefLine, type StashEntry } from "./format.ts";
+import { text, type GitResult } from "./git.ts";
+import type { Repo } from "./repo.ts";
+
+/** A ref under refs/undo/ as for-each-ref listed it. */
+export interface SnapshotRef {
+  ref: string;
+  commit: ObjectId;
+  tree: ObjectId;
+  date: number;
+  message: string;
+}
+
+export interface RefScan {
+  /** Every ref outside refs/undo/, sorted by name in byte order. */
+  refs: RefLine[];
+  /** Every ref under refs/undo/ (all worktrees), in for-each-ref order. */
+  undoRefs: SnapshotRef[];
+}
+
+const FIELD = "%00";
+const REF_FORMAT = [
+  "%(refname)",
+  "%(objectname)",
+  "%(objecttype)",
+  "%(symref)",
+  "%(*objectname)",
+  "%(*objecttype)",
+  "%(tree)",
+  "%(committerdate:unix)",
+  "%(contents)",
+].join(FIELD) + "%00%01%00";
+const RECORD_END = "\0\x01\0\n";
+
+/** Per-worktree ref hierarchies: in a linked worktree they live in its own git dir. */
+const PER_WORKTREE = ["refs/bisect", "refs/worktree", "refs/rewritten"];
+
+/**
+ * One for-each-ref for every ref, its type and peeled object, plus the tree,
+ * date and message of each snapshot commit. Symbolic refs are completed from
+ * their files: for-each-ref reports the end of a chain and skips dangling ones.
+ */
+export async function scanRefs(repo: Repo): Promise<RefScan> {
+  if (repo.refStorage !== "files") return scanThroughGit(repo);
+  const out = await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`]);
+  return completeScan(repo, parseScan(out));
+}
+
+/** What the files ref storage keeps as plain files, as Git reported it with the refs (reftable). */
+interface ReadThroughGit {
+  head: HeadState;
+  /** HEAD's newest reflog entry, `<commit> <message>`. */
+  headReflog: string | undefined;
+  stash: StashEntry[];
+  /** Markers that are refs in this storage (CHERRY_PICK_HEAD, REVERT_HEAD), not files. */
+  refMarkers: OperationMarker[];
+}
+
+/** Pseudo-refs among the markers: files with the files storage, refs with reftable. */
+const REF_MARKERS = ["CHERRY_PICK_HEAD", "REVERT_HEAD"] as const satisfies readonly OperationMarker[];
+
+// readHead, readHeadReflog and readStash answer from the scan they follow.
+const readByRefs = new WeakMap<readonly RefLine[], ReadThroughGit>();
+const latestRead = new WeakMap<Repo, ReadThroughGit>();
+
+/**
+ * A ref storage without files (reftable): the refs, HEAD, HEAD's newest reflog
+ * entry and the stash reflog in one wave of Git processes, then the immediate
+ * target of each symbolic ref (for-each-ref gives the end of a chain). A
+ * dangling symbolic ref is invisible there: no command lists it.
+ */
+async function scanThroughGit(repo: Repo): Promise<RefScan> {
+  const git = repo.git;
+  // -z: one NUL after each entry; %gs is the reflog message as the files hold it.
+  const reflog = (ref: string, more: string[] = []) =>
+    git.run(["log", "-g", "-z", "--no-show-signature", "--format=%H%x09%gs", ...more, ref, "--"], { okExit: [128] });
+  const [listing, symbolic, detached, headLog, stashLog] = await Promise.all([
+    git.text(["for-each-ref", `--format=${REF_FORMAT}`]),
+    git.run(["symbolic-ref", "-q", "--no-recurse", "HEAD"], { okExit: [1] }),
+    // HEAD's commit when detached, and which marker refs exist: one batch.
+    git.text(["cat-file", "--batch-check=%(objectname)"], { input: ["HEAD", ...REF_MARKERS].map((n) => `${n}\n`).join("") }),
+    reflog("HEAD", ["-1"]),
+    reflog("refs/stash"),
+  ]);
+  const scan = parseScan(listing);
+  const { refs } = scan;
+  const deepTags = refs.filter((r) => r.peeledType === "tag");
+  const symrefs = refs.filter((r) => r.symrefTarget);
+  await Promise.all([
+    deepTags.length > 0 ? peelFully(repo, deepTags) : undefined,
+    ...symrefs.map(async (r) => {
+      r.symrefTarget = await git.line(["symbolic-ref", "--no-recurse", r.name]);
+    }),
+  ]);
+  refs.sort((a, b) => compareBytes(a.name, b.name));
+  const [headCommit = "", ...markerIds] = detached.split("\n");
+  const head: HeadState =
+    symbolic.exitCode === 0 ? { kind: "symbolic", target: text(symbolic.stdout).trim() } : { kind: "detached", commit: headCommit };
+  const entries = (r: GitResult) => (r.exitCode === 0 ? text(r.stdout).split("\0").filter(Boolean).map(parseLogEntry) : []);
+  const [newest] = entries(headLog);
+  const unborn = head.kind === "symbolic" && !refs.some((r) => r.name === head.target && r.object);
+  const read: ReadThroughGit = {
+    head,
+    headReflog: newest && !unborn ? `${newest.commit} ${newest.message}` : undefined,
+    stash: refs.some((r) => r.name === "refs/stash") ? entries(stashLog) : [],
+    refMarkers: REF_MARKERS.filter((_, i) => markerIds[i] && !markerIds[i]!.endsWith(" missing")),
+  };
+  readByRefs.set(refs, read);
+  latestRead.set(repo, read);
+  return scan;
+}
+
+/** One `%H<TAB>%gs` entry of a reflog walk. */
+function parseLogEntry(entry: string): StashEntry {
+  const tab = entry.indexOf("\t");
+  return tab < 0 ? { commit: entry, message: "" } : { commit: entry.slice(0, tab), message: entry.slice(tab + 1) };
+}
+
+/** What scanRefs read through Git, for storages without files; null with the files storage. */
+function readThroughGit(repo: Repo, refs?: readonly RefLine[]): ReadThroughGit | null {
+  if (repo.refStorage === "files") return null;
+  const read = (refs && readByRefs.get(refs)) ?? latestRead.get(repo);
+  // Without files there is no synchronous way to read HEAD: the refs are scanned first.
+  if (!read) throw new Error(`internal error: the ${repo.refStorage} ref storage is read by scanRefs first`);
+  return read;
+}
+
+/** Only the refs under `prefix` (a snapshot sequence, or all of refs/undo/). */
+export async function scanUndoRefs(repo: Repo, prefix = "refs/undo/"): Promise<SnapshotRef[]> {
+  const out = await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`, prefix]);
+  return parseScan(out).undoRefs;
+}
+
+function parseScan(out: string): RefScan {
+  const refs: RefLine[] = [];
+  const undoRefs: SnapshotRef[] = [];
+  for (const rec of out.split(RECORD_END)) {
+    if (!rec) continue;
+    const [name = "", object = "", type = "", symref = "", peeled = "", peeledType = "", tree = "", date = "", message = ""] =
+      rec.split("\0");
+    if (name.startsWith("refs/undo/")) {
+      // A symbolic ref there is no snapshot: deleting it (undo.limit, gc) would delete its target.
+      if (type === "commit" && !symref) undoRefs.push({ ref: name, commit: object, tree, date: Number(date), message });
+      continue;
+    }
+    const line: RefLine = {
+      name,
+      object,
+      type,
+      symrefTarget: symref,
+      peeledObject: type === "tag" ? peeled : "",
+      peeledType: type === "tag" ? peeledType : "",
+    };
+    refs.push(line);
+  }
+  return { refs, undoRefs };
+}
+
+async function completeScan(repo: Repo, scan: RefScan): Promise<RefScan> {
+  const { refs } = scan;
+  const deepTags = refs.filter((r) => r.peeledType === "tag");
+  if (deepTags.length > 0) await peelFully(repo, deepTags);
+  const symrefs = looseSymrefs(repo);
+  if (symrefs.size > 0) {
+    const byName = new Map(refs.map((r) => [r.name, r]));
+    for (const [name, target] of symrefs) {
+      const known = byName.get(name);
+      if (known) known.symrefTarget = target;
+      else refs.push({ name, object: "", type: "", symrefTarget: target, peeledObject: "", peeledType: "" });
+    }
+  }
+  refs.sort((a, b) => compareBytes(a.name, b.name));
+  return scan;
+}
+
+/** A tag of a tag: follow the chain to the end, as `<ref>^{}` does. */
+async function peelFully(repo: Repo, lines: RefLine[]): Promise<void> {
+  const input = lines.map((l) => `${l.object}^{}\n`).join("");
+  const out = await repo.git.text(["cat-file", "--batch-check"], { input });
+  out
+    .split("\n")
+    .slice(0, lines.length)
+    .forEach((row, i) => {
+      const [oid = "", type = ""] = row.split(" ");
+      const line = lines[i]!;
+      if (type && type !== "missing") {
+        line.peeledObject = oid;
+        line.peeledType = type;
+      }
+    });
+}
+
+/** Loose symbolic refs and their immediate targets (symbolic refs are never packed). */
+export function looseSymrefs(repo: Repo): Map<string, string> {
+  const found = new Map<string, string>();
+  const linked = repo.worktreeName !== null;
+  const walk = (base: string, rel: string, skip: (rel: string) => boolean) => {
+    let entries;
+    try {
+      entries = readdirSync(join(base, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const child = `${rel}/${e.name}`;
+      if (skip(child)) continue;
+      if (e.isDirectory()) walk(base, child, skip);
+      else if (e.isFile() && !e.name.endsWith(".lock")) {
+        let content: string;
+        try {
+          content = decodeBytes(readFileSync(join(base, child)));
+        } catch {
+          continue;
+        }
+        if (content.startsWith("ref: ")) found.set(child, content.slice(5).trim());
+      }
+    }
+  };
+  walk(repo.commonDir, "refs", (rel) => rel === "refs/undo" || (linked && PER_WORKTREE.includes(rel)));
+  if (linked) for (const dir of PER_WORKTREE) walk(repo.gitDir, dir, () => false);
+  return found;
+}
+
+export function readHead(repo: Repo, scan?: RefScan): HeadState {
+  const viaGit = readThroughGit(repo, scan?.refs);
+  if (viaGit) return viaGit.head;
+  const content = decodeBytes(readFileSync(join(repo.gitDir, "HEAD"))).trim();
+  if (content.startsWith("ref: ")) return { kind: "symbolic", target: content.slice(5).trim() };
+  return { kind: "detached", commit: content };
+}
+
+/** The operation markers now, for a caller that changed them since the last scan (reftable keeps some as refs). */
+export async function currentMarkers(repo: Repo): Promise<OperationMarker[]> {
+  if (repo.refStorage !== "files") await scanRefs(repo);
+  return readMarkers(repo);
+}
+
+export function readMarkers(repo: Repo): OperationMarker[] {
+  const refMarkers = repo.refStorage === "files" ? [] : (latestRead.get(repo)?.refMarkers ?? []);
+  return OPERATION_MARKERS.filter((m) => existsSync(join(repo.gitDir, m)) || refMarkers.includes(m));
+}
+
+/** The last line of a file that `accept` takes, read from its end (reflogs grow for years). */
+function lastLine(path: string, accept: (line: string) => boolean = () => true): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    let chunk = 4096;
+    for (;;) {
+      const start = Math.max(0, size - chunk);
+      const buf = Buffer.alloc(size - start);
+      readSync(fd, buf, 0, buf.length, start);
+      const lines = decodeBytes(buf).split("\n");
+      if (start > 0) lines.shift(); // may be cut
+      for (let i = lines.length - 1; i >= 0; i--) if (lines[i] && accept(lines[i]!)) return lines[i]!;
+      if (start === 0) return null;
+      chunk *= 4;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `<new-oid>` and message of a reflog line `<old> <new> <ident> <time> <tz>\t<message>`. */
+function parseReflogLine(line: string): { commit: ObjectId; message: string } | null {
+  const tab = line.indexOf("\t");
+  const head = tab < 0 ? line : line.slice(0, tab);
+  const [, commit] = head.split(" ");
+  if (!commit) return null;
+  return { commit, message: tab < 0 ? "" : line.slice(tab + 1) };
+}
+
+/**
+ * HEAD's newest reflog entry as `<commit> <message>` (what `git reflog -1
+ * --format='%H %gs' HEAD` prints), or undefined when there is none or HEAD is unborn.
+ */
+export function readHeadReflog(repo: Repo, head: HeadState, refs: readonly RefLine[]): string | undefined {
+  const viaGit = readThroughGit(repo, refs);
+  if (viaGit) return viaGit.headReflog;
+  if (head.kind === "symbolic" && !refs.some((r) => r.name === head.target && r.object)) return undefined;
+  // Git's reflog walk skips entries with a null new id (a deletion of HEAD's branch).
+  const line = lastLine(join(repo.gitDir, "logs", "HEAD"), (l) => !/^\S+ 0+ /.test(l));
+  const entry = line ? parseReflogLine(line) : null;
+  return entry ? `${entry.commit} ${entry.message}` : undefined;
+}
+
+/** The stash, newest first, from refs/stash's reflog (what `git stash list` shows). */
+export function readStash(repo: Repo, refs: readonly RefLine[]): StashEntry[] {
+  const viaGit = readThroughGit(repo, refs);
+  if (viaGit) return viaGit.stash;
+  if (!refs.some((r) => r.name === "refs/stash")) return [];
+  let content: string;
+  try {
+    content = decodeBytes(readFileSync(join(repo.commonDir, "logs", "refs", "stash")));
+  } catch {
+    return [];
+  }
+  const entries: StashEntry[] = [];
+  for (const line of content.split("\n")) {
+    const e = line ? parseReflogLine(line) : null;
+    if (e) entries.push(e);
+  }
+  return entries.reverse();
+}

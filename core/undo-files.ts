@@ -1,0 +1,63 @@
+// Every file git-undo keeps in <gitdir>/undo/, named here and nowhere else.
+// Each worktree has its own folder (the main worktree's is <common dir>/undo).
+// Three kinds live there:
+//   - state the hooks, the worker and the commands share: the marker init
+//     writes, the pending mark, the worker's pid and log, capture.lock and
+//     the owner of an index.lock a restore holds;
+//   - caches, each read and written by one module only (named beside it),
+//     which may be dropped at any time: the next recording rebuilds them;
+//   - scratch folders (tmp-<owner>-XXXXXX, core/objects.ts), removed when the
+//     process that made them ends, or by the next run when it was killed.
+// The hooks (POSIX sh, hooks/*) cannot import this: they spell out the names
+// of the marker and the pending mark, and the worker's pid file.
+import { rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { deleteIndexFile } from "./index-file.ts";
+
+export const UNDO_FILES = {
+  /** Written by init: the hooks record in this worktree while it exists (core/hooks.ts). */
+  hooksEnabled: "hooks-enabled",
+  /** Written (truncated) by the hooks after every change: a recording is due (core/settle.ts). */
+  pending: "pending",
+  /** The mark the worker is recording; a new `pending` made meanwhile means record again (core/settle.ts). */
+  pendingTaken: "pending.taken",
+  /** The live worker's pid, or an empty reservation while one starts (core/settle.ts). */
+  workerPid: "worker.pid",
+  /** The worker's last messages (core/settle.ts). */
+  workerLog: "worker.log",
+  /** Held by whoever records or restores (core/lock.ts). */
+  captureLock: "capture.lock",
+  /** Who holds the index.lock a restore took (core/lock.ts). */
+  indexLockOwner: "index-lock.owner",
+  /** init added log.excludeDecoration=refs/undo/ (core/hooks.ts; in the common dir's folder). */
+  excludedDecoration: "excluded-decoration",
+  /** Cache: the committer identity and its config digest (core/record.ts). */
+  committer: "committer.json",
+  /** Cache: the last state tree and its blobs (core/record.ts). */
+  stateBlobs: "state-blobs.json",
+  /** Cache: the last keep tree and its groups (core/keep.ts). */
+  keepTree: "keep-tree.json",
+  /** Cache: state trees already validated (core/history.ts). */
+  validTrees: "valid-trees",
+  /** Cache: the worktree index kept between recordings (core/kept-index.ts). */
+  keptIndex: "worktree-index",
+  /** Cache: what the kept index was made from (core/kept-index.ts). */
+  keptIndexInfo: "worktree-index.json",
+} as const;
+
+export type UndoFile = keyof typeof UNDO_FILES;
+
+/** The path of one of git-undo's files in a worktree's undo folder. */
+export const undoFile = (undoDir: string, name: UndoFile): string => join(undoDir, UNDO_FILES[name]);
+
+const CACHES = ["committer", "stateBlobs", "keepTree", "validTrees", "keptIndexInfo"] as const satisfies readonly UndoFile[];
+
+/**
+ * Drop every cache in one worktree's undo folder (uninstall; the next
+ * recording rebuilds them): the kept index goes with the shared index it
+ * links to, unless `realIndex`, the worktree's own index, links to it too.
+ */
+export function dropCaches(undoDir: string, realIndex: string, hashLength: number): void {
+  for (const name of CACHES) rmSync(undoFile(undoDir, name), { force: true });
+  deleteIndexFile(undoFile(undoDir, "keptIndex"), dirname(undoDir), realIndex, hashLength);
+}

@@ -1,0 +1,46 @@
+// <gitdir>/undo/ holds only files core/undo-files.ts names (and scratch
+// folders while a command runs): nothing else in the code or the hooks invents
+// a name there, and uninstall drops every cache it lists.
+import { expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { UNDO_FILES } from "../core/undo-files.ts";
+import { makeRepo } from "./helpers/repo.ts";
+
+const NAMES = new Set<string>(Object.values(UNDO_FILES));
+const CACHES = [UNDO_FILES.committer, UNDO_FILES.stateBlobs, UNDO_FILES.keepTree, UNDO_FILES.validTrees, UNDO_FILES.keptIndex, UNDO_FILES.keptIndexInfo];
+
+test("the hooks spell the names of the marker, the pending mark and the worker's pid file as the core does", () => {
+  for (const hook of ["reference-transaction", "post-index-change"]) {
+    const text = readFileSync(join(import.meta.dir, "..", "hooks", hook), "utf8");
+    for (const name of [UNDO_FILES.hooksEnabled, UNDO_FILES.pending]) expect(text).toContain(`/undo/${name}"`);
+  }
+  expect(readFileSync(join(import.meta.dir, "..", "hooks", "post-index-change"), "utf8")).toContain(`/undo/${UNDO_FILES.workerPid}`);
+});
+
+test("after recording, listing, a restore and an undo, every file in undo/ is a named one; uninstall drops the caches", () => {
+  const r = makeRepo();
+  r.commit("base", { "a.txt": "a\n", "src/b.c": "b\n" });
+  expect(r.undo(["init", "--file-hooks"]).code).toBe(0);
+  r.write("new.txt", "untracked\n");
+  r.ok("snapshot");
+  r.commit("two", { "a.txt": "two\n" });
+  r.git(["stash", "push", "-q", "--include-untracked"]);
+  r.ok("snapshot");
+  r.write("src/b.c", "edited\n");
+  r.ok("snapshot");
+  r.ok("list");
+  expect(r.undo(["restore", "2"]).code).toBe(0);
+  r.ok("undo");
+  const undoDir = join(r.gitDir(), "undo");
+  const strangers = readdirSync(undoDir).filter((f) => !NAMES.has(f));
+  expect(strangers).toEqual([]);
+  // The recorder's caches were written, so dropping them is tested for real.
+  const present = CACHES.filter((f) => existsSync(join(undoDir, f)));
+  expect(present.length).toBeGreaterThanOrEqual(4);
+  expect(r.undo(["uninstall"]).code).toBe(0);
+  expect(CACHES.filter((f) => existsSync(join(undoDir, f)))).toEqual([]);
+  expect(readdirSync(r.gitDir()).filter((f) => f.startsWith("sharedindex."))).toEqual([]);
+  // The snapshots stay: uninstall without --purge keeps them.
+  expect(r.git(["for-each-ref", "refs/undo/"]).stdout).not.toBe("");
+});
