@@ -17,19 +17,24 @@ export function refName(name: string): string {
   return kind === "tag" ? `tag ${short}` : short;
 }
 
-/** Where a ref points: its commit, or `-> main` for a symbolic one. */
+/** Where a ref points: its commit, or for a symbolic one the ref it names (`origin/main`). */
 export function refWhere(r: RefLine): string {
-  if (r.symrefTarget) return `-> ${r.symrefTarget.replace(/^refs\/(heads|remotes)\//, "")}`;
-  return short(r.object);
+  return r.symrefTarget ? refParts(r.symrefTarget).short : short(r.object);
 }
 
 export { headLabel as headName };
 
-/** `feature created at 1a2b3c4`, `v1 deleted (was 1a2b3c4)`, `main 1a2b3c4 -> 5d6e7f8`, or why it stays. */
+/** `feature created at 1a2b3c4`, `v1 deleted (was 1a2b3c4)`, `main 1a2b3c4 -> 5d6e7f8`, `origin/HEAD points at origin/dev (was origin/main)`, or why it stays. */
 export function refMovePhrase(m: RefMove, force: boolean): string {
   const name = refName(m.name);
   if (m.checkedOutIn !== undefined && !force) {
     return `${name} left at ${m.old ? refWhere(m.old) : "(absent)"}: checked out in worktree ${m.checkedOutIn} (--force moves it)`;
+  }
+  if (m.symbolic) {
+    // A symbolic ref names another ref: said as a pointer, not as a commit it moves between.
+    if (m.action === "create") return `${name} created, pointing at ${refWhere(m.new!)}`;
+    if (m.action === "delete") return `${name} deleted (pointed at ${refWhere(m.old!)})`;
+    return `${name} points at ${refWhere(m.new!)} (was ${refWhere(m.old!)})`;
   }
   if (m.action === "create") return `${name} created at ${refWhere(m.new!)}`;
   if (m.action === "delete") return `${name} deleted (was ${refWhere(m.old!)})`;

@@ -41,10 +41,17 @@ export interface RefLine {
 
 export type HeadState = { kind: "symbolic"; target: string } | { kind: "detached"; commit: ObjectId };
 
-export interface StashEntry {
+/** One reflog entry: the commit it moved to, and its message. */
+export interface ReflogEntry {
   commit: ObjectId;
   message: string;
 }
+
+/** A stash entry is its reflog entry in refs/stash's log. */
+export type StashEntry = ReflogEntry;
+
+/** The value of an `Undo-Reflog` trailer: `<commit> <message>`. */
+export const reflogTrailer = (e: ReflogEntry): string => `${e.commit} ${e.message}`;
 
 /** The decoded content of a snapshot's tree. */
 export interface StateTree {

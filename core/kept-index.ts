@@ -49,7 +49,7 @@ import { compareBytes, decodeBytes, encodeBytes, hasEscapedBytes, type ObjectId 
 import { deleteIndexFile, deleteSharedIndex, sharedIndexesIn, sharedIndexOf, type RealIndex } from "./index-file.ts";
 import { undoFile } from "./undo-files.ts";
 import { readJsonFile, replaceFile } from "./lock.ts";
-import { configDigest, gitBool, hashLengthOf, type Repo } from "./repo.ts";
+import { gitBool, hashLengthOf, type Repo } from "./repo.ts";
 import { MODE } from "./mode.ts";
 
 /** What the kept index was made from and what it holds. */
@@ -129,19 +129,6 @@ const BASENAMES_NEVER_KEPT = new Set([".gitattributes", ".gitmodules"]);
 /** The kept index and its description, in <gitdir>/undo/. */
 const keptFile = (repo: Repo): string => undoFile(repo.undoDir, "keptIndex");
 const describedBy = (repo: Repo): string => undoFile(repo.undoDir, "keptIndexInfo");
-
-/**
- * The digest of the configuration as it is now: the one openRepo or
- * rereadConfig just read, once, else read again. Each read serves one
- * recording, so a long-lived Repo never answers with an old configuration.
- */
-export async function currentConfigDigest(repo: Repo): Promise<string> {
-  if (repo.configFresh) {
-    repo.configFresh = false;
-    return repo.configDigest;
-  }
-  return configDigest((await repo.git.run(["config", "-z", "--list"], { okExit: [1] })).stdout);
-}
 
 /** Forget the kept index (before Git writes it, and whenever it cannot be reused), with its shared index. */
 export function dropKeptIndex(repo: Repo): void {

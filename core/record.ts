@@ -16,6 +16,7 @@ import {
   FORMAT_VERSION,
   groupsOf,
   headTrailer,
+  reflogTrailer,
   isReadable,
   KEEP_DATE,
   KEEP_MESSAGE,
@@ -27,6 +28,7 @@ import {
   snapshotRef,
   unmergedBlobIds,
   type ObjectId,
+  type ReflogEntry,
   type Snapshot,
   type SnapshotEntry,
   type SnapshotKind,
@@ -38,7 +40,7 @@ import { decodeSnapshots } from "./history.ts";
 import { KEEP_ENTRY, keepTree } from "./keep.ts";
 import { readJsonFile, replaceFile, withLock } from "./lock.ts";
 import { objectId, withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
-import type { Repo } from "./repo.ts";
+import { rereadConfig, type Repo } from "./repo.ts";
 import { clearStaleReservation } from "./settle.ts";
 import { readHead, readHeadReflog, readMarkers, readStash, scanRefs, type RefScan } from "./refs.ts";
 import { captureIndex, type LeftOutFile } from "./state.ts";
@@ -49,8 +51,8 @@ import { MODE } from "./mode.ts";
 export interface LiveCapture {
   state: StateTree;
   tree: ObjectId;
-  /** HEAD's newest reflog entry, `<commit> <message>`. */
-  reflog?: string;
+  /** HEAD's newest reflog entry. */
+  reflog?: ReflogEntry;
   /** This worktree's snapshots before this capture, oldest first. */
   snapshots: SnapshotEntry[];
   /** The worktree tree came from the index the last recording kept (core/kept-index.ts). */
@@ -70,9 +72,10 @@ export const latestOf = (snaps: readonly SnapshotEntry[]): SnapshotEntry | undef
  * touching it); a capture without the lock (a preview) takes a fresh copy.
  */
 export async function captureLive(repo: Repo, opts: { lockHeld?: boolean } = {}): Promise<LiveCapture> {
+  await useFreshConfig(repo);
   return withScratch(repo, async (scratch) => {
     // The refs and the index are independent: read them at the same time.
-    const indexing = repo.bare ? undefined : captureIndex(repo, scratch, repo.config.worktree, opts.lockHeld ?? false);
+    const indexing = repo.bare ? undefined : captureIndex(repo, scratch, { worktree: repo.config.worktree, lockHeld: opts.lockHeld ?? false });
     indexing?.catch(() => {}); // awaited in buildCapture
     const scan = await scanRefs(repo).catch(async (e) => {
       await indexing?.catch(() => undefined); // no Git left running on the scratch directory
@@ -91,6 +94,17 @@ export async function captureLive(repo: Repo, opts: { lockHeld?: boolean } = {})
     if (index?.configDigest !== undefined) capture.configDigest = index.configDigest;
     return capture;
   });
+}
+
+/**
+ * Every capture works from a configuration read for it: the one openRepo read,
+ * when no capture has used it yet, else read again now. So a long-lived Repo
+ * (the worker, watch) never records with an old configuration, and the kept
+ * index and the committer cache, keyed by its digest, never outlive a change.
+ */
+async function useFreshConfig(repo: Repo): Promise<void> {
+  if (!repo.configFresh) await rereadConfig(repo);
+  repo.configFresh = false;
 }
 
 /** The index and working-tree parts of a state tree. */
@@ -296,7 +310,7 @@ export async function commitCapture(repo: Repo, capture: LiveCapture, opts: Reco
   const trailers: Trailers = { format: FORMAT_VERSION, kind: opts.kind, head: headTrailer(capture.state.head) };
   if (opts.restored !== undefined) trailers.restored = opts.restored;
   if (opts.from !== undefined) trailers.from = opts.from;
-  if (capture.reflog !== undefined) trailers.reflog = capture.reflog;
+  if (capture.reflog !== undefined) trailers.reflog = reflogTrailer(capture.reflog);
   const message = encodeMessage({ summary, trailers });
 
   const [parents, committer] = await pending;
@@ -326,8 +340,8 @@ function storedTrailers(t: Trailers): Trailers {
 async function summarize(repo: Repo, capture: LiveCapture): Promise<string> {
   const latest = latestOf(capture.snapshots);
   const previousReflog = latest && isReadable(latest) ? latest.trailers.reflog : undefined;
-  const reflogMessage =
-    capture.reflog !== undefined && commitText(capture.reflog) !== previousReflog ? capture.reflog.slice(capture.reflog.indexOf(" ") + 1) : "";
+  // New when its trailer, as commit-tree would store it, differs from the newest snapshot's.
+  const reflogMessage = capture.reflog !== undefined && commitText(reflogTrailer(capture.reflog)) !== previousReflog ? capture.reflog.message : "";
   if (!latest) {
     // `git worktree add` checks the new worktree out with a reset (HEAD's one reflog line), or detached with none.
     if (repo.worktreeName !== null && (!reflogMessage || reflogMessage === "reset: moving to HEAD")) return cut(`worktree ${repo.worktreeName} added`);
@@ -345,8 +359,9 @@ async function summarize(repo: Repo, capture: LiveCapture): Promise<string> {
   return reflogMessage && !described.includes("stash: ") ? cut(reflogMessage) : described;
 }
 
-const sameCommit = (a: string | undefined, b: string | undefined): boolean =>
-  a !== undefined && b !== undefined && a.slice(0, a.indexOf(" ")) === b.slice(0, b.indexOf(" "));
+/** Whether HEAD's reflog entry moved to the commit the previous snapshot's Undo-Reflog trailer names. */
+const sameCommit = (entry: ReflogEntry | undefined, trailer: string | undefined): boolean =>
+  entry !== undefined && trailer !== undefined && trailer.slice(0, trailer.indexOf(" ")) === entry.commit;
 
 type IdentEnv = { GIT_COMMITTER_NAME: string; GIT_COMMITTER_EMAIL: string; GIT_COMMITTER_DATE: string };
 

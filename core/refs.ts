@@ -8,7 +8,7 @@
 // rest comes from one for-each-ref.
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
-import { compareBytes, decodeBytes, OPERATION_MARKERS, type HeadState, type ObjectId, type OperationMarker, type RefLine, type StashEntry } from "./format.ts";
+import { compareBytes, decodeBytes, OPERATION_MARKERS, type HeadState, type ObjectId, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
 import { text, type GitResult } from "./git.ts";
 import type { Repo } from "./repo.ts";
 
@@ -59,8 +59,8 @@ export async function scanRefs(repo: Repo): Promise<RefScan> {
 /** What the files ref storage keeps as plain files, as Git reported it with the refs (reftable). */
 interface ReadThroughGit {
   head: HeadState;
-  /** HEAD's newest reflog entry, `<commit> <message>`. */
-  headReflog: string | undefined;
+  /** HEAD's newest reflog entry. */
+  headReflog: ReflogEntry | undefined;
   stash: StashEntry[];
   /** Markers that are refs in this storage (CHERRY_PICK_HEAD, REVERT_HEAD), not files. */
   refMarkers: OperationMarker[];
@@ -111,7 +111,7 @@ async function scanThroughGit(repo: Repo): Promise<RefScan> {
   const unborn = head.kind === "symbolic" && !refs.some((r) => r.name === head.target && r.object);
   const read: ReadThroughGit = {
     head,
-    headReflog: newest && !unborn ? `${newest.commit} ${newest.message}` : undefined,
+    headReflog: newest && !unborn ? newest : undefined,
     stash: refs.some((r) => r.name === "refs/stash") ? entries(stashLog) : [],
     refMarkers: REF_MARKERS.filter((_, i) => markerIds[i] && !markerIds[i]!.endsWith(" missing")),
   };
@@ -277,7 +277,7 @@ function lastLine(path: string, accept: (line: string) => boolean = () => true):
 }
 
 /** `<new-oid>` and message of a reflog line `<old> <new> <ident> <time> <tz>\t<message>`. */
-function parseReflogLine(line: string): { commit: ObjectId; message: string } | null {
+function parseReflogLine(line: string): ReflogEntry | null {
   const tab = line.indexOf("\t");
   const head = tab < 0 ? line : line.slice(0, tab);
   const [, commit] = head.split(" ");
@@ -286,17 +286,16 @@ function parseReflogLine(line: string): { commit: ObjectId; message: string } | 
 }
 
 /**
- * HEAD's newest reflog entry as `<commit> <message>` (what `git reflog -1
- * --format='%H %gs' HEAD` prints), or undefined when there is none or HEAD is unborn.
+ * HEAD's newest reflog entry (what `git reflog -1 --format='%H %gs' HEAD`
+ * shows), or undefined when there is none or HEAD is unborn.
  */
-export function readHeadReflog(repo: Repo, head: HeadState, refs: readonly RefLine[]): string | undefined {
+export function readHeadReflog(repo: Repo, head: HeadState, refs: readonly RefLine[]): ReflogEntry | undefined {
   const viaGit = readThroughGit(repo, refs);
   if (viaGit) return viaGit.headReflog;
   if (head.kind === "symbolic" && !refs.some((r) => r.name === head.target && r.object)) return undefined;
   // Git's reflog walk skips entries with a null new id (a deletion of HEAD's branch).
   const line = lastLine(join(repo.gitDir, "logs", "HEAD"), (l) => !/^\S+ 0+ /.test(l));
-  const entry = line ? parseReflogLine(line) : null;
-  return entry ? `${entry.commit} ${entry.message}` : undefined;
+  return (line && parseReflogLine(line)) || undefined;
 }
 
 /** The stash, newest first, from refs/stash's reflog (what `git stash list` shows). */

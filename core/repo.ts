@@ -68,7 +68,7 @@ export interface Repo {
   settings: ReadonlyMap<string, string | null>;
   /** A digest of that listing: two equal digests mean Git ran with the same configuration. */
   configDigest: string;
-  /** Whether no recording has used configDigest since it was read (core/kept-index.ts). */
+  /** Whether no capture has used this configuration since it was read (core/record.ts useFreshConfig). */
   configFresh: boolean;
 }
 

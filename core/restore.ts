@@ -3,6 +3,19 @@
 // then changes something leaves an undo action in a journal, and a failure at any
 // later step plays the journal backwards so the repository is exactly as before.
 //
+// The spec's steps, and where each one is:
+//   1. an operation in progress: a blocker (core/plan.ts); --force ends it with
+//      Git's own --quit (endOperations) and plans again;
+//   2. objects T needs: a blocker (core/plan.ts), or --skip-missing;
+//      then, before anything moves, the checks Git's merge would make
+//      (unknown files, index.lock, a branch checked out elsewhere) and the
+//      record-first of an unrecorded state (restore);
+//   4. the working tree: restoreWorktree, run first (see applyPlan);
+//   3. refs, symbolic refs, HEAD: restoreRefs, restoreSymbolicRefs, restoreHead;
+//   5. the index: restoreIndex (built aside by startNextIndex);
+//   6. the stash: restoreStash;
+//   7. the restore snapshot: restore, after applyPlan.
+//
 // Test-only switch: GIT_UNDO_TEST_FAIL_AFTER=<step> makes the restore fail right
 // after that step (record-first, refs, symbolic-refs, head, worktree, index,
 // stash, record), so tests can prove the rollback of each one;
@@ -407,7 +420,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     nextIndex ??= startNextIndex(repo, scratch, plan);
     await writeBackTags(repo, scratch, plan);
     const counting = addLineCounts(repo, plan).catch(() => {}); // the report shows none then
-    const applied = await applyPlan(repo, scratch, plan, mergeIndex, Boolean(opts.force), journal, nextIndex);
+    const applied = await applyPlan(repo, { plan, scratch, mergeIndex, force: Boolean(opts.force), journal, nextIndex });
 
     const merged = plan.worktree.mode === "merge" && mergeIndex !== null;
     // The configuration read for the first capture (the same process) keys the committer's kept answer.
@@ -539,29 +552,79 @@ async function storeStash(repo: Repo, entries: readonly { commit: ObjectId; mess
   for (const e of [...entries].reverse()) await repo.git.run(["stash", "store", "-q", "-m", e.message, e.commit]);
 }
 
+/** What applyPlan needs besides the repository. */
+export interface ApplyRequest {
+  plan: RestorePlan;
+  /** The scratch folder of this restore (backups, the indexes built aside). */
+  scratch: string;
+  /** The private index the working-tree merge runs on, with S's and T's trees; null when no file changes. */
+  mergeIndex: MergeIndex | null;
+  /** --force: move branches checked out in other worktrees too. */
+  force: boolean;
+  journal: Journal;
+  /** From startNextIndex, started by the caller as soon as the plan was known. */
+  nextIndex: Promise<NextIndex> | null;
+}
+
 /**
- * Spec steps 3 to 6, each leaving its undo in the journal. The working tree goes
- * first: the two-tree merge checks every path before it writes one, so a merge
- * Git refuses is a refusal with nothing changed, and no separate dry run is needed.
- * A merge that fails while writing is undone here, before any other step ran.
+ * Spec steps 3 to 6, one function each, each leaving its undo in the journal
+ * before (or as soon as) it changes anything. They run in this order:
+ *   step 4, the working tree (restoreWorktree): first, because the two-tree
+ *     merge checks every path before it writes one, so a merge Git refuses is
+ *     a refusal with nothing changed; a merge that fails while writing is
+ *     undone there, before any other step ran;
+ *   step 3, the refs (restoreRefs), then the symbolic refs and HEAD
+ *     (restoreSymbolicRefs, restoreHead);
+ *   step 5, the index (restoreIndex), built aside meanwhile;
+ *   step 6, the stash (restoreStash).
  * Exported for tests that change files between the capture and the merge.
  */
-export async function applyPlan(
-  repo: Repo,
-  scratch: string,
-  plan: RestorePlan,
-  mergeIndex: MergeIndex | null,
-  force: boolean,
-  journal: Journal,
-  /** From startNextIndex, started by the caller as soon as the plan was known. */
-  nextIndex: Promise<NextIndex> | null,
-): Promise<{ readFilesAgain: boolean }> {
-  const moves = plan.refs.filter((m) => force || m.checkedOutIn === undefined);
+export async function applyPlan(repo: Repo, req: ApplyRequest): Promise<{ readFilesAgain: boolean }> {
+  const { plan, scratch, journal, nextIndex } = req;
+  const moves = plan.refs.filter((m) => req.force || m.checkedOutIn === undefined);
+  const T = plan.target.number;
   try {
-    return await applySteps(repo, plan, mergeIndex, nextIndex, scratch, moves, journal);
+    // Room for the rollback's ref, reflog and stash writes, set aside before
+    // anything changes and given back as the rollback starts (reserveSpace).
+    const spare = reserveSpace(scratch, rollbackWrites(plan, moves));
+    const step: StepContext = {
+      repo,
+      plan,
+      journal,
+      message: `git undo: restore #${T}`,
+      back: `git undo: restore #${T} (rolled back)`,
+      withSpace: (undo) => async () => {
+        spare.free();
+        await undo();
+      },
+    };
+    const readFilesAgain = req.mergeIndex ? await restoreWorktree(step, req.mergeIndex, scratch) : false;
+    failAfter("worktree");
+    await restoreRefs(step, moves.filter((m) => !m.symbolic));
+    failAfter("refs");
+    await restoreSymbolicRefs(step, moves.filter((m) => m.symbolic));
+    failAfter("symbolic-refs");
+    await restoreHead(step);
+    failAfter("head");
+    if (nextIndex) await restoreIndex(step, await nextIndex, scratch);
+    failAfter("index");
+    await restoreStash(step);
+    failAfter("stash");
+    return { readFilesAgain };
   } finally {
     await nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
   }
+}
+
+/** What every step shares: the plan, the journal, and the reflog messages of the restore and of its rollback. */
+interface StepContext {
+  repo: Repo;
+  plan: RestorePlan;
+  journal: Journal;
+  message: string;
+  back: string;
+  /** Wraps an undo so that it first gives back the space set aside for the rollback. */
+  withSpace: (undo: () => Promise<void>) => () => Promise<void>;
 }
 
 /** Step 5's new index, built aside, and the paths whose stat data to refresh once the files are written. */
@@ -583,87 +646,73 @@ export function startNextIndex(repo: Repo, scratch: string, plan: RestorePlan): 
   return building;
 }
 
-async function applySteps(
-  repo: Repo,
-  plan: RestorePlan,
-  mergeIndex: MergeIndex | null,
-  nextIndex: Promise<NextIndex> | null,
-  scratch: string,
-  moves: RefMove[],
-  journal: Journal,
-): Promise<{ readFilesAgain: boolean }> {
-  const T = plan.target.number;
-  const message = `git undo: restore #${T}`;
-  const back = `git undo: restore #${T} (rolled back)`;
-
-  // Room for the rollback's ref, reflog and stash writes, set aside before
-  // anything changes and given back as the rollback starts (reserveSpace).
-  const spare = reserveSpace(scratch, rollbackWrites(plan, moves));
-  const withSpace = (undo: () => Promise<void>) => async () => {
-    spare.free();
-    await undo();
-  };
-
-  // Step 4: the working tree, by a two-tree merge on the private index.
+/**
+ * Step 4: the working tree, by a two-tree merge on the private index. Returns
+ * whether the files must be read again for the restore snapshot (the merge
+ * warned, or a rule file such as .gitignore changed).
+ */
+async function restoreWorktree({ repo, plan, journal }: StepContext, mergeIndex: MergeIndex, scratch: string): Promise<boolean> {
+  if (plan.worktree.mode !== "merge") return false;
+  const { from: s, to: t } = mergeIndex;
+  const env = { GIT_INDEX_FILE: mergeIndex.file };
+  // The merge checks every path before it writes one, but a write can still fail
+  // halfway (a directory it may not write in, a full disk, a signal): then some
+  // files are T's and others S's, and its index is left as it was.
+  const occupied = await occupiedNow(repo, plan);
+  if (occupied) throw refusal([occupied]);
+  // S's files kept by hard links, so that going back needs no disk space; then
+  // the merge index is refreshed again, as a link changes a file's ctime.
+  const backup = linkBackup(repo, scratch, plan);
+  if (backup?.paths.some((p) => p.backup)) await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
+  let failed: string | null = null;
+  let refused: Blocker | null = null;
   let readFilesAgain = false;
-  if (plan.worktree.mode === "merge" && mergeIndex) {
-    const { from: s, to: t } = mergeIndex;
-    const env = { GIT_INDEX_FILE: mergeIndex.file };
-    // The merge checks every path before it writes one, but a write can still fail
-    // halfway (a directory it may not write in, a full disk, a signal): then some
-    // files are T's and others S's, and its index is left as it was.
-    const occupied = await occupiedNow(repo, plan);
-    if (occupied) throw refusal([occupied]);
-    // S's files kept by hard links, so that going back needs no disk space; then
-    // the merge index is refreshed again, as a link changes a file's ctime.
-    const backup = linkBackup(repo, scratch, plan);
-    if (backup?.paths.some((p) => p.backup)) await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
-    let failed: string | null = null;
-    let refused: Blocker | null = null;
-    try {
-      const r = await repo.git.run(["read-tree", "-m", "-u", s, t], { env, okExit: [128] });
-      if (r.exitCode !== 0) {
-        failed = mergeErrors(r.stderr, repo.workTree);
-        refused = mergeBlocker(plan, r.stderr);
-      }
-      // A merge that went through can still warn: a file it could not remove stays on disk.
-      readFilesAgain = r.stderr.trim() !== "" || plan.worktree.files.some((f) => RULE_FILES.test(f.path));
-    } catch (e) {
-      failed = (e as Error).message;
+  try {
+    const r = await repo.git.run(["read-tree", "-m", "-u", s, t], { env, okExit: [128] });
+    if (r.exitCode !== 0) {
+      failed = mergeErrors(r.stderr, repo.workTree);
+      refused = mergeBlocker(plan, r.stderr);
     }
-    if (failed !== null) {
-      let putBack: string[];
-      try {
-        putBack = await undoPartialMerge(repo, scratch, plan, mergeIndex.file, backup);
-      } catch (e) {
-        // Leave the rollback's own failure for the journal to report (the state left is recorded).
-        journal.push("worktree", () => Promise.reject(e as Error));
-        throw new Error(`the working-tree merge failed (${failed})`);
-      }
-      if (!putBack.length && refused) throw refusal([refused]);
-      throw new Error(`the working-tree merge failed (${failed})${putBack.length ? `; the files it had changed are back: ${nameList(putBack)}` : ""}`);
-    }
-    if (backup) {
-      journal.push("worktree", async () => {
-        const { left } = await putBackLinked(repo, backup, true);
-        if (left.length) throw new Error(`files changed since the restore wrote them are left as they are: ${nameList(left)}`);
-      });
-    } else {
-      // The reverse merge refuses to overwrite a file that changed since, rather than lose it.
-      journal.push("worktree", () => repo.git.run(["read-tree", "-m", "-u", t, s], { env }).then(() => undefined));
-    }
+    // A merge that went through can still warn: a file it could not remove stays on disk.
+    readFilesAgain = r.stderr.trim() !== "" || plan.worktree.files.some((f) => RULE_FILES.test(f.path));
+  } catch (e) {
+    failed = (e as Error).message;
   }
-  failAfter("worktree");
+  if (failed !== null) {
+    let putBack: string[];
+    try {
+      putBack = await undoPartialMerge(repo, scratch, plan, mergeIndex.file, backup);
+    } catch (e) {
+      // Leave the rollback's own failure for the journal to report (the state left is recorded).
+      journal.push("worktree", () => Promise.reject(e as Error));
+      throw new Error(`the working-tree merge failed (${failed})`);
+    }
+    if (!putBack.length && refused) throw refusal([refused]);
+    throw new Error(`the working-tree merge failed (${failed})${putBack.length ? `; the files it had changed are back: ${nameList(putBack)}` : ""}`);
+  }
+  if (backup) {
+    journal.push("worktree", async () => {
+      const { left } = await putBackLinked(repo, backup, true);
+      if (left.length) throw new Error(`files changed since the restore wrote them are left as they are: ${nameList(left)}`);
+    });
+  } else {
+    // The reverse merge refuses to overwrite a file that changed since, rather than lose it.
+    journal.push("worktree", () => repo.git.run(["read-tree", "-m", "-u", t, s], { env }).then(() => undefined));
+  }
+  return readFilesAgain;
+}
 
-  // Step 3: refs. Deletes and updates first, creates second: Git refuses to delete
-  // refs/heads/a and create refs/heads/a/b in one transaction.
-  const plain = moves.filter((m) => !m.symbolic);
-  const first = plain.filter((m) => m.action !== "create");
-  const second = plain.filter((m) => m.action === "create");
-  // Each rollback is in the journal before its transaction runs, and puts back
-  // only the refs that are where the restore put them: a transaction Git reports
-  // as failed may still have taken effect (reftable commits the new table, then
-  // fails compacting it on a full disk).
+/**
+ * Step 3: the plain refs, in two transactions: deletes and updates first,
+ * creates second (Git refuses to delete refs/heads/a and create
+ * refs/heads/a/b in one). Each rollback is in the journal before its
+ * transaction runs, and puts back only the refs that are where the restore put
+ * them: a transaction Git reports as failed may still have taken effect
+ * (reftable commits the new table, then fails compacting it on a full disk).
+ */
+async function restoreRefs({ repo, journal, message, back, withSpace }: StepContext, moves: RefMove[]): Promise<void> {
+  const first = moves.filter((m) => m.action !== "create");
+  const second = moves.filter((m) => m.action === "create");
   journal.push("refs", withSpace(() => putRefsBack(repo, back, first)));
   await transaction(
     repo,
@@ -672,52 +721,49 @@ async function applySteps(
   );
   journal.push("refs", withSpace(() => putRefsBack(repo, back, second)));
   await transaction(repo, message, second.map((m) => `create ${refLine(m.name, m.new!.object)}`));
-  failAfter("refs");
+}
 
-  // Symbolic refs other than HEAD.
-  for (const m of moves.filter((x) => x.symbolic)) {
+/** Step 3 too: symbolic refs other than HEAD, one symbolic-ref each. */
+async function restoreSymbolicRefs({ repo, journal, message, back, withSpace }: StepContext, moves: RefMove[]): Promise<void> {
+  for (const m of moves) {
     journal.push("symbolic-refs", withSpace(() => setRef(repo, m.name, m.old, back)));
     await setRef(repo, m.name, m.new, message);
   }
-  failAfter("symbolic-refs");
+}
 
-  // HEAD.
-  if (plan.head) {
-    const old = plan.head.old;
-    journal.push("head", withSpace(() => setHead(repo, old, back)));
-    await setHead(repo, plan.head.new, message);
-  }
-  failAfter("head");
+/** Step 3 too: HEAD, last of the refs. */
+async function restoreHead({ repo, plan, journal, message, back, withSpace }: StepContext): Promise<void> {
+  if (!plan.head) return;
+  const old = plan.head.old;
+  journal.push("head", withSpace(() => setHead(repo, old, back)));
+  await setHead(repo, plan.head.new, message);
+}
 
-  // Step 5: the index, built aside and moved into place while we hold index.lock.
-  if (nextIndex) {
-    const { file: next, refresh } = await nextIndex;
-    await refreshChanged(repo, next, refresh);
-    const backup = join(scratch, "index-before");
-    const hadIndex = existsSync(repo.indexFile);
-    if (hadIndex) linkSync(repo.indexFile, backup);
-    journal.push("index", async () => {
-      if (hadIndex) renameSync(backup, repo.indexFile);
-      else rmSync(repo.indexFile, { force: true });
-    });
-    renameSync(next, repo.indexFile);
-  }
-  failAfter("index");
+/** Step 5: the index, built aside and moved into place while we hold index.lock. */
+async function restoreIndex({ repo, journal }: StepContext, { file: next, refresh }: NextIndex, scratch: string): Promise<void> {
+  await refreshChanged(repo, next, refresh);
+  const backup = join(scratch, "index-before");
+  const hadIndex = existsSync(repo.indexFile);
+  if (hadIndex) linkSync(repo.indexFile, backup);
+  journal.push("index", async () => {
+    if (hadIndex) renameSync(backup, repo.indexFile);
+    else rmSync(repo.indexFile, { force: true });
+  });
+  renameSync(next, repo.indexFile);
+}
 
-  // Step 6: the stash, rebuilt oldest first with each entry's own message.
-  if (plan.stash) {
-    const { now, after } = plan.stash;
-    journal.push(
-      "stash",
-      withSpace(async () => {
-        const current = await repo.git.run(["rev-parse", "-q", "--verify", "refs/stash"], { okExit: [1] });
-        await storeStash(repo, now, current.exitCode === 0, back);
-      }),
-    );
-    await storeStash(repo, after, now.length > 0, message);
-  }
-  failAfter("stash");
-  return { readFilesAgain };
+/** Step 6: the stash, rebuilt oldest first with each entry's own message. */
+async function restoreStash({ repo, plan, journal, message, back, withSpace }: StepContext): Promise<void> {
+  if (!plan.stash) return;
+  const { now, after } = plan.stash;
+  journal.push(
+    "stash",
+    withSpace(async () => {
+      const current = await repo.git.run(["rev-parse", "-q", "--verify", "refs/stash"], { okExit: [1] });
+      await storeStash(repo, now, current.exitCode === 0, back);
+    }),
+  );
+  await storeStash(repo, after, now.length > 0, message);
 }
 
 /**
@@ -1144,7 +1190,7 @@ async function partsAfter(repo: Repo, scratch: string, plan: RestorePlan, merged
   if (!readFilesAgain && !gitlinks) return parts;
   const dir = join(scratch, "after");
   mkdirSync(dir, { recursive: true });
-  parts.worktree = (await captureIndex(repo, dir, true, true)).worktree;
+  parts.worktree = (await captureIndex(repo, dir, { worktree: true, lockHeld: true })).worktree;
   return parts;
 }
 

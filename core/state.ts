@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { encodeBytes, decodeUnmerged, pathKey, type ObjectId } from "./format.ts";
 import { GitError, text } from "./git.ts";
-import { attributesDigest, captureFromKept, currentConfigDigest, keepAfterFullCapture, largeUntracked, magicPathspecs, type LeftOutFile } from "./kept-index.ts";
+import { attributesDigest, captureFromKept, keepAfterFullCapture, largeUntracked, magicPathspecs, type LeftOutFile } from "./kept-index.ts";
 import { copyIndexFile, RealIndex } from "./index-file.ts";
 import { hashLengthOf, type Repo } from "./repo.ts";
 
@@ -23,6 +23,13 @@ export interface IndexCapture {
   configDigest?: string;
 }
 
+export interface CaptureIndexOptions {
+  /** Write the working tree's tree too (undo.worktree). */
+  worktree: boolean;
+  /** The caller holds capture.lock: the kept index may be used and kept. */
+  lockHeld: boolean;
+}
+
 /**
  * Write the index and the working tree as trees, on a private copy of the index
  * so the real one is never written (a Git command may hold index.lock). With
@@ -31,12 +38,11 @@ export interface IndexCapture {
  * the same tree, and this capture's index is kept in turn; otherwise, and
  * when it cannot, from a fresh copy as the spec describes.
  */
-export async function captureIndex(repo: Repo, scratchDir: string, withWorktree: boolean, lockHeld: boolean): Promise<IndexCapture> {
+export async function captureIndex(repo: Repo, scratchDir: string, { worktree: withWorktree, lockHeld }: CaptureIndexOptions): Promise<IndexCapture> {
   const real = RealIndex.open(repo.indexFile, hashLengthOf(repo));
   const useKept = withWorktree && real !== null && lockHeld;
   const attributes = useKept ? attributesDigest(repo) : "";
-  const config = useKept ? currentConfigDigest(repo) : Promise.resolve("");
-  config.catch(() => {}); // awaited below
+  const config = Promise.resolve(useKept ? repo.configDigest : ""); // read for this capture (core/record.ts useFreshConfig)
   if (useKept && real) {
     const kept = await captureFromKept(repo, real, attributes, config, scratchDir);
     if (kept) {

@@ -76,7 +76,7 @@ async function raceMerge(r: TestRepo, target: number, meanwhile: () => void) {
       const journal = new Journal();
       let error: unknown = null;
       try {
-        await applyPlan(repo, scratch, plan, mergeIndex, false, journal, startNextIndex(repo, scratch, plan));
+        await applyPlan(repo, { plan, scratch, mergeIndex, force: false, journal, nextIndex: startNextIndex(repo, scratch, plan) });
       } catch (e) {
         error = e;
       }

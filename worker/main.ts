@@ -76,15 +76,13 @@ function cpuMs(): number | null {
 const MAX_FAILURES = 3;
 
 async function settleLoop(gitDir: string, cwd: string, undoDir: string): Promise<void> {
-  const { openRepo, rereadConfig } = await import("../core/repo.ts");
+  const { openRepo } = await import("../core/repo.ts");
   const { record } = await import("../core/record.ts");
   // Pin the repository the hook named; Git then takes the cwd as the worktree top.
   process.env.GIT_DIR = gitDir;
   process.chdir(cwd);
   const repo = await openRepo(cwd);
   const { settleMs, settleMaxMs } = repo.config;
-  // The recorder trusts repo's configuration to be current (core/kept-index.ts): read it again after the first recording.
-  let configRead = true;
   let firstSeen: number | null = null;
   let failures = 0;
   // The end of the previous recording, and how deep into a burst of marks we are (core/settle.ts nextStreak).
@@ -126,8 +124,6 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string): Promise
       if (!takeMark(undoDir)) continue;
     }
     try {
-      if (!configRead) await rereadConfig(repo);
-      configRead = false;
       await record(repo, { kind: "change" });
       dropTaken(undoDir);
       recordedAt = Date.now();

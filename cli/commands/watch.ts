@@ -5,7 +5,7 @@
 import { existsSync, watch as fsWatch, type FSWatcher } from "node:fs";
 import { refuse } from "../../core/errors.ts";
 import { record } from "../../core/record.ts";
-import { openRepo, rereadConfig } from "../../core/repo.ts";
+import { openRepo } from "../../core/repo.ts";
 import { busyReason, ignoredPaths, settleDelay } from "../../core/settle.ts";
 import type { Command } from "../command.ts";
 import { out, write } from "../ui.ts";
@@ -50,13 +50,9 @@ export const watch: Command = {
     process.on("SIGINT", onSigint);
     process.on("SIGTERM", onSigint);
 
-    // The recorder trusts repo's configuration to be current (core/kept-index.ts).
-    let configRead = true;
     // Files left out for their size are named when that list changes, not at every recording.
     let leftOutSaid = "";
     const recordNow = async () => {
-      if (!configRead) await rereadConfig(repo);
-      configRead = false;
       const result = await record(repo, { kind: "change" });
       if (result.created) out(`#${result.snapshot.number} ${result.snapshot.summary}`);
       const leftOut = result.capture.leftOut ?? [];
