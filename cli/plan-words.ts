@@ -19,7 +19,7 @@ export function refName(name: string): string {
 
 /** Where a ref points: its commit, or for a symbolic one the ref it names (`origin/main`). */
 export function refWhere(r: RefLine): string {
-  return r.symrefTarget ? refParts(r.symrefTarget).short : short(r.object);
+  return r.symrefTarget ? refParts(r.symrefTarget).short : short(r.object ?? "");
 }
 
 export { headLabel as headName };

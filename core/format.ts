@@ -30,13 +30,17 @@ export const OPERATION_MARKERS = [
 export type OperationMarker = (typeof OPERATION_MARKERS)[number];
 
 /** One line of the `refs` blob. Empty strings stand for fields that do not apply. */
+/** One line of the refs entry. A field the line leaves empty is null here. */
 export interface RefLine {
   name: string;
-  object: ObjectId | "";
-  type: string;
-  symrefTarget: string;
-  peeledObject: ObjectId | "";
-  peeledType: string;
+  /** The object it points at; null only for a symbolic ref whose target does not exist. */
+  object: ObjectId | null;
+  type: string | null;
+  /** The ref a symbolic ref names; null for a plain ref. */
+  symrefTarget: string | null;
+  /** For a tag: the object it peels to (never a tag), and that object's type. */
+  peeledObject: ObjectId | null;
+  peeledType: string | null;
 }
 
 export type HeadState = { kind: "symbolic"; target: string } | { kind: "detached"; commit: ObjectId };
@@ -314,7 +318,7 @@ export function compareBytes(a: string, b: string): number {
 export function encodeRefs(refs: readonly RefLine[]): string {
   return [...refs]
     .sort((a, b) => compareBytes(a.name, b.name))
-    .map((r) => `${r.name}\t${r.object}\t${r.type}\t${r.symrefTarget}\t${r.peeledObject}\t${r.peeledType}\n`)
+    .map((r) => `${r.name}\t${r.object ?? ""}\t${r.type ?? ""}\t${r.symrefTarget ?? ""}\t${r.peeledObject ?? ""}\t${r.peeledType ?? ""}\n`)
     .join("");
 }
 
@@ -322,8 +326,8 @@ export function decodeRefs(blob: string): RefLine[] {
   const out: RefLine[] = [];
   for (const line of blob.split("\n")) {
     if (!line) continue;
-    const [name = "", object = "", type = "", symrefTarget = "", peeledObject = "", peeledType = ""] = line.split("\t");
-    out.push({ name, object, type, symrefTarget, peeledObject, peeledType });
+    const [name = "", object, type, symrefTarget, peeledObject, peeledType] = line.split("\t");
+    out.push({ name, object: object || null, type: type || null, symrefTarget: symrefTarget || null, peeledObject: peeledObject || null, peeledType: peeledType || null });
   }
   return out;
 }

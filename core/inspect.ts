@@ -69,7 +69,7 @@ export function headCommit(state: StateTree): ObjectId | null {
 }
 
 export function resolveRef(refs: readonly RefLine[], name: string): RefLine | undefined {
-  return refs.find((r) => r.name === name && r.object !== "");
+  return refs.find((r) => r.name === name && r.object !== null);
 }
 
 export interface SnapshotDetails {

@@ -6,7 +6,7 @@
 // Also the owner checks the scratch folders and index.lock use, replaceFile:
 // the one-step file replacement the hook installer and the recorder's caches
 // use, and readJsonFile for those caches.
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { refuse, type UndoError } from "./errors.ts";
@@ -165,7 +165,11 @@ function isStale(content: string, path: string): boolean {
 const INDEX_LOCK_SLACK_MS = 2000;
 
 const ownerFile = (undoDir: string) => undoFile(undoDir, "indexLockOwner");
-const lockOf = (indexFile: string) => `${indexFile}.lock`;
+/** Git's lock on an index file; only this module creates or removes one. */
+export const indexLockPath = (indexFile: string): string => `${indexFile}.lock`;
+/** Whether some process (a Git command, or a restore) holds the index's lock now. */
+export const indexLockHeld = (indexFile: string): boolean => existsSync(indexLockPath(indexFile));
+const lockOf = indexLockPath;
 
 function removeQuietly(path: string): void {
   try {

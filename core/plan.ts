@@ -19,6 +19,7 @@ import {
 import { loadState } from "./inspect.ts";
 import { recoverTags, type KeptTag } from "./keep.ts";
 import { escapeControls, isSafePath, SnapshotRefused } from "./validate.ts";
+import { indexLockHeld, indexLockPath } from "./lock.ts";
 import { readObjects } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 import { MODE } from "./mode.ts";
@@ -309,7 +310,7 @@ function checkObjectTypes(
       throw new SnapshotRefused(`snapshot #${target.number}`, `${escapeControls(what)} names ${oid.slice(0, 7)} as a ${type}, but it is a ${actual}`);
     }
   };
-  for (const m of refs) if (m.new && m.new.object && !m.new.symrefTarget) expect(m.new.object, m.new.type, m.name);
+  for (const m of refs) if (m.new && m.new.object && m.new.type && !m.new.symrefTarget) expect(m.new.object, m.new.type, m.name);
   if (t.head.kind === "detached") expect(t.head.commit, "commit", "HEAD");
   for (const e of stash?.added ?? []) expect(e.commit, "commit", "a stash entry");
 }
@@ -457,72 +458,27 @@ export async function planRestore(repo: Repo, from: StateSide, target: Snapshot,
   if (unsafe) throw new SnapshotRefused(`snapshot #${target.number}`, `it records a path Git would not accept: '${escapeControls(unsafe.path)}'`);
   const blockers: Blocker[] = [];
 
-  // Refs and HEAD, and the objects they need.
-  let refs = refMoves(s.refs, t.refs);
-  let head = headsEqual(s.head, t.head) ? null : ({ old: s.head, new: t.head } as HeadChange);
-  let stash = stashPlan(s.stash, t.stash);
-  const needed = new Map<ObjectId, string[]>();
-  const need = (oid: ObjectId, why: string) => {
-    if (!oid) return;
-    const list = needed.get(oid) ?? [];
-    list.push(why);
-    needed.set(oid, list);
+  // Spec step 2: refs, HEAD and the stash, and the objects they need.
+  const moves: Moves = {
+    refs: refMoves(s.refs, t.refs),
+    head: headsEqual(s.head, t.head) ? null : { old: s.head, new: t.head },
+    stash: stashPlan(s.stash, t.stash),
   };
-  for (const m of refs) {
-    if (!m.new || !m.new.object || m.new.symrefTarget) continue;
-    need(m.new.object, m.name);
-    // A tag's chain ends at an object of its own: the commit a parent keeps, or a tree or blob keep holds.
-    if (m.new.peeledObject) need(m.new.peeledObject, m.name);
-  }
-  if (t.head.kind === "detached" && !headsEqual(s.head, t.head)) need(t.head.commit, "HEAD");
-  for (const e of stash?.added ?? []) need(e.commit, `stash entry '${e.message}'`);
+  const needed = neededObjects(moves, t.head);
   // Subjects of the commits refs leave (they exist: the repository has them now).
-  const subjects = new Set<ObjectId>();
-  for (const m of refs) {
-    const o = commitOf(m.old);
-    if (o) subjects.add(o);
-  }
+  const subjects = moves.refs.map((m) => commitOf(m.old)).filter((o): o is ObjectId => o !== null);
   const ids = [...new Set([...needed.keys(), ...subjects])];
   const objects = await readObjects(repo, ids);
-  checkObjectTypes(target, refs, t, stash, ids, objects);
+  checkObjectTypes(target, moves.refs, t, moves.stash, ids, objects);
   const found = new Map<ObjectId, string>();
   ids.forEach((id, i) => {
     const o = objects[i];
     if (o) found.set(id, o.type === "commit" ? subjectOf(o.content) : "");
   });
-  let missing = [...needed].filter(([oid]) => !found.has(oid));
-  // Tags pruned since come back from T's keep entry. They are only read and
-  // checked here; the restorer writes them (a dry run or a preview writes nothing,
-  // though a tag written back would be harmless: an object nothing points at).
-  let tagsToWrite: KeptTag[] = [];
-  if (missing.length) {
-    const back = await recoverTags(repo, target.tree, missing.map(([oid]) => oid));
-    tagsToWrite = back.tags;
-    missing = missing.filter(([oid]) => !back.recovered.has(oid));
-    if (back.damaged.length) {
-      // Refused as a whole, like any other snapshot that does not hold what it says (core/validate.ts).
-      throw new SnapshotRefused(
-        `snapshot #${target.number}`,
-        `its keep entry holds tags that are not what they are named after (${nameList(back.damaged.map((id) => id.slice(0, 7)))})`,
-      );
-    }
-  }
-  const notRestored: NotRestored[] = [];
+  const { missing, tagsToWrite } = await missingObjects(repo, target, [...needed].filter(([oid]) => !found.has(oid)));
+  let notRestored: NotRestored[] = [];
   if (missing.length && opts.skipMissing) {
-    const gone = new Set(missing.map(([oid]) => oid));
-    const lacks = (r: RefLine) => !r.symrefTarget && (gone.has(r.object) || (r.peeledObject !== "" && gone.has(r.peeledObject)));
-    const kept = refs.filter((m) => !(m.new && lacks(m.new)));
-    for (const m of refs) if (m.new && lacks(m.new)) notRestored.push({ kind: "ref", name: m.name, object: m.new.object });
-    refs = kept;
-    const unmoved = new Set(notRestored.map((n) => (n.kind === "ref" ? n.name : "")));
-    if (head && (head.new.kind === "detached" ? gone.has(head.new.commit) : unmoved.has(head.new.target))) {
-      notRestored.push({ kind: "head", head: head.new });
-      head = null;
-    }
-    if (stash && stash.added.some((e) => gone.has(e.commit))) {
-      for (const e of stash.added) if (gone.has(e.commit)) notRestored.push({ kind: "stash", entry: e });
-      stash = stashPlan(s.stash, t.stash.filter((e) => !gone.has(e.commit)));
-    }
+    notRestored = leaveMissing(moves, s, t, new Set(missing.map(([oid]) => oid)));
   } else if (missing.length) {
     blockers.push({
       kind: "missing-objects",
@@ -531,64 +487,31 @@ export async function planRestore(repo: Repo, from: StateSide, target: Snapshot,
       missing: missing.flatMap(([object, why]) => why.map((what) => ({ what, object }))),
     });
   }
-  for (const m of refs) {
-    const o = commitOf(m.old);
-    const n = commitOf(m.new);
-    if (o && found.has(o)) m.oldSubject = found.get(o)!;
-    if (n && found.has(n)) m.newSubject = found.get(n)!;
-  }
-  if (head) {
-    const c = t.head.kind === "detached" ? t.head.commit : commitOf(t.refs.find((r) => r.name === (t.head as { target: string }).target) ?? null);
-    if (c && found.has(c)) head.newSubject = found.get(c)!;
-    else if (c) {
-      const [o] = await readObjects(repo, [c]);
-      if (o && o.type === "commit") head.newSubject = subjectOf(o.content);
-    }
-  }
+  const { refs, head, stash } = moves;
+  await addSubjects(repo, moves, t, found);
+  const elsewhere = await checkedOutElsewhere(repo, moves, t, target, opts);
+  if (elsewhere) blockers.push(elsewhere);
 
-  // Branches checked out in another worktree stay where they are unless forced.
-  const movesBranch = refs.some((m) => m.name.startsWith("refs/heads/"));
-  const headTo = head && t.head.kind === "symbolic" ? t.head.target : null;
-  if (movesBranch || headTo) {
-    const elsewhere = await branchesElsewhere(repo);
-    for (const m of refs) {
-      const w = elsewhere.get(m.name);
-      if (w !== undefined) m.checkedOutIn = w;
-    }
-    if (headTo && elsewhere.has(headTo) && !opts.force) {
-      blockers.push({ kind: "head-in-other-worktree", target: target.number, names: [headTo], worktree: elsewhere.get(headTo)! });
-    }
-  }
-
-  // Files.
-  let worktree: WorktreePlan;
-  if (s.worktree === undefined || t.worktree === undefined) {
-    const why =
-      !repo.config.worktree || s.worktree === undefined
-        ? "undo.worktree is false"
-        : `snapshot #${target.number} has no record of the files (undo.worktree was false)`;
-    worktree = { mode: "skipped", reason: repo.bare ? "a bare repository has no files" : why, files: [] };
-  } else if (s.worktree === t.worktree) {
-    worktree = { mode: "same", files: [] };
-  } else {
-    const files = changes.filter((c) => c.path.startsWith("worktree/")).map((c) => stripPrefix(c, "worktree/"));
-    worktree = { mode: files.length ? "merge" : "same", files };
-    const occupied = await occupiedBlocker(repo, target.number, files);
+  // Spec step 4: the files.
+  const worktree = planWorktree(repo, s, t, target, changes);
+  if (worktree.mode === "merge") {
+    const occupied = await occupiedBlocker(repo, target.number, worktree.files);
     if (occupied) blockers.push(occupied);
   }
 
-  // Index.
+  // Spec step 5: the index.
   let index: IndexPlan | null = null;
   if (!repo.bare && t.index !== undefined) {
     const entries = changes.filter((c) => c.path.startsWith("index/")).map((c) => stripPrefix(c, "index/"));
     index = { entries, conflictsNow: conflictPaths(s), conflictsAfter: conflictPaths(t) };
   }
 
+  // Spec step 1: an operation in progress; and a Git command writing the index now.
   if (s.state.length && !opts.force && (!opts.partial || refs.length || head)) {
     blockers.push({ kind: "operation", target: target.number, names: [...s.state] });
   }
-  if (!repo.bare && !opts.holdsIndexLock && existsSync(`${repo.indexFile}.lock`)) {
-    blockers.push({ kind: "index-lock", target: target.number, names: [`${repo.indexFile}.lock`] });
+  if (!repo.bare && !opts.holdsIndexLock && indexLockHeld(repo.indexFile)) {
+    blockers.push({ kind: "index-lock", target: target.number, names: [indexLockPath(repo.indexFile)] });
   }
 
   return {
@@ -607,6 +530,125 @@ export async function planRestore(repo: Repo, from: StateSide, target: Snapshot,
     notRestored,
     onlyLeft: opts.earlier && worktree.mode === "merge" ? await onlyInLeft(repo, worktree.files, opts.earlier) : [],
   };
+}
+
+/** What a restore does to refs, HEAD and the stash; --skip-missing narrows it. */
+interface Moves {
+  refs: RefMove[];
+  head: HeadChange | null;
+  stash: StashPlan | null;
+}
+
+/** The objects the target's refs, HEAD and new stash entries name, each with what needs it. */
+function neededObjects(moves: Moves, targetHead: HeadState): Map<ObjectId, string[]> {
+  const needed = new Map<ObjectId, string[]>();
+  const need = (oid: ObjectId, why: string) => {
+    if (!oid) return;
+    const list = needed.get(oid) ?? [];
+    list.push(why);
+    needed.set(oid, list);
+  };
+  for (const m of moves.refs) {
+    if (!m.new || !m.new.object || m.new.symrefTarget) continue;
+    need(m.new.object, m.name);
+    // A tag's chain ends at an object of its own: the commit a parent keeps, or a tree or blob keep holds.
+    if (m.new.peeledObject) need(m.new.peeledObject, m.name);
+  }
+  if (targetHead.kind === "detached" && moves.head) need(targetHead.commit, "HEAD");
+  for (const e of moves.stash?.added ?? []) need(e.commit, `stash entry '${e.message}'`);
+  return needed;
+}
+
+/**
+ * Of the objects not in the repository, those still missing once the tags
+ * pruned since are found in the target's keep entry. Those tags are only read
+ * and checked here; the restorer writes them (a dry run or a preview writes
+ * nothing, though a tag written back would be harmless: an object nothing
+ * points at).
+ */
+async function missingObjects(repo: Repo, target: Snapshot, missing: [ObjectId, string[]][]): Promise<{ missing: [ObjectId, string[]][]; tagsToWrite: KeptTag[] }> {
+  if (!missing.length) return { missing, tagsToWrite: [] };
+  const back = await recoverTags(repo, target.tree, missing.map(([oid]) => oid));
+  if (back.damaged.length) {
+    // Refused as a whole, like any other snapshot that does not hold what it says (core/validate.ts).
+    throw new SnapshotRefused(
+      `snapshot #${target.number}`,
+      `its keep entry holds tags that are not what they are named after (${nameList(back.damaged.map((id) => id.slice(0, 7)))})`,
+    );
+  }
+  return { missing: missing.filter(([oid]) => !back.recovered.has(oid)), tagsToWrite: back.tags };
+}
+
+/** --skip-missing: refs, HEAD and stash entries whose objects are gone stay as they are; returns what stays. */
+function leaveMissing(moves: Moves, s: StateTree, t: StateTree, gone: ReadonlySet<ObjectId>): NotRestored[] {
+  const notRestored: NotRestored[] = [];
+  const lacks = (r: RefLine) => !r.symrefTarget && ((r.object !== null && gone.has(r.object)) || (r.peeledObject !== null && gone.has(r.peeledObject)));
+  // lacks() holds only for plain refs, which always have an object.
+  for (const m of moves.refs) if (m.new && lacks(m.new)) notRestored.push({ kind: "ref", name: m.name, object: m.new.object! });
+  moves.refs = moves.refs.filter((m) => !(m.new && lacks(m.new)));
+  const unmoved = new Set(notRestored.map((n) => (n.kind === "ref" ? n.name : "")));
+  const head = moves.head;
+  if (head && (head.new.kind === "detached" ? gone.has(head.new.commit) : unmoved.has(head.new.target))) {
+    notRestored.push({ kind: "head", head: head.new });
+    moves.head = null;
+  }
+  const stash = moves.stash;
+  if (stash && stash.added.some((e) => gone.has(e.commit))) {
+    for (const e of stash.added) if (gone.has(e.commit)) notRestored.push({ kind: "stash", entry: e });
+    moves.stash = stashPlan(s.stash, t.stash.filter((e) => !gone.has(e.commit)));
+  }
+  return notRestored;
+}
+
+/** The subjects of the commits refs and HEAD leave and reach, for the report. */
+async function addSubjects(repo: Repo, moves: Moves, t: StateTree, found: ReadonlyMap<ObjectId, string>): Promise<void> {
+  for (const m of moves.refs) {
+    const o = commitOf(m.old);
+    const n = commitOf(m.new);
+    if (o && found.has(o)) m.oldSubject = found.get(o)!;
+    if (n && found.has(n)) m.newSubject = found.get(n)!;
+  }
+  const head = moves.head;
+  if (!head) return;
+  const c = t.head.kind === "detached" ? t.head.commit : commitOf(t.refs.find((r) => r.name === (t.head as { target: string }).target) ?? null);
+  if (c && found.has(c)) head.newSubject = found.get(c)!;
+  else if (c) {
+    const [o] = await readObjects(repo, [c]);
+    if (o && o.type === "commit") head.newSubject = subjectOf(o.content);
+  }
+}
+
+/**
+ * Branches checked out in another worktree stay where they are unless forced
+ * (marked on their moves); HEAD on such a branch is a blocker, returned.
+ */
+async function checkedOutElsewhere(repo: Repo, moves: Moves, t: StateTree, target: Snapshot, opts: PlanOptions): Promise<Blocker | null> {
+  const movesBranch = moves.refs.some((m) => m.name.startsWith("refs/heads/"));
+  const headTo = moves.head && t.head.kind === "symbolic" ? t.head.target : null;
+  if (!movesBranch && !headTo) return null;
+  const elsewhere = await branchesElsewhere(repo);
+  for (const m of moves.refs) {
+    const w = elsewhere.get(m.name);
+    if (w !== undefined) m.checkedOutIn = w;
+  }
+  if (headTo && elsewhere.has(headTo) && !opts.force) {
+    return { kind: "head-in-other-worktree", target: target.number, names: [headTo], worktree: elsewhere.get(headTo)! };
+  }
+  return null;
+}
+
+/** What happens to the files: merged, the same on both sides, or left alone (a side has no record of them). */
+function planWorktree(repo: Repo, s: StateTree, t: StateTree, target: Snapshot, changes: readonly FileChange[]): WorktreePlan {
+  if (s.worktree === undefined || t.worktree === undefined) {
+    const why =
+      !repo.config.worktree || s.worktree === undefined
+        ? "undo.worktree is false"
+        : `snapshot #${target.number} has no record of the files (undo.worktree was false)`;
+    return { mode: "skipped", reason: repo.bare ? "a bare repository has no files" : why, files: [] };
+  }
+  if (s.worktree === t.worktree) return { mode: "same", files: [] };
+  const files = changes.filter((c) => c.path.startsWith("worktree/")).map((c) => stripPrefix(c, "worktree/"));
+  return { mode: files.length ? "merge" : "same", files };
 }
 
 /** Most lookups onlyInLeft asks one cat-file for (files times snapshots); past it, a file counts as held only now. */

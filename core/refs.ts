@@ -155,11 +155,11 @@ function parseScan(out: string): RefScan {
     }
     const line: RefLine = {
       name,
-      object,
-      type,
-      symrefTarget: symref,
-      peeledObject: type === "tag" ? peeled : "",
-      peeledType: type === "tag" ? peeledType : "",
+      object: object || null,
+      type: type || null,
+      symrefTarget: symref || null,
+      peeledObject: type === "tag" ? peeled || null : null,
+      peeledType: type === "tag" ? peeledType || null : null,
     };
     refs.push(line);
   }
@@ -176,7 +176,7 @@ async function completeScan(repo: Repo, scan: RefScan): Promise<RefScan> {
     for (const [name, target] of symrefs) {
       const known = byName.get(name);
       if (known) known.symrefTarget = target;
-      else refs.push({ name, object: "", type: "", symrefTarget: target, peeledObject: "", peeledType: "" });
+      else refs.push({ name, object: null, type: null, symrefTarget: target, peeledObject: null, peeledType: null });
     }
   }
   refs.sort((a, b) => compareBytes(a.name, b.name));

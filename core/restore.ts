@@ -29,7 +29,7 @@ import { decodeUnmerged, pathKey, type HeadState, type ObjectId, type OperationM
 import { GitError } from "./git.ts";
 import { candidates, navigationTarget, position, readableSnapshot, type Direction } from "./history.ts";
 import { loadState } from "./inspect.ts";
-import { acquireLock, clearDeadIndexLock, createIndexLock, releaseIndexLock } from "./lock.ts";
+import { acquireLock, clearDeadIndexLock, createIndexLock, indexLockPath, releaseIndexLock } from "./lock.ts";
 import { withScratch, writeTagObjects } from "./objects.ts";
 import { addLineCounts, nameList, occupiedNow, parseRawNumstat, planIsEmpty, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
 import { captureLive, captureWith, commitCapture, latestOf, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
@@ -172,7 +172,7 @@ interface IndexLock {
  * (its owner file says so, core/lock.ts); one a Git command holds is refused.
  */
 function takeIndexLock(repo: Repo): IndexLock {
-  const path = `${repo.indexFile}.lock`;
+  const path = indexLockPath(repo.indexFile);
   clearDeadIndexLock(repo.indexFile, repo.undoDir);
   if (!createIndexLock(repo.indexFile, repo.undoDir)) throw refusal([{ kind: "index-lock", target: 0, names: [path] }]);
   let held = true;
@@ -295,16 +295,17 @@ export async function checkWorktree(repo: Repo, scratch: string, plan: RestorePl
 }
 
 /** Everything checked: the plan plus the private merge index, or the blockers. */
-async function fullPlan(
-  repo: Repo,
-  scratch: string,
-  from: StateSide,
-  target: Snapshot,
-  opts: RestoreOptions,
-  holdsIndexLock: boolean,
-  snaps: readonly SnapshotEntry[],
-  composed: ComposedTarget | null,
-) {
+/** What fullPlan plans with besides the two sides. */
+interface PlanContext {
+  opts: RestoreOptions;
+  holdsIndexLock: boolean;
+  /** Every snapshot of the sequence (the ones before `from` tell which files only it holds). */
+  snaps: readonly SnapshotEntry[];
+  /** A partial restore or a revert: the target it composed. */
+  composed: ComposedTarget | null;
+}
+
+async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Snapshot, { opts, holdsIndexLock, snaps, composed }: PlanContext) {
   // The line counts only fill the report: a real restore counts them while it works.
   const plan = await planRestore(repo, from, target, {
     force: opts.force ?? false,
@@ -363,7 +364,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
   let composed = await composeTarget(repo, scratch, request, capture.snapshots, capture);
   let target = composed?.target ?? resolveTarget(navigating ? snaps : capture.snapshots, request);
   const from: StateSide = { number: latest?.number ?? null, tree: capture.tree, state: capture.state };
-  let { plan, mergeIndex } = await fullPlan(repo, scratch, from, target, opts, holdsIndexLock, capture.snapshots, composed);
+  let { plan, mergeIndex } = await fullPlan(repo, scratch, from, target, { opts, holdsIndexLock, snaps: capture.snapshots, composed });
   const result: RestoreResult = {
     plan,
     dryRun: Boolean(opts.dryRun),
@@ -411,7 +412,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
         // A partial restore or a revert is built again over the state the operation left.
         composed = await composeTarget(repo, scratch, request, after.snapshots, after);
         if (composed) target = composed.target;
-        ({ plan, mergeIndex } = await fullPlan(repo, scratch, { number: fromNumber, tree: after.tree, state: after.state }, target, opts, holdsIndexLock, after.snapshots, composed));
+        ({ plan, mergeIndex } = await fullPlan(repo, scratch, { number: fromNumber, tree: after.tree, state: after.state }, target, { opts, holdsIndexLock, snaps: after.snapshots, composed }));
         result.plan = plan;
         if (plan.blockers.length) throw refusal(plan.blockers);
       }
@@ -504,7 +505,17 @@ function ignoreSignals(): () => void {
   };
 }
 
-const refLine = (name: string, ...fields: string[]) => `${name}\0${fields.map((f) => `${f}\0`).join("")}`;
+/**
+ * One ref of an update-ref -z command: its name, then ids. Only plain refs
+ * get here, and a plain ref always has an object (core/validate.ts checkRefs).
+ */
+const refLine = (name: string, ...ids: (ObjectId | null)[]) =>
+  `${name}\0${ids
+    .map((id) => {
+      if (id === null) throw new Error(`internal error: the plain ref ${name} has no object`);
+      return `${id}\0`;
+    })
+    .join("")}`;
 
 /** Run one update-ref -z transaction; `lines` are complete commands. */
 async function transaction(repo: Repo, message: string, commands: string[]): Promise<void> {
@@ -539,7 +550,7 @@ async function setRef(repo: Repo, name: string, line: RefMove["old"], message: s
   await repo.git.run(["update-ref", "--no-deref", "-d", name]);
   if (!line) return;
   if (line.symrefTarget) await repo.git.run(["symbolic-ref", "-m", message, name, line.symrefTarget]);
-  else await repo.git.run(["update-ref", "--no-deref", "-m", message, name, line.object, ""]);
+  else if (line.object) await repo.git.run(["update-ref", "--no-deref", "-m", message, name, line.object, ""]);
 }
 
 async function setHead(repo: Repo, head: HeadState, message: string): Promise<void> {

@@ -5,7 +5,7 @@ import { appendFileSync, existsSync, readFileSync, renameSync, statSync, unlinkS
 import { setPriority } from "node:os";
 import { join } from "node:path";
 import { OPERATION_MARKERS } from "./format.ts";
-import { claimFile, pidAlive, releaseFile } from "./lock.ts";
+import { claimFile, indexLockHeld, pidAlive, releaseFile } from "./lock.ts";
 import type { Repo } from "./repo.ts";
 import { undoFile, UNDO_FILES } from "./undo-files.ts";
 
@@ -46,7 +46,7 @@ export function dropTaken(undoDir: string): void {
 /** What Git is in the middle of: an operation marker, or index.lock (a command running now). */
 export function busyReason(repo: Repo): string | null {
   for (const m of OPERATION_MARKERS) if (existsSync(join(repo.gitDir, m))) return m;
-  if (existsSync(`${repo.indexFile}.lock`)) return "index.lock";
+  if (indexLockHeld(repo.indexFile)) return "index.lock";
   return null;
 }
 
@@ -55,13 +55,13 @@ export function busyReason(repo: Repo): string | null {
  * in a reftable repository CHERRY_PICK_HEAD and REVERT_HEAD are refs, not files.
  */
 export async function operationBusy(repo: Repo): Promise<string | null> {
-  if (existsSync(`${repo.indexFile}.lock`)) return "index.lock";
+  if (indexLockHeld(repo.indexFile)) return "index.lock";
   const { currentMarkers } = await import("./refs.ts");
   return (await currentMarkers(repo))[0] ?? null;
 }
 
 /** index.lock alone: a Git command writing the index right now. */
-export const indexLocked = (repo: Repo): string | null => (existsSync(`${repo.indexFile}.lock`) ? "index.lock" : null);
+export const indexLocked = (repo: Repo): string | null => (indexLockHeld(repo.indexFile) ? "index.lock" : null);
 
 /**
  * A Git process a hook ran under, as the hooks write it into the mark: its pid

@@ -31,13 +31,14 @@ import { DEFAULT_CONFIG, parseAge, parseConfig } from "../core/repo.ts";
 const A = "a".repeat(40);
 const B = "b".repeat(40);
 const C = "c".repeat(40);
+/** A ref line; "" for a field the line leaves empty (null in RefLine). */
 const ref = (name: string, object = A, type = "commit", symrefTarget = "", peeledObject = "", peeledType = ""): RefLine => ({
   name,
-  object,
-  type,
-  symrefTarget,
-  peeledObject,
-  peeledType,
+  object: object || null,
+  type: type || null,
+  symrefTarget: symrefTarget || null,
+  peeledObject: peeledObject || null,
+  peeledType: peeledType || null,
 });
 
 /** The message of the error `fn` throws (failing when it does not throw an UndoError). */

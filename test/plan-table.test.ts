@@ -11,8 +11,8 @@ import { blockerText, filesPhrase, goBackCommand, refMovePhrase, refName, stashP
 const A = "a".repeat(40);
 const B = "b".repeat(40);
 const C = "c".repeat(40);
-const ref = (name: string, object: string, more: Partial<RefLine> = {}): RefLine => ({ name, object, type: "commit", symrefTarget: "", peeledObject: "", peeledType: "", ...more });
-const sym = (name: string, target: string): RefLine => ({ name, object: "", type: "", symrefTarget: target, peeledObject: "", peeledType: "" });
+const ref = (name: string, object: string, more: Partial<RefLine> = {}): RefLine => ({ name, object, type: "commit", symrefTarget: null, peeledObject: null, peeledType: null, ...more });
+const sym = (name: string, target: string): RefLine => ({ name, object: null, type: null, symrefTarget: target, peeledObject: null, peeledType: null });
 const entry = (commit: string, message: string): StashEntry => ({ commit, message });
 const moveSummary = (m: RefMove[]) => m.map((x) => `${x.action} ${x.name}${x.symbolic ? " (symbolic)" : ""}`);
 

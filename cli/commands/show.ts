@@ -89,7 +89,7 @@ export const show: Command = {
       const mine = refs.filter((r) => !shown.has(r.name) && belongs(r.name));
       mine.forEach((r, i) => {
         shown.add(r.name);
-        const where = r.symrefTarget ? `-> ${r.symrefTarget}` : `${short(r.object)} ${r.type}`;
+        const where = r.symrefTarget ? `-> ${r.symrefTarget}` : `${short(r.object ?? "")} ${r.type ?? ""}`;
         const peel = r.peeledObject ? ` (peels to ${r.peeledType} ${short(r.peeledObject)})` : "";
         const text = `${refLabel(r.name).replace(/^(branch|tag|remote branch) /, "")}  ${where}${peel}`;
         if (i === 0) item(name, text);

@@ -2,9 +2,10 @@
 // working tree (not .git; paths Git ignores trigger nothing), waits for quiet
 // like the worker, records change snapshots, prints one line per snapshot,
 // and never records while a Git command holds index.lock.
-import { existsSync, watch as fsWatch, type FSWatcher } from "node:fs";
+import { watch as fsWatch, type FSWatcher } from "node:fs";
 import { refuse } from "../../core/errors.ts";
 import { record } from "../../core/record.ts";
+import { indexLockHeld } from "../../core/lock.ts";
 import { openRepo } from "../../core/repo.ts";
 import { busyReason, ignoredPaths, settleDelay } from "../../core/settle.ts";
 import type { Command } from "../command.ts";
@@ -82,7 +83,7 @@ export const watch: Command = {
           const busy = busyReason(repo);
           wait = settleDelay({ quietMs: now - lastEdit, waitedMs: now - firstEdit!, busy, settleMs, settleMaxMs });
           // Past settleMax the worker records anyway; watch still never records under a live index.lock.
-          if (wait === 0 && existsSync(`${repo.indexFile}.lock`)) wait = 50;
+          if (wait === 0 && indexLockHeld(repo.indexFile)) wait = 50;
           if (wait === 0) {
             lastEdit = firstEdit = null;
             await recordNow();
