@@ -4,11 +4,8 @@
 // `git undo` takes back; refusals change nothing.
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { listSnapshots, checkStates } from "../core/history.ts";
-import { isReadable } from "../core/format.ts";
-import { openRepo } from "../core/repo.ts";
 import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { expectRefused, trailersOf, userFingerprint, withRepoEnv } from "./helpers/restore.ts";
+import { expectRefused, expectWellFormed, trailersOf, userFingerprint } from "./helpers/restore.ts";
 
 /** The fingerprint without the lines naming `paths` (files and index entries) and git-undo's refs. */
 const without = (r: TestRepo, ...paths: string[]) =>
@@ -16,15 +13,6 @@ const without = (r: TestRepo, ...paths: string[]) =>
     .split("\n")
     .filter((l) => !paths.some((p) => l.startsWith(`${p} `) || l.includes(`\t${p}`) || l.endsWith(`\t${p}`)))
     .join("\n");
-
-/** Every snapshot passes the checks the tool applies to snapshots it reads. */
-async function expectWellFormed(r: TestRepo): Promise<void> {
-  await withRepoEnv(r, async () => {
-    const repo = await openRepo(r.dir);
-    const checked = await checkStates(repo, await listSnapshots(repo));
-    expect(checked.filter((s) => !isReadable(s))).toEqual([]);
-  });
-}
 
 /**
  * A state with everything at once: a branch and tag, a merge stopped on a

@@ -3,11 +3,8 @@
 // refused, naming every conflict and changing nothing, when something it
 // changed has changed again.
 import { describe, expect, test } from "bun:test";
-import { checkStates, listSnapshots } from "../core/history.ts";
-import { isReadable } from "../core/format.ts";
-import { openRepo } from "../core/repo.ts";
 import { fingerprint, makeRepo } from "./helpers/repo.ts";
-import { expectRefused, userFingerprint, withRepoEnv } from "./helpers/restore.ts";
+import { expectRefused, expectWellFormed, userFingerprint } from "./helpers/restore.ts";
 
 const lines = (n: number, changed: Record<number, string> = {}) =>
   Array.from({ length: n }, (_, i) => changed[i] ?? `line ${i}`).join("\n") + "\n";
@@ -40,10 +37,7 @@ describe("git undo revert", () => {
     // A plain undo takes the revert back.
     r.ok("undo");
     expect(userFingerprint(r)).toBe(rest);
-    await withRepoEnv(r, async () => {
-      const repo = await openRepo(r.dir);
-      expect((await checkStates(repo, await listSnapshots(repo))).filter((s) => !isReadable(s))).toEqual([]);
-    });
+    await expectWellFormed(r);
   });
 
   test("a file edit is taken out by a three-way merge that keeps later edits elsewhere in the file", () => {
@@ -99,7 +93,7 @@ describe("git undo revert", () => {
     expect(fingerprint(r)).toBe(before);
   });
 
-  test("a dropped stash entry comes back; a pushed one goes and its edits return", () => {
+  test("a dropped stash entry comes back; a pushed one goes and its edits return", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": "a\n", "b.txt": "b\n" });
     r.write("a.txt", "stashed a\n");
@@ -121,6 +115,7 @@ describe("git undo revert", () => {
     expect(r.g("stash", "list", "--format=%gs")).not.toContain("pushed");
     expect(r.g("stash", "list", "--format=%H")).toContain(entry);
     expect(r.read("c.txt")).toBe("later\n");
+    await expectWellFormed(r);
   });
 
   test("a restore snapshot as <n> reverts that restore; the oldest snapshot has nothing to revert", () => {
@@ -140,7 +135,7 @@ describe("git undo revert", () => {
     expectRefused(r, ["revert", "99"], /no snapshot #99/);
   });
 
-  test("mid-merge, with a stash, untracked and ignored files: a file edit is reverted and nothing else changes", () => {
+  test("mid-merge, with a stash, untracked and ignored files: a file edit is reverted and nothing else changes", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": lines(8), "c.txt": "c\n", ".gitignore": "*.log\n" });
     r.git(["branch", "topic"]);
@@ -164,6 +159,7 @@ describe("git undo revert", () => {
     expect(others(userFingerprint(r))).toBe(rest);
     expect(r.read("build.log")).toBe("ignored\n");
     expect(r.g("ls-files", "-u")).toContain("c.txt");
+    await expectWellFormed(r);
   });
 
   test("a revert failing halfway leaves everything as it was", () => {

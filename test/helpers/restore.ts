@@ -1,5 +1,8 @@
 // Shared by the restore tests: snapshot trailers, fingerprints without git-undo's own refs.
 import { expect } from "bun:test";
+import { checkStates, listSnapshots } from "../../core/history.ts";
+import { isReadable } from "../../core/format.ts";
+import { openRepo } from "../../core/repo.ts";
 import { fingerprint, type RunResult, type TestRepo } from "./repo.ts";
 
 /** The fingerprint minus refs/undo/ lines: what the user sees, whatever git-undo recorded. */
@@ -48,4 +51,13 @@ export async function withRepoEnv<T>(r: TestRepo, fn: () => Promise<T>): Promise
     for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
     Object.assign(process.env, saved);
   }
+}
+
+/** Every snapshot passes the checks the tool applies to snapshots it reads (core/validate.ts through loadState). */
+export async function expectWellFormed(r: TestRepo): Promise<void> {
+  await withRepoEnv(r, async () => {
+    const repo = await openRepo(r.dir);
+    const checked = await checkStates(repo, await listSnapshots(repo));
+    expect(checked.filter((s) => !isReadable(s))).toEqual([]);
+  });
 }
