@@ -7,6 +7,7 @@ import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
 import { onRepoOpened } from "../core/repo.ts";
+import { phase, traceStart } from "../core/trace.ts";
 import { endPager, takePagerOptions } from "./pager.ts";
 import { setColorConfig, takeColorOptions, write } from "./ui.ts";
 
@@ -59,6 +60,7 @@ function unknownCommand(name: string): number {
 }
 
 export async function main(rawArgv: string[]): Promise<number> {
+  traceStart();
   // Global options, accepted anywhere as Git accepts them: --color[=<when>], --no-color.
   const argv = takeDirectories(takePagerOptions(takeColorOptions(rawArgv)));
   onRepoOpened((repo) => setColorConfig(repo.config.color));
@@ -86,7 +88,7 @@ export async function main(rawArgv: string[]): Promise<number> {
   // `git undo`, `git undo 3`, `git undo --dry-run`: the undo command itself
   // (a word starting with a digit is a step count, refused there when it is not one).
   if (first === undefined || /^\s*\+?[0-9]/.test(first) || first.startsWith("-")) {
-    const undoCommand = await findCommand("undo")!.load();
+    const undoCommand = await phase("load undo", () => findCommand("undo")!.load());
     const parsedUndo = parse(undoCommand, argv, "git undo", ["version"]);
     if (parsedUndo === "help") {
       write(1, `${helpText(undoCommand)}\n`);
@@ -96,7 +98,7 @@ export async function main(rawArgv: string[]): Promise<number> {
   }
   const entry = findCommand(first);
   if (!entry) return unknownCommand(first);
-  const command = await entry.load();
+  const command = await phase(`load ${entry.name}`, () => entry.load());
   const parsed = parse(command, rest, `git undo ${first}`);
   if (parsed === "help") {
     write(1, `${helpText(command)}\n`);

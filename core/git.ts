@@ -4,6 +4,7 @@
 // work, and failures carry the command and Git's stderr.
 import { appendFileSync } from "node:fs";
 import { decodeBytes, encodeBytes, hasEscapedBytes } from "./format.ts";
+import { traceGit, traceOn } from "./trace.ts";
 
 export class GitError extends Error {
   constructor(
@@ -179,7 +180,7 @@ export class Git {
       new Response(proc.stderr).text(),
       proc.exited,
     ]);
-    if (started) traceLine(`${(performance.now() - started).toFixed(1)} ms  git ${args.join(" ").slice(0, 160)}`, started);
+    if (started) traceGit(args, started);
     if (exitCode !== 0 && !(opts.okExit ?? []).includes(exitCode)) {
       throw new GitError(args, exitCode, stderr);
     }
@@ -236,23 +237,4 @@ export class Git {
     const r = await this.run(args, { ...opts, okExit: [1, 128, 129] });
     return r.exitCode === 0;
   }
-}
-
-/**
- * GIT_UNDO_TRACE=1: one line on stderr per Git process (how long it took, at
- * what time since the process started) and a last line with the total, to
- * see where a command's time goes: Bun's start and module loading come before
- * the first line, serial waits show as gaps.
- */
-let traced = 0;
-function traceOn(): boolean {
-  const v = process.env.GIT_UNDO_TRACE;
-  return v !== undefined && v !== "" && v !== "0" && v !== "false";
-}
-
-function traceLine(line: string, startedAt: number): void {
-  if (traced++ === 0) {
-    process.once("exit", () => process.stderr.write(`git-undo trace: ${performance.now().toFixed(1)} ms in all, ${traced} Git processes\n`));
-  }
-  process.stderr.write(`git-undo trace: @${startedAt.toFixed(1)} ${line}\n`);
 }
