@@ -1,8 +1,14 @@
 // The shape of a command, and the parsing every command shares.
-import { parseArgs, type ParseArgsConfig } from "node:util";
-import { UndoError, usage } from "../core/errors.ts";
+import { usage } from "../core/errors.ts";
 
-export type Options = NonNullable<ParseArgsConfig["options"]>;
+/** A command's options by long name, as node's util.parseArgs describes them. */
+export interface OptionSpec {
+  type: "boolean" | "string";
+  short?: string;
+  /** Given more than once, every value is kept (in order), not only the last. */
+  multiple?: boolean;
+}
+export type Options = Record<string, OptionSpec>;
 
 export interface Parsed {
   values: Record<string, string | boolean | string[] | boolean[] | undefined>;
@@ -34,25 +40,62 @@ export function parse(command: Command, argv: string[], invokedAs = `git undo ${
   const end = args.indexOf("--");
   const before = end === -1 ? args : args.slice(0, end);
   if (before.includes("-h") || before.includes("--help")) return "help";
-  try {
-    const { values, positionals } = parseArgs({
-      args,
-      options: command.options,
-      allowPositionals: true,
-      strict: true,
-    });
-    if (positionals.length && !command.takesArguments) {
-      const hint = command.argumentHint ? `; ${command.argumentHint}` : "";
-      throw usage(`${invokedAs} takes no arguments (got '${positionals[0]}'${hint})`);
-    }
-    return { values: values as Parsed["values"], positionals };
-  } catch (e) {
-    if (e instanceof UndoError) throw e;
-    // One line, as Git says it: node's wording up to its first sentence.
-    const first = (e as Error).message.split("\n")[0]!.replace(/\. To specify .*$/, "").replace(/\.$/, "");
-    throw usage(`${first.charAt(0).toLowerCase()}${first.slice(1)} ${see}`);
+  const { values, positionals } = collect(command.options, args, see);
+  if (positionals.length && !command.takesArguments) {
+    const hint = command.argumentHint ? `; ${command.argumentHint}` : "";
+    throw usage(`${invokedAs} takes no arguments (got '${positionals[0]}'${hint})`);
   }
+  return { values, positionals };
 }
+
+/**
+ * The values and positionals of argv as spellOut leaves it: `--name` or
+ * `--name=value` for each long option, clusters of short switches (`-fn`),
+ * words, and everything after `--` as words. (node's util.parseArgs did this;
+ * loading node:util cost every command ~5 ms.)
+ */
+function collect(options: Options, args: readonly string[], see: string): Parsed {
+  const values: Parsed["values"] = {};
+  const positionals: string[] = [];
+  const set = (name: string, value: string | boolean) => {
+    if (!options[name]!.multiple) values[name] = value;
+    else values[name] = [...((values[name] as (string | boolean)[] | undefined) ?? []), value] as string[] | boolean[];
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=");
+      const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+      if (options[name]!.type === "string") set(name, arg.slice(eq + 1));
+      else if (eq !== -1) throw usage(`option '--${name}' takes no value ${see}`);
+      else set(name, true);
+    } else if (arg.startsWith("-") && arg !== "-") {
+      // A cluster of switches; a value option in it takes the rest of the word, or the next word.
+      for (let j = 1; j < arg.length; j++) {
+        const name = shortOption(options, arg[j]!);
+        if (name === undefined) throw usage(`unknown switch '${arg[j]}' ${see}`);
+        if (options[name]!.type === "boolean") {
+          set(name, true);
+          continue;
+        }
+        const value = j + 1 < arg.length ? arg.slice(j + 1) : args[++i];
+        if (value === undefined) throw usage(`switch '${arg[j]}' requires a value ${see}`);
+        set(name, value);
+        break;
+      }
+    } else {
+      positionals.push(arg);
+    }
+  }
+  return { values, positionals };
+}
+
+const shortOption = (options: Options, letter: string): string | undefined =>
+  Object.keys(options).find((name) => options[name]!.short === letter);
 
 /**
  * argv with every option spelled out as node's parseArgs wants it: a value

@@ -5,9 +5,8 @@
 // and neither is output Git already pages (pager.undo set for `git undo`
 // makes Git start the pager itself: our stdout is then its pipe).
 import type { Subprocess } from "bun";
-import { isatty } from "node:tty";
 import { gitBool, type Repo } from "../core/repo.ts";
-import { setStdoutSink } from "./ui.ts";
+import { isTerminal, setStdoutSink } from "./ui.ts";
 
 let disabled = false;
 let pager: Subprocess<"pipe", "inherit", "inherit"> | null = null;
@@ -32,7 +31,7 @@ function pagerSetting(repo: Repo): boolean | string | undefined {
 
 /** Start the pager when stdout is a terminal and nothing turns it off; from then on stdout goes to it. */
 export async function startPager(repo: Repo): Promise<void> {
-  if (disabled || pager || !isatty(1)) return;
+  if (disabled || pager || !(await isTerminal(1))) return;
   const setting = pagerSetting(repo);
   if (setting === false) return;
   const command = typeof setting === "string" ? setting : (await repo.git.line(["var", "GIT_PAGER"])).trim();

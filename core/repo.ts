@@ -2,6 +2,7 @@
 import { basename, join } from "node:path";
 import { fatal } from "./errors.ts";
 import { Git, GitError } from "./git.ts";
+import { phase } from "./trace.ts";
 
 export type ObjectFormat = "sha1" | "sha256";
 
@@ -81,8 +82,16 @@ export function snapshotPrefixFor(worktreeName: string | null): string {
 export const hashLengthOf = (repo: Repo): number => (repo.objectFormat === "sha256" ? 32 : 20);
 
 /** Find the repository that contains `cwd`, as Git itself would. */
-export async function openRepo(cwd: string = process.cwd()): Promise<Repo> {
+export function openRepo(cwd: string = process.cwd()): Promise<Repo> {
+  return phase("open repository", () => discover(cwd));
+}
+
+async function discover(cwd: string): Promise<Repo> {
   const here = Git.here(cwd);
+  // The configuration is read at the same time, from the same folder: Git
+  // finds the same repository for both. rev-parse's failure is the one reported.
+  const configRead = readConfig(here);
+  configRead.catch(() => {});
   let out: string;
   try {
     // --show-toplevel comes last: in a bare repository it fails after printing the rest.
@@ -119,7 +128,7 @@ export async function openRepo(cwd: string = process.cwd()): Promise<Repo> {
   if (format !== "sha1" && format !== "sha256") throw fatal(`unsupported object format ${format}`);
   const worktreeName = gitDir === commonDir ? null : basename(gitDir);
   const git = here.bind(gitDir, workTree);
-  const { config, settings, configDigest } = await readConfig(git);
+  const { config, settings, configDigest } = await configRead;
   const repo: Repo = {
     git,
     gitDir,

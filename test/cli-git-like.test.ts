@@ -144,6 +144,36 @@ describe("did you mean", () => {
     expect(() => parse(fake, ["--al"])).toThrow("ambiguous option: --al (could be --alpha or --also) (see 'git undo fake -h')");
     expect(parse(fake, ["--alp"])).toEqual({ values: { alpha: true }, positionals: [] });
   });
+
+  test("options as Git parses them: values joined or next, clusters of switches, repeated values kept, words after --", () => {
+    const fake: Command = {
+      name: "fake",
+      usage: "git undo fake",
+      takesArguments: true,
+      options: {
+        force: { type: "boolean", short: "f" },
+        quiet: { type: "boolean", short: "q" },
+        "max-count": { type: "string", short: "n" },
+        ref: { type: "string", multiple: true },
+      },
+      run: async () => 0,
+    };
+    const ok = (...argv: string[]) => parse(fake, argv);
+    const refused = (argv: string[], message: string) => expect(() => parse(fake, argv)).toThrow(message);
+    expect(ok("-fq", "3")).toEqual({ values: { force: true, quiet: true }, positionals: ["3"] });
+    expect(ok("-n", "-5")).toEqual({ values: { "max-count": "-5" }, positionals: [] });
+    expect(ok("-n5", "--max-count=7")).toEqual({ values: { "max-count": "7" }, positionals: [] });
+    expect(ok("-fn", "2")).toEqual({ values: { force: true, "max-count": "2" }, positionals: [] });
+    expect(ok("-fn2", "x")).toEqual({ values: { force: true, "max-count": "2" }, positionals: ["x"] });
+    expect(ok("--ref", "a", "--ref=b", "--re", "c")).toEqual({ values: { ref: ["a", "b", "c"] }, positionals: [] });
+    expect(ok("a", "--", "-f", "--ref", "-")).toEqual({ values: {}, positionals: ["a", "-f", "--ref", "-"] });
+    expect(ok("-")).toEqual({ values: {}, positionals: ["-"] });
+    refused(["--force=yes"], "option '--force' takes no value (see 'git undo fake -h')");
+    refused(["-fx"], "unknown switch 'x' (see 'git undo fake -h')");
+    refused(["-fn"], "switch 'n' requires a value (see 'git undo fake -h')");
+    refused(["--max-count"], "option '--max-count' requires a value (see 'git undo fake -h')");
+    refused(["--bogus"], "unknown option '--bogus' (see 'git undo fake -h')");
+  });
 });
 
 describe("-C <path>", () => {
