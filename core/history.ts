@@ -3,11 +3,12 @@
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { refuse, fatal, usage } from "./errors.ts";
 import { decodeMessage, isReadable, snapshotNumber, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
-import { loadState } from "./inspect.ts";
+import { loadStates } from "./inspect.ts";
 import { SnapshotRefused } from "./validate.ts";
 import type { Repo } from "./repo.ts";
 import { scanUndoRefs, type SnapshotRef } from "./refs.ts";
 import { undoFile } from "./undo-files.ts";
+import { phase } from "./trace.ts";
 
 /** Decode the snapshot refs of one sequence, oldest first. Unreadable ones are kept, marked. */
 export function decodeSnapshots(undoRefs: readonly SnapshotRef[], prefix: string): SnapshotEntry[] {
@@ -40,25 +41,23 @@ export async function listSnapshots(repo: Repo): Promise<SnapshotEntry[]> {
  * is immutable, so one that passed once passes for ever: their ids are kept
  * in <gitdir>/undo/valid-trees, and only new trees are read.
  */
-export async function checkStates(repo: Repo, snaps: readonly SnapshotEntry[]): Promise<SnapshotEntry[]> {
+export function checkStates(repo: Repo, snaps: readonly SnapshotEntry[]): Promise<SnapshotEntry[]> {
+  return phase("check snapshots", () => checkTrees(repo, snaps));
+}
+
+async function checkTrees(repo: Repo, snaps: readonly SnapshotEntry[]): Promise<SnapshotEntry[]> {
   const known = readValidTrees(repo);
   const fresh = [...new Set(snaps.filter((s) => isReadable(s) && !known.has(s.tree)).map((s) => s.tree))];
   if (!fresh.length) return [...snaps];
   const problems = new Map<ObjectId, string>();
   const passed: ObjectId[] = [];
-  // A few at a time: a first look at 1,000 snapshots must not start 1,000 processes at once.
-  for (let i = 0; i < fresh.length; i += 8) {
-    await Promise.all(
-      fresh.slice(i, i + 8).map(async (tree) => {
-        try {
-          await loadState(repo, tree, "");
-          passed.push(tree);
-        } catch (e) {
-          if (!(e instanceof SnapshotRefused)) throw e;
-          problems.set(tree, e.problem);
-        }
-      }),
-    );
+  // Many trees to one cat-file: a first look at 5,000 snapshots is a few processes, not 5,000.
+  for (let i = 0; i < fresh.length; i += 1000) {
+    const batch = fresh.slice(i, i + 1000);
+    (await loadStates(repo, batch)).forEach((state, j) => {
+      if (state instanceof SnapshotRefused) problems.set(batch[j]!, state.problem);
+      else passed.push(batch[j]!);
+    });
   }
   addValidTrees(repo, passed);
   return snaps.map((s) => {

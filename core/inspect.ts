@@ -1,8 +1,8 @@
 // Reading a recorded state back: the decoded state tree of a snapshot and the
 // counts `git undo show` prints.
-import { decodeBytes, decodeHead, decodeRefs, decodeStash, decodeState, decodeUnmerged, OPERATION_MARKERS, type ObjectId, type RefLine, type Snapshot, type StateTree } from "./format.ts";
+import { decodeBytes, decodeHead, decodeRefs, decodeStash, decodeState as decodeStateBlob, decodeUnmerged, OPERATION_MARKERS, type ObjectId, type RefLine, type Snapshot, type StateTree } from "./format.ts";
 import { parseNameStatus } from "./describe.ts";
-import { readObjects } from "./objects.ts";
+import { readObjects, type RawObject } from "./objects.ts";
 import { hashLengthOf, type Repo } from "./repo.ts";
 import { checkConsistent, checkHead, checkIndexBlobs, checkKeep, checkMarkers, checkRefs, checkStash, checkUnmerged, parseRawTree, problemOf, SnapshotRefused, STATE_ENTRY_TYPES } from "./validate.ts";
 
@@ -15,8 +15,31 @@ const TREE_ENTRIES = ["index", "index-blobs", "worktree", "keep"] as const;
  * whole, naming the first problem. `label` names the snapshot in that line.
  */
 export async function loadState(repo: Repo, tree: ObjectId, label = `tree ${tree.slice(0, 7)}`): Promise<StateTree> {
+  const [state] = await loadStates(repo, [tree], label);
+  if (state instanceof SnapshotRefused) throw state;
+  return state!;
+}
+
+/**
+ * loadState for many trees in one cat-file (a first `list` of a long history
+ * checks them all): each one's state, or the SnapshotRefused naming its problem.
+ */
+export async function loadStates(repo: Repo, trees: readonly ObjectId[], label = ""): Promise<(StateTree | SnapshotRefused)[]> {
   const names = [...BLOB_ENTRIES, ...TREE_ENTRIES];
-  const objects = await readObjects(repo, names.map((n) => `${tree}:${n}`));
+  const objects = await readObjects(repo, trees.flatMap((tree) => names.map((n) => `${tree}:${n}`)));
+  return trees.map((tree, i) => {
+    try {
+      return decodeState(repo, objects.slice(i * names.length, (i + 1) * names.length), label || `tree ${tree.slice(0, 7)}`);
+    } catch (e) {
+      if (e instanceof SnapshotRefused) return e;
+      throw e;
+    }
+  });
+}
+
+/** A state tree from its entries as cat-file gave them (in BLOB_ENTRIES, TREE_ENTRIES order), checked. */
+function decodeState(repo: Repo, objects: readonly (RawObject | null)[], label: string): StateTree {
+  const names = [...BLOB_ENTRIES, ...TREE_ENTRIES];
   const problem = (why: string) => new SnapshotRefused(label, why);
   const hex = hashLengthOf(repo) * 2;
   const get = (name: (typeof names)[number]) => {
@@ -45,7 +68,7 @@ export async function loadState(repo: Repo, tree: ObjectId, label = `tree ${tree
     head: decodeHead(text("HEAD")),
     refs: decodeRefs(text("refs")),
     stash: decodeStash(text("stash")),
-    state: decodeState(text("state")),
+    state: decodeStateBlob(text("state")),
   };
   if (unmerged) state.indexUnmerged = unmerged.content;
   for (const name of TREE_ENTRIES) {

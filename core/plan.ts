@@ -23,6 +23,7 @@ import { indexLockHeld, indexLockPath } from "./lock.ts";
 import { readObjects } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 import { MODE } from "./mode.ts";
+import { phase } from "./trace.ts";
 
 /** The state being left: a recorded snapshot, or a capture not yet recorded (number null). */
 export interface StateSide {
@@ -447,7 +448,11 @@ export function nameList(names: readonly string[], max = 5): string {
  * T's refs, HEAD and stash need (which also gives the commit subjects), and
  * `git worktree list` only when a branch moves in a repository with linked worktrees.
  */
-export async function planRestore(repo: Repo, from: StateSide, target: Snapshot, opts: PlanOptions = {}): Promise<RestorePlan> {
+export function planRestore(repo: Repo, from: StateSide, target: Snapshot, opts: PlanOptions = {}): Promise<RestorePlan> {
+  return phase("plan", () => planSteps(repo, from, target, opts));
+}
+
+async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: PlanOptions = {}): Promise<RestorePlan> {
   const s = from.state;
   const [t, diffOut] = await Promise.all([
     loadState(repo, target.tree, `snapshot #${target.number}`),

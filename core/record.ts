@@ -15,6 +15,7 @@ import {
   encodeState,
   FORMAT_VERSION,
   groupsOf,
+  hasEscapedBytes,
   headTrailer,
   reflogTrailer,
   isReadable,
@@ -42,10 +43,12 @@ import { readJsonFile, replaceFile, withLock } from "./lock.ts";
 import { objectId, withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
 import { rereadConfig, type Repo } from "./repo.ts";
 import { clearStaleReservation } from "./settle.ts";
-import { readHead, readHeadReflog, readMarkers, readStash, scanRefs, type RefScan } from "./refs.ts";
+import { packSnapshotRefs, readHead, readHeadReflog, readMarkers, readStash, scanRefs, type RefScan } from "./refs.ts";
 import { captureIndex, type LeftOutFile } from "./state.ts";
+import { rememberCommit } from "./snapshot-commits.ts";
 import { undoFile } from "./undo-files.ts";
 import { MODE } from "./mode.ts";
+import { phase } from "./trace.ts";
 
 /** The live state, written as a tree but not yet committed. */
 export interface LiveCapture {
@@ -71,7 +74,11 @@ export const latestOf = (snaps: readonly SnapshotEntry[]): SnapshotEntry | undef
  * and keep the worktree index of core/kept-index.ts (no other capture can be
  * touching it); a capture without the lock (a preview) takes a fresh copy.
  */
-export async function captureLive(repo: Repo, opts: { lockHeld?: boolean } = {}): Promise<LiveCapture> {
+export function captureLive(repo: Repo, opts: { lockHeld?: boolean } = {}): Promise<LiveCapture> {
+  return phase("capture", () => captureState(repo, opts));
+}
+
+async function captureState(repo: Repo, opts: { lockHeld?: boolean } = {}): Promise<LiveCapture> {
   await useFreshConfig(repo);
   return withScratch(repo, async (scratch) => {
     // The refs and the index are independent: read them at the same time.
@@ -115,7 +122,11 @@ export type IndexParts = Pick<StateTree, "index" | "indexUnmerged" | "worktree">
  * the index and working-tree parts the restore itself wrote (known by
  * construction, so the files need not be read again).
  */
-export async function captureWith(repo: Repo, parts: IndexParts, configDigest?: string): Promise<LiveCapture> {
+export function captureWith(repo: Repo, parts: IndexParts, configDigest?: string): Promise<LiveCapture> {
+  return phase("capture after restore", () => captureRefsWith(repo, parts, configDigest));
+}
+
+async function captureRefsWith(repo: Repo, parts: IndexParts, configDigest?: string): Promise<LiveCapture> {
   const capture = await withScratch(repo, async (scratch) => buildCapture(repo, scratch, await scanRefs(repo), Promise.resolve(parts)));
   if (configDigest !== undefined) capture.configDigest = configDigest;
   return capture;
@@ -300,11 +311,15 @@ export async function recordLocked(repo: Repo, opts: RecordOptions): Promise<Rec
 }
 
 /** Steps 5 to 7: dedupe, commit, create the ref, enforce the limit. */
-export async function commitCapture(repo: Repo, capture: LiveCapture, opts: RecordOptions): Promise<RecordOutcome> {
+export function commitCapture(repo: Repo, capture: LiveCapture, opts: RecordOptions): Promise<RecordOutcome> {
+  return phase("commit snapshot", () => commitState(repo, capture, opts));
+}
+
+async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions): Promise<RecordOutcome> {
   const same = unchanged(capture);
   if (same && opts.kind !== "restore") return { created: false, latest: same, capture };
   // The parents and the committer do not depend on the summary: ask Git for them meanwhile.
-  const pending = Promise.all([keepParents(repo, commitsToKeep(capture.state)), committerEnv(repo, capture.configDigest)]);
+  const pending = Promise.all([keepParents(repo, commitsToKeep(capture.state)), committerOf(repo, capture.configDigest)]);
   pending.catch(() => {}); // awaited below; a failing summary must not leave it unhandled
   const summary = opts.message ?? (await summarize(repo, capture));
   const trailers: Trailers = { format: FORMAT_VERSION, kind: opts.kind, head: headTrailer(capture.state.head) };
@@ -314,20 +329,29 @@ export async function commitCapture(repo: Repo, capture: LiveCapture, opts: Reco
   const message = encodeMessage({ summary, trailers });
 
   const [parents, committer] = await pending;
-  const commit = await commitTree(repo, capture.tree, parents, message, { ...committer, ...AUTHOR_ENV(committer) });
+  const committedAt = Math.floor(Date.now() / 1000);
+  const commit = await commitTree(repo, capture.tree, parents, message, identEnv(committer));
   const snapshot = await createRef(repo, capture.snapshots, commit);
   const created: Snapshot = {
     number: snapshot.number,
     ref: snapshot.ref,
     commit,
     tree: capture.tree,
-    date: Number(committer.GIT_COMMITTER_DATE.split(" ")[0]),
+    // Dated by Git when `date` is null: its clock read after ours, within the same second or the next.
+    date: committer.date === null ? committedAt : Number(committer.date.split(" ")[0]),
     // As stored: what a later read of this snapshot sees.
     summary: commitText(message.split("\n", 1)[0]!),
     trailers: storedTrailers(trailers),
   };
+  // Its commit as the next reader would read it: exactly known only when we dated it, and
+  // when the message is UTF-8 (commit-tree rewrites other bytes as if Latin-1).
+  if (committer.date !== null && !hasEscapedBytes(message)) rememberCommit(repo, { ref: snapshot.ref, commit, tree: capture.tree, date: created.date, message });
+  if (snapshot.number % PACK_REFS_EVERY === 0) await packSnapshotRefs(repo);
   return { created: true, snapshot: created, capture };
 }
+
+/** Every this many snapshots their refs are packed (core/refs.ts packSnapshotRefs). */
+const PACK_REFS_EVERY = 100;
 
 /** Trailers as commit-tree stored them (non-UTF-8 bytes read as Latin-1). */
 function storedTrailers(t: Trailers): Trailers {
@@ -363,51 +387,69 @@ async function summarize(repo: Repo, capture: LiveCapture): Promise<string> {
 const sameCommit = (entry: ReflogEntry | undefined, trailer: string | undefined): boolean =>
   entry !== undefined && trailer !== undefined && trailer.slice(0, trailer.indexOf(" ")) === entry.commit;
 
-type IdentEnv = { GIT_COMMITTER_NAME: string; GIT_COMMITTER_EMAIL: string; GIT_COMMITTER_DATE: string };
-
-const AUTHOR_ENV = (c: IdentEnv) => ({
-  GIT_AUTHOR_NAME: PLACEHOLDER_NAME,
-  GIT_AUTHOR_EMAIL: PLACEHOLDER_EMAIL,
-  GIT_AUTHOR_DATE: c.GIT_COMMITTER_DATE,
-});
-
-function localOffset(): string {
-  const minutes = -new Date().getTimezoneOffset();
-  const sign = minutes < 0 ? "-" : "+";
-  const abs = Math.abs(minutes);
-  return `${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}${String(abs % 60).padStart(2, "0")}`;
+/** Who commits a snapshot; a null date lets Git date it: now, in the local time zone. */
+interface Committer {
+  name: string;
+  email: string;
+  date: string | null;
 }
 
 /**
- * The committer: the configured identity (never Git's host-name guess), else
- * the placeholder. `git var` answers from the configuration and four variables;
- * its answer is kept in <gitdir>/undo/committer.json under their digest, so a
- * recording with the same inputs needs no `git var` (the date is now, as Git's).
+ * The identity variables of a snapshot's commit-tree: the committer, and the
+ * placeholder author with the committer's date. With no date given, Git reads
+ * the clock once for both (ident.c keeps the first reading), and no date
+ * variable of the user's is passed on. (Asking the JS runtime for the local
+ * offset costs ~8 ms: its time-zone data is loaded on first use.)
  */
-async function committerEnv(repo: Repo, configDigest: string | undefined): Promise<IdentEnv> {
-  const now = `${Math.floor(Date.now() / 1000)} ${localOffset()}`;
+const identEnv = (c: Committer): Record<string, string | undefined> => ({
+  GIT_COMMITTER_NAME: c.name,
+  GIT_COMMITTER_EMAIL: c.email,
+  GIT_COMMITTER_DATE: c.date ?? undefined,
+  GIT_AUTHOR_NAME: PLACEHOLDER_NAME,
+  GIT_AUTHOR_EMAIL: PLACEHOLDER_EMAIL,
+  GIT_AUTHOR_DATE: c.date ?? undefined,
+});
+
+/**
+ * The committer: the configured identity (never Git's host-name guess), else
+ * the placeholder. `git var` answers from the configuration and five variables;
+ * its answer is kept in <gitdir>/undo/committer.json under their digest, so a
+ * recording with the same inputs needs no `git var`. The date is now, with
+ * the local offset Git gave (kept for the quarter of an hour it is sure to
+ * hold, then asked again); with no identity, the date is left to Git.
+ */
+async function committerOf(repo: Repo, configDigest: string | undefined): Promise<Committer> {
   const cache = undoFile(repo.undoDir, "committer");
   const key = configDigest && !process.env.GIT_COMMITTER_DATE ? JSON.stringify([configDigest, ...IDENT_VARS.map((v) => process.env[v] ?? null)]) : null;
+  const now = Date.now();
   if (key) {
-    const known = readJsonFile(cache) as { key: string; name: string; email: string } | { key: string; none: true } | null;
-    if (known?.key === key) {
-      return "none" in known
-        ? { GIT_COMMITTER_NAME: PLACEHOLDER_NAME, GIT_COMMITTER_EMAIL: PLACEHOLDER_EMAIL, GIT_COMMITTER_DATE: now }
-        : { GIT_COMMITTER_NAME: known.name, GIT_COMMITTER_EMAIL: known.email, GIT_COMMITTER_DATE: now };
+    const known = readJsonFile(cache) as KnownCommitter | null;
+    // With no identity Git is not asked again (it would fail again) and dates the commit itself.
+    if (known?.key === key && "none" in known) return { name: PLACEHOLDER_NAME, email: PLACEHOLDER_EMAIL, date: null };
+    if (known?.key === key && !("none" in known) && typeof known.offset === "string" && typeof known.until === "number" && now < known.until) {
+      return { name: known.name, email: known.email, date: `${Math.floor(now / 1000)} ${known.offset}` };
     }
   }
   const r = await repo.git.run(["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"], { okExit: [128] });
-  const m = r.exitCode === 0 ? /^(.*) <(.*)> (\d+ [+-]\d{4})$/.exec(new TextDecoder().decode(r.stdout).trim()) : null;
+  const m = r.exitCode === 0 ? /^(.*) <(.*)> ((\d+) ([+-]\d{4}))$/.exec(new TextDecoder().decode(r.stdout).trim()) : null;
   if (key) {
+    // Git's offset holds until the next quarter of an hour: every time zone changes its offset on one.
+    const dated = m ? { offset: m[5]!, until: (Math.floor(Number(m[4]) / 900) + 1) * 900_000 } : {};
     try {
-      replaceFile(cache, JSON.stringify(m ? { key, name: m[1], email: m[2] } : { key, none: true }));
+      replaceFile(cache, JSON.stringify(m ? { key, name: m[1], email: m[2], ...dated } : { key, none: true }));
     } catch {
       /* answered by Git this time; the next recording asks again */
     }
   }
-  if (m) return { GIT_COMMITTER_NAME: m[1]!, GIT_COMMITTER_EMAIL: m[2]!, GIT_COMMITTER_DATE: m[3]! };
-  return { GIT_COMMITTER_NAME: PLACEHOLDER_NAME, GIT_COMMITTER_EMAIL: PLACEHOLDER_EMAIL, GIT_COMMITTER_DATE: now };
+  if (m) return { name: m[1]!, email: m[2]!, date: m[3]! };
+  return { name: PLACEHOLDER_NAME, email: PLACEHOLDER_EMAIL, date: null };
 }
+
+/**
+ * committer.json: the identity `git var` gave under `key`, and the local
+ * time-zone offset it dated with, good until `until` (ms since the epoch).
+ */
+type KnownCommitter = ({ key: string; name: string; email: string } | { key: string; none: true }) & { offset?: unknown; until?: unknown };
 
 
 /**
@@ -432,14 +474,14 @@ function keepBlobsOf(repo: Repo, tree: ObjectId, entries: readonly TreeEntry[]):
 }
 
 /** The environment `git var GIT_COMMITTER_IDENT` reads besides the configuration. */
-const IDENT_VARS = ["GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_COMMITTER_DATE"];
+const IDENT_VARS = ["GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_COMMITTER_DATE", "TZ"];
 
 async function commitTree(
   repo: Repo,
   tree: ObjectId,
   parents: readonly ObjectId[],
   message: string,
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
 ): Promise<ObjectId> {
   // i18n.commitEncoding would add an `encoding` header: messages are UTF-8, and identical states must hash identically.
   const args = ["-c", "i18n.commitEncoding=UTF-8", "commit-tree", tree];

@@ -8,18 +8,13 @@
 // rest comes from one for-each-ref.
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
-import { compareBytes, decodeBytes, OPERATION_MARKERS, type HeadState, type ObjectId, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
+import { compareBytes, decodeBytes, OPERATION_MARKERS, type HeadState, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
 import { text, type GitResult } from "./git.ts";
 import type { Repo } from "./repo.ts";
+import { snapshotCommits, type ListedRef, type SnapshotRef } from "./snapshot-commits.ts";
+import { phase } from "./trace.ts";
 
-/** A ref under refs/undo/ as for-each-ref listed it. */
-export interface SnapshotRef {
-  ref: string;
-  commit: ObjectId;
-  tree: ObjectId;
-  date: number;
-  message: string;
-}
+export type { SnapshotRef } from "./snapshot-commits.ts";
 
 export interface RefScan {
   /** Every ref outside refs/undo/, sorted by name in byte order. */
@@ -29,18 +24,26 @@ export interface RefScan {
 }
 
 const FIELD = "%00";
-const REF_FORMAT = [
-  "%(refname)",
-  "%(objectname)",
-  "%(objecttype)",
-  "%(symref)",
-  "%(*objectname)",
-  "%(*objecttype)",
-  "%(tree)",
-  "%(committerdate:unix)",
-  "%(contents)",
-].join(FIELD) + "%00%01%00";
+const REF_FORMAT = ["%(refname)", "%(objectname)", "%(objecttype)", "%(symref)", "%(*objectname)", "%(*objecttype)"].join(FIELD) + "%00%01%00";
 const RECORD_END = "\0\x01\0\n";
+
+/**
+ * Every ref outside refs/undo/, as for-each-ref patterns. In a glob Git's `*`
+ * and `?` stop at a slash and `**` crosses it; a pattern without one matches
+ * a whole ref or a folder of them. Together these name every refs/<first>/...
+ * whose first component is not `undo` (Git 2.31 onwards; `--exclude` came in
+ * 2.42). Listing the snapshots with the refs would read every snapshot
+ * commit on every recording.
+ */
+const OUTSIDE_UNDO = [
+  ...["refs/[!u]*", "refs/u[!n]*", "refs/un[!d]*", "refs/und[!o]*", "refs/undo?*"].flatMap((p) => [p, `${p}/**`]),
+  "refs/u",
+  "refs/un",
+  "refs/und",
+];
+
+/** Snapshot refs: names and ids only, which reads no object (their commits come from core/snapshot-commits.ts). */
+const UNDO_FORMAT = "%(refname)%00%(objectname)%00%(symref)";
 
 /** Per-worktree ref hierarchies: in a linked worktree they live in its own git dir. */
 const PER_WORKTREE = ["refs/bisect", "refs/worktree", "refs/rewritten"];
@@ -52,9 +55,11 @@ const PER_WORKTREE = ["refs/bisect", "refs/worktree", "refs/rewritten"];
  */
 export async function scanRefs(repo: Repo): Promise<RefScan> {
   if (repo.refStorage !== "files") return scanThroughGit(repo);
-  const out = await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`]);
-  return completeScan(repo, parseScan(out));
+  const [out, undoRefs] = await Promise.all([listRefs(repo), scanUndoRefs(repo, repo.snapshotPrefix)]);
+  return completeScan(repo, { refs: parseRefs(out), undoRefs });
 }
+
+const listRefs = (repo: Repo): Promise<string> => repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`, ...OUTSIDE_UNDO]);
 
 /** What the files ref storage keeps as plain files, as Git reported it with the refs (reftable). */
 interface ReadThroughGit {
@@ -84,15 +89,16 @@ async function scanThroughGit(repo: Repo): Promise<RefScan> {
   // -z: one NUL after each entry; %gs is the reflog message as the files hold it.
   const reflog = (ref: string, more: string[] = []) =>
     git.run(["log", "-g", "-z", "--no-show-signature", "--format=%H%x09%gs", ...more, ref, "--"], { okExit: [128] });
-  const [listing, symbolic, detached, headLog, stashLog] = await Promise.all([
-    git.text(["for-each-ref", `--format=${REF_FORMAT}`]),
+  const [listing, undoRefs, symbolic, detached, headLog, stashLog] = await Promise.all([
+    listRefs(repo),
+    scanUndoRefs(repo, repo.snapshotPrefix),
     git.run(["symbolic-ref", "-q", "--no-recurse", "HEAD"], { okExit: [1] }),
     // HEAD's commit when detached, and which marker refs exist: one batch.
     git.text(["cat-file", "--batch-check=%(objectname)"], { input: ["HEAD", ...REF_MARKERS].map((n) => `${n}\n`).join("") }),
     reflog("HEAD", ["-1"]),
     reflog("refs/stash"),
   ]);
-  const scan = parseScan(listing);
+  const scan: RefScan = { refs: parseRefs(listing), undoRefs };
   const { refs } = scan;
   const deepTags = refs.filter((r) => r.peeledType === "tag");
   const symrefs = refs.filter((r) => r.symrefTarget);
@@ -136,23 +142,43 @@ function readThroughGit(repo: Repo, refs?: readonly RefLine[]): ReadThroughGit |
 }
 
 /** Only the refs under `prefix` (a snapshot sequence, or all of refs/undo/). */
-export async function scanUndoRefs(repo: Repo, prefix = "refs/undo/"): Promise<SnapshotRef[]> {
-  const out = await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`, prefix]);
-  return parseScan(out).undoRefs;
+export function scanUndoRefs(repo: Repo, prefix = "refs/undo/"): Promise<SnapshotRef[]> {
+  return phase("read snapshots", async () => {
+    const out = await repo.git.text(["for-each-ref", `--format=${UNDO_FORMAT}`, prefix]);
+    const listed: ListedRef[] = [];
+    for (const line of out.split("\n")) {
+      const [ref = "", commit = "", symref = ""] = line.split("\0");
+      // A symbolic ref there is no snapshot: deleting it (undo.limit, gc) would delete its target.
+      if (ref && commit && !symref) listed.push({ ref, commit });
+    }
+    return snapshotCommits(repo, listed, prefix);
+  });
 }
 
-function parseScan(out: string): RefScan {
+/**
+ * Pack the snapshot refs (files storage). Loose, each is a file that every
+ * listing of refs opens, the other refs' included: 5,000 of them cost a
+ * recording 70 ms or more. `--include` (Git 2.42+) packs ours along with
+ * what Git packs by default (tags, refs already packed), as `git gc` would;
+ * older Gits refuse the option and their snapshot refs stay loose until the
+ * user's next `git gc`. Never fails: a recording does not depend on it.
+ */
+export async function packSnapshotRefs(repo: Repo): Promise<void> {
+  if (repo.refStorage !== "files") return; // reftable compacts its tables itself
+  try {
+    await repo.git.run(["pack-refs", "--include=refs/undo/*"], { okExit: [128, 129] });
+  } catch {
+    /* a lock held by the user's Git: next time */
+  }
+}
+
+/** Every ref for-each-ref listed with REF_FORMAT. */
+function parseRefs(out: string): RefLine[] {
   const refs: RefLine[] = [];
-  const undoRefs: SnapshotRef[] = [];
   for (const rec of out.split(RECORD_END)) {
     if (!rec) continue;
-    const [name = "", object = "", type = "", symref = "", peeled = "", peeledType = "", tree = "", date = "", message = ""] =
-      rec.split("\0");
-    if (name.startsWith("refs/undo/")) {
-      // A symbolic ref there is no snapshot: deleting it (undo.limit, gc) would delete its target.
-      if (type === "commit" && !symref) undoRefs.push({ ref: name, commit: object, tree, date: Number(date), message });
-      continue;
-    }
+    const [name = "", object = "", type = "", symref = "", peeled = "", peeledType = ""] = rec.split("\0");
+    if (name.startsWith("refs/undo/")) continue;
     const line: RefLine = {
       name,
       object: object || null,
@@ -163,7 +189,7 @@ function parseScan(out: string): RefScan {
     };
     refs.push(line);
   }
-  return { refs, undoRefs };
+  return refs;
 }
 
 async function completeScan(repo: Repo, scan: RefScan): Promise<RefScan> {

@@ -33,6 +33,7 @@ import { acquireLock, clearDeadIndexLock, createIndexLock, indexLockPath, releas
 import { withScratch, writeTagObjects } from "./objects.ts";
 import { addLineCounts, nameList, occupiedNow, parseRawNumstat, planIsEmpty, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
 import { captureLive, captureWith, commitCapture, latestOf, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
+import { phase } from "./trace.ts";
 import type { Repo } from "./repo.ts";
 import { copyIndexFile, indexVersion } from "./index-file.ts";
 import { currentMarkers } from "./refs.ts";
@@ -590,7 +591,11 @@ export interface ApplyRequest {
  *   step 6, the stash (restoreStash).
  * Exported for tests that change files between the capture and the merge.
  */
-export async function applyPlan(repo: Repo, req: ApplyRequest): Promise<{ readFilesAgain: boolean }> {
+export function applyPlan(repo: Repo, req: ApplyRequest): Promise<{ readFilesAgain: boolean }> {
+  return phase("apply", () => applySteps(repo, req));
+}
+
+async function applySteps(repo: Repo, req: ApplyRequest): Promise<{ readFilesAgain: boolean }> {
   const { plan, scratch, journal, nextIndex } = req;
   const moves = plan.refs.filter((m) => req.force || m.checkedOutIn === undefined);
   const T = plan.target.number;

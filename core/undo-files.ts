@@ -37,6 +37,8 @@ export const UNDO_FILES = {
   stateBlobs: "state-blobs.json",
   /** Cache: the last keep tree and its groups (core/keep.ts). */
   keepTree: "keep-tree.json",
+  /** Cache: the snapshot commits already read, by id (core/snapshot-commits.ts). */
+  snapshotCommits: "snapshot-commits",
   /** Cache: state trees already validated (core/history.ts). */
   validTrees: "valid-trees",
   /** Cache: the worktree index kept between recordings (core/kept-index.ts). */
@@ -50,7 +52,7 @@ export type UndoFile = keyof typeof UNDO_FILES;
 /** The path of one of git-undo's files in a worktree's undo folder. */
 export const undoFile = (undoDir: string, name: UndoFile): string => join(undoDir, UNDO_FILES[name]);
 
-const CACHES = ["committer", "stateBlobs", "keepTree", "validTrees", "keptIndexInfo"] as const satisfies readonly UndoFile[];
+const CACHES = ["committer", "stateBlobs", "keepTree", "snapshotCommits", "validTrees", "keptIndexInfo"] as const satisfies readonly UndoFile[];
 
 /**
  * Drop every cache in one worktree's undo folder (uninstall; the next

@@ -1,14 +1,14 @@
 // The snapshot sequence: dedupe, numbering and its retry, undo.limit, the
 // capture lock, and where bare, linked-worktree and SHA-256 repositories record.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { tryLock } from "../core/lock.ts";
 import { blobId } from "../core/objects.ts";
 import { captureLive, commitCapture, recordLocked } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
-import { CLI, makeRepo, refFormatOf, type TestRepo } from "./helpers/repo.ts";
+import { CLI, gitAtLeast, makeRepo, refFormatOf, type TestRepo } from "./helpers/repo.ts";
 import { blobText, commitMessage, entries, parents, snap, snapshotRefs } from "./helpers/snap.ts";
 
 /** Run core functions in-process as if from inside `r` (its isolated HOME and config). */
@@ -67,7 +67,7 @@ describe("a lean recording", () => {
   /** Their subcommands. */
   const spawns = (r: TestRepo): string[] => commands(r).map((c) => c.split(" ")[0]!);
 
-  test("at most 12 Git processes; nothing written when nothing changed; a commit needs no diff", () => {
+  test("at most 13 Git processes; nothing written when nothing changed; a commit needs no diff; no snapshot commit is read back", () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     snap(r);
@@ -75,9 +75,15 @@ describe("a lean recording", () => {
     const afterCommitLines = commands(r);
     const afterCommit = afterCommitLines.map((c) => c.split(" ")[0]!);
     // With reftable, HEAD, the marker refs and the two reflogs come from Git: 4 more.
-    const budget = refFormatOf(r) === "reftable" ? 16 : 12;
+    const budget = refFormatOf(r) === "reftable" ? 17 : 13;
     expect(afterCommit.length).toBeLessThanOrEqual(budget);
-    expect(afterCommit.filter((c) => c === "for-each-ref")).toHaveLength(1);
+    // The refs, and this worktree's snapshot refs by name: listed apart so that no
+    // snapshot commit is read (each recording keeps the one it wrote).
+    expect(afterCommitLines.filter((c) => c.startsWith("for-each-ref"))).toEqual([
+      expect.stringContaining("refs/[!u]*"),
+      expect.stringMatching(/^for-each-ref --format=%\(refname\)%00%\(objectname\)%00%\(symref\) refs\/undo\/snapshots\/$/),
+    ]);
+    expect(afterCommitLines.filter((c) => c === "cat-file --batch")).toEqual([]);
     // The summary is the reflog message: no diff for it (the kept index may diff two index trees).
     expect(afterCommitLines.filter((c) => c.startsWith("diff-tree") && c.includes("--name-status"))).toEqual([]);
     expect(afterCommit.filter((c) => c === "commit-tree")).toHaveLength(1);
@@ -118,6 +124,42 @@ describe("a lean recording", () => {
   });
 });
 
+describe("the committer's date", () => {
+  /** The committer line of snapshot n and whether `git var` ran for it. */
+  function record(r: TestRepo, n: number, env: Record<string, string>): { committer: string; askedGit: boolean } {
+    r.write("a.c", `edit ${n}\n`);
+    const trace = join(r.dir, "..", `trace-${n}`);
+    expect(r.undo(["snapshot"], { env: { ...env, GIT_UNDO_TRACE_SPAWNS: trace } }).code).toBe(0);
+    const committer = r.g("cat-file", "commit", `refs/undo/snapshots/${String(n).padStart(10, "0")}`).split("\n").find((l) => l.startsWith("committer "))!;
+    return { committer, askedGit: readFileSync(trace, "utf8").split("\n").some((l) => / ?var GIT_COMMITTER_IDENT$/.test(l)) };
+  }
+
+  test("now, with the local offset Git gave: kept for its quarter of an hour, asked again past it or when TZ changes", () => {
+    const r = makeRepo();
+    r.commit("one", { "a.c": "a\n" });
+    const india = { TZ: "IST-5:30" }; // POSIX rules: no time-zone files needed
+    const first = record(r, 1, india);
+    expect(first.askedGit).toBe(true);
+    expect(first.committer).toMatch(/^committer Test User <test@example\.com> \d+ \+0530$/);
+    const second = record(r, 2, india);
+    expect(second.askedGit).toBe(false);
+    expect(second.committer).toMatch(/ \+0530$/);
+    expect(Math.abs(Number(second.committer.split(" ").at(-2)) - Date.now() / 1000)).toBeLessThan(60);
+    const newfoundland = record(r, 3, { TZ: "NST3:30" });
+    expect(newfoundland.askedGit).toBe(true);
+    expect(newfoundland.committer).toMatch(/ -0330$/);
+    // Past the quarter of an hour the offset was known for, Git is asked again.
+    const file = join(r.gitDir(), "undo", "committer.json");
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), until: Date.now() - 1 }));
+    expect(record(r, 4, { TZ: "NST3:30" }).askedGit).toBe(true);
+    // The author is the placeholder, dated as the committer.
+    const commit = r.g("cat-file", "commit", "refs/undo/snapshots/0000000004");
+    const dateOf = (who: string) => commit.split("\n").find((l) => l.startsWith(`${who} `))!.split(" ").slice(-2).join(" ");
+    expect(commit).toContain("\nauthor git-undo <git-undo@localhost> ");
+    expect(dateOf("author")).toBe(dateOf("committer"));
+  });
+});
+
 describe("blobId", () => {
   test("the id git hash-object gives, in SHA-1 and SHA-256 repositories", () => {
     for (const format of ["sha1", "sha256"] as const) {
@@ -143,6 +185,29 @@ describe("numbers", () => {
     r.write("a.c", "b\n");
     // Counted from what exists (undo.limit and gc never delete the newest).
     expect(snap(r).ref).toBe("refs/undo/snapshots/0000000002");
+  });
+
+  test("every hundredth snapshot packs the snapshot refs (Git 2.42+, files); the user's loose branches stay loose", () => {
+    const r = makeRepo();
+    r.commit("one", { "a.c": "a\n" });
+    const first = snap(r);
+    r.git(["branch", "loose"]);
+    r.git(["update-ref", "refs/undo/snapshots/0000000099", first.commit]);
+    r.write("a.c", "b\n");
+    expect(snap(r).ref).toBe("refs/undo/snapshots/0000000100");
+    const loose = (dir: string) => existsSync(join(r.gitDir(), dir)) ? readdirSync(join(r.gitDir(), dir)) : [];
+    if (refFormatOf(r) === "files" && gitAtLeast(2, 42)) {
+      expect(loose("refs/undo/snapshots")).toEqual([]);
+      expect(readFileSync(join(r.gitDir(), "packed-refs"), "utf8")).toContain(" refs/undo/snapshots/0000000100\n");
+      expect(loose("refs/heads")).toContain("loose");
+    } else if (refFormatOf(r) === "files") {
+      expect(loose("refs/undo/snapshots")).toContain("0000000100"); // the option is refused: nothing else happens
+    }
+    // Packed or not, the sequence reads the same and goes on.
+    expect(snapshotRefs(r).map((s) => s.ref).sort()).toEqual(["refs/undo/snapshots/0000000001", "refs/undo/snapshots/0000000099", "refs/undo/snapshots/0000000100"]);
+    r.write("a.c", "c\n");
+    expect(snap(r).ref).toBe("refs/undo/snapshots/0000000101");
+    expect(r.ok("list").split("\n")[0]).toMatch(/#101 /);
   });
 
   test("a ref that appears between reading the sequence and creating the ref: the next number is used", async () => {

@@ -5,10 +5,11 @@ import { expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { UNDO_FILES } from "../core/undo-files.ts";
+import { settled } from "./helpers/auto.ts";
 import { makeRepo } from "./helpers/repo.ts";
 
 const NAMES = new Set<string>(Object.values(UNDO_FILES));
-const CACHES = [UNDO_FILES.committer, UNDO_FILES.stateBlobs, UNDO_FILES.keepTree, UNDO_FILES.validTrees, UNDO_FILES.keptIndex, UNDO_FILES.keptIndexInfo];
+const CACHES = [UNDO_FILES.committer, UNDO_FILES.stateBlobs, UNDO_FILES.keepTree, UNDO_FILES.snapshotCommits, UNDO_FILES.validTrees, UNDO_FILES.keptIndex, UNDO_FILES.keptIndexInfo];
 
 test("the hooks spell the names of the marker, the pending mark and the worker's pid file as the core does", () => {
   for (const hook of ["reference-transaction", "post-index-change"]) {
@@ -18,7 +19,7 @@ test("the hooks spell the names of the marker, the pending mark and the worker's
   expect(readFileSync(join(import.meta.dir, "..", "hooks", "post-index-change"), "utf8")).toContain(`/undo/${UNDO_FILES.workerPid}`);
 });
 
-test("after recording, listing, a restore and an undo, every file in undo/ is a named one; uninstall drops the caches", () => {
+test("after recording, listing, a restore and an undo, every file in undo/ is a named one; uninstall drops the caches", async () => {
   const r = makeRepo();
   r.commit("base", { "a.txt": "a\n", "src/b.c": "b\n" });
   expect(r.undo(["init", "--file-hooks"]).code).toBe(0);
@@ -32,6 +33,8 @@ test("after recording, listing, a restore and an undo, every file in undo/ is a 
   r.ok("list");
   expect(r.undo(["restore", "2"]).code).toBe(0);
   r.ok("undo");
+  // The hooks' worker may still be recording the Git commands above, in a scratch folder of its own.
+  await settled(r.gitDir());
   const undoDir = join(r.gitDir(), "undo");
   const strangers = readdirSync(undoDir).filter((f) => !NAMES.has(f));
   expect(strangers).toEqual([]);
