@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import { listSnapshots, resolveSnapshotArg } from "../core/history.ts";
 import { record } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
+import { median, timed, useEnv } from "./common.ts";
 import { workingCopy } from "./fixture.ts";
 
 const CLI = join(import.meta.dir, "..", "cli", "main.ts");
@@ -40,26 +41,12 @@ const NEEDLE = "a line only one snapshot ever held";
 const wc = await workingCopy({ files: FILES, label: "find" });
 const env: Record<string, string> = { ...wc.env, GIT_UNDO_INTERNAL: "1", ...(process.env.FIND_BENCH_TRACE ? { GIT_UNDO_TRACE_SPAWNS: process.env.FIND_BENCH_TRACE } : {}) };
 
-function run(cmd: string[], input?: string): { ms: number; stdout: string } {
-  const t = performance.now();
-  const r = Bun.spawnSync({ cmd, cwd: wc.repo, env, stdin: input === undefined ? "ignore" : Buffer.from(input), stdout: "pipe", stderr: "pipe" });
-  const ms = performance.now() - t;
-  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed (${r.exitCode}): ${r.stderr.toString()}`);
-  return { ms, stdout: r.stdout.toString() };
-}
+const run = (cmd: string[], input?: string) => timed(cmd, wc.repo, env, [0], input);
 const git = (...a: string[]) => run(["git", ...a]);
 const undo = (...a: string[]) => run([process.execPath, CLI, ...a]);
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
 try {
-  // The in-process recorder reads the environment through Git.here().
-  for (const k of Object.keys(process.env)) if (k.startsWith("GIT_")) delete process.env[k];
-  Object.assign(process.env, wc.env);
+  useEnv(wc.env);
   git("config", "undo.limit", String(SNAPSHOTS + 10));
   const repo = await openRepo(wc.repo);
   const base = git("rev-parse", "HEAD").stdout.trim();

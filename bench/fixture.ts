@@ -1,28 +1,59 @@
-// The benchmarks' repository: a clean checkout of 100,000 files in a realistic
-// tree (paths 4 to 6 deep, a few large directories, packed objects, a valid
-// cache-tree) plus 1,000 untracked files and an ignored build folder.
+// The benchmarks' repositories, in two sizes: "large", a clean checkout of
+// 100,000 files in a realistic tree (paths 4 to 6 deep, a few large
+// directories, packed objects, a valid cache-tree, one commit) plus 1,000
+// untracked files; and "medium", where most people work: 5,000 files of the
+// same kind of tree with a history of 300 commits, plus 50 untracked files.
+// Both have an ignored build folder.
 //
-// It is built once per set of parameters and cached under
+// Each is built once per set of parameters and cached under
 // <tmpdir>/git-undo-bench/<key>/; the cached copy is never modified. A
 // benchmark that changes the repository takes a `workingCopy()` of it.
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
 import { rng } from "../test/helpers/rng.ts";
 
-export interface FixtureOptions {
-  /** Tracked files (default 100,000). */
-  files?: number;
-  /** Untracked, non-ignored files (default 1,000). */
-  untracked?: number;
+export type FixtureSize = "medium" | "large";
+export const FIXTURE_SIZES: readonly FixtureSize[] = ["medium", "large"];
+
+/** What the generator builds; the cache key is made of these. */
+export interface FixtureParams {
+  /** Tracked files. */
+  files: number;
+  /** Untracked, non-ignored files. */
+  untracked: number;
+  /** Commits on main: 1 imports the tree in one commit; more make a history ending in that tree. */
+  commits: number;
   /** Seed of the generator: same seed, same repository. */
-  seed?: number;
+  seed: number;
+}
+
+/** The two sizes every benchmark runs on. */
+export const SIZES: Record<FixtureSize, FixtureParams> = {
+  medium: { files: 5_000, untracked: 50, commits: 300, seed: 1 },
+  large: { files: 100_000, untracked: 1_000, commits: 1, seed: 1 },
+};
+
+/** `--size medium|large|both` as a list of sizes; `fallback` when the option is absent. */
+export function parseSizes(value: string | undefined, fallback: FixtureSize | "both" = "both"): FixtureSize[] {
+  const v = value ?? fallback;
+  if (v === "both") return [...FIXTURE_SIZES];
+  if ((FIXTURE_SIZES as readonly string[]).includes(v)) return [v as FixtureSize];
+  throw new Error(`--size: medium, large or both, not ${v}`);
+}
+
+/** A size (default "large"), and any of its parameters overridden. */
+export interface FixtureOptions extends Partial<FixtureParams> {
+  size?: FixtureSize;
 }
 
 export interface Fixture {
   /** The cache key: generator version and parameters. */
   key: string;
+  /** The parameters it was built from. */
+  params: FixtureParams;
   /** The repository's working tree. */
   repo: string;
   /** An empty HOME for every process run in it. */
@@ -55,23 +86,37 @@ export function benchEnv(home: string): Record<string, string> {
   return { ...env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), GIT_CONFIG_NOSYSTEM: "1", LC_ALL: "C", NO_COLOR: "1" };
 }
 
-function keyOf(opts: Required<FixtureOptions>): string {
-  return `v${GENERATOR}-${opts.files}f-${opts.untracked}u-s${opts.seed}`;
+/** The one-commit repositories keep the key they had before histories existed, so their caches stay valid. */
+function keyOf(p: FixtureParams): string {
+  return `v${GENERATOR}-${p.files}f-${p.untracked}u-s${p.seed}${p.commits > 1 ? `-${p.commits}c` : ""}`;
 }
 
-function withDefaults(opts: FixtureOptions): Required<FixtureOptions> {
-  return { files: opts.files ?? 100_000, untracked: opts.untracked ?? 1_000, seed: opts.seed ?? 1 };
+function paramsOf(opts: FixtureOptions): FixtureParams {
+  const preset = SIZES[opts.size ?? "large"];
+  return {
+    files: opts.files ?? preset.files,
+    untracked: opts.untracked ?? preset.untracked,
+    commits: opts.commits ?? preset.commits,
+    seed: opts.seed ?? preset.seed,
+  };
 }
 
-function loadFixture(key: string, root: string): Fixture {
+function loadFixture(key: string, root: string, params: FixtureParams): Fixture {
   const manifest = JSON.parse(readFileSync(join(root, "manifest.json"), "utf8")) as { tracked: string[]; untracked: string[] };
   const home = join(root, "home");
-  return { key, repo: join(root, "repo"), home, env: benchEnv(home), ...manifest };
+  return { key, params, repo: join(root, "repo"), home, env: benchEnv(home), ...manifest };
+}
+
+/** One line for a benchmark's header: what the repository holds. */
+export function describeFixture(f: Fixture): string {
+  const n = (x: number) => x.toLocaleString("en-US");
+  const history = f.params.commits > 1 ? `${n(f.params.commits)} commits` : "1 commit";
+  return `${n(f.tracked.length)} tracked files, ${n(f.untracked.length)} untracked, ${history}`;
 }
 
 /** The cached fixture, built first if needed. Treat it as read-only. */
 export async function fixture(options: FixtureOptions = {}): Promise<Fixture> {
-  const opts = withDefaults(options);
+  const opts = paramsOf(options);
   const key = keyOf(opts);
   const root = join(CACHE_ROOT, key);
   if (!existsSync(join(root, "manifest.json"))) {
@@ -89,7 +134,7 @@ export async function fixture(options: FixtureOptions = {}): Promise<Fixture> {
       rmSync(staging, { recursive: true, force: true });
     }
   }
-  return loadFixture(key, root);
+  return loadFixture(key, root, opts);
 }
 
 /**
@@ -152,7 +197,7 @@ interface Generated {
   ignored: { path: string; content: string }[];
 }
 
-function generate(opts: Required<FixtureOptions>): Generated {
+function generate(opts: FixtureParams): Generated {
   const rand = rng(opts.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   // A corpus of source-looking text; each file is a unique header plus a slice of it.
@@ -275,6 +320,67 @@ function importStream(files: Generated["tracked"]): Uint8Array {
   return enc.encode(chunks.join(""));
 }
 
+/**
+ * A git fast-import stream of a history of `commits` commits on main: the
+ * first holds all but the files added later; each next one appends a line to
+ * 1 to 4 files, and every tenth adds one of the files held back, so the last
+ * commit has every file. Branches and tags point into the history. The
+ * files' contents are updated to the last commit's, for the checkout.
+ */
+function historyStream(files: Generated["tracked"], commits: number, seed: number): Uint8Array {
+  // Its own sequence, so the tree generated from `seed` is the one-commit fixture's.
+  const rand = rng(seed + 0x9e3779b9);
+  // Commits 10, 20, ... each add one.
+  const added = Math.min(Math.floor((commits - 1) / 10), files.length - 1);
+  let present = files.length - added;
+  const chunks: string[] = [];
+  let mark = 0;
+  const blob = (content: string): number => {
+    chunks.push(`blob\nmark :${++mark}\ndata ${Buffer.byteLength(content)}\n${content}\n`);
+    return mark;
+  };
+  const commitMarks: number[] = [];
+  const commit = (i: number, message: string, changed: { file: Generated["tracked"][number]; blob: number }[]) => {
+    const who = `Bench <bench@example.com> ${1_700_000_000 + i * 3600} +0000`;
+    const msg = `${message}\n`;
+    chunks.push(`commit refs/heads/main\nmark :${++mark}\nauthor ${who}\ncommitter ${who}\ndata ${Buffer.byteLength(msg)}\n${msg}`);
+    for (const c of changed) chunks.push(`M ${c.file.mode} :${c.blob} ${c.file.path}\n`);
+    chunks.push("\n");
+    commitMarks.push(mark);
+  };
+  const first = files.slice(0, present).map((file) => ({ file, blob: blob(file.content) }));
+  commit(0, "Import the benchmark tree", first);
+  for (let i = 1; i < commits; i++) {
+    const changed: { file: Generated["tracked"][number]; blob: number }[] = [];
+    if (i % 10 === 0 && present < files.length) {
+      const file = files[present++]!;
+      changed.push({ file, blob: blob(file.content) });
+    }
+    const edits = 1 + Math.floor(rand() * 4);
+    for (let e = 0; e < edits; e++) {
+      const file = files[Math.floor(rand() * present)]!;
+      if (changed.some((c) => c.file === file)) continue;
+      file.content += `${file.content.endsWith("\n") ? "" : "\n"}// change ${i}: ${WORDS[Math.floor(rand() * WORDS.length)]}\n`;
+      changed.push({ file, blob: blob(file.content) });
+    }
+    const name = changed[changed.length - 1]!.file.path.split("/").pop();
+    commit(i, `${changed.length > 1 ? "Update" : "Fix"} ${name}${changed.length > 1 ? ` and ${changed.length - 1} more` : ""} (${i})`, changed);
+  }
+  // Branches and tags at points of the history, as a project has them.
+  const at = (back: number) => `:${commitMarks[Math.max(0, commitMarks.length - 1 - back)]!}`;
+  const points: [string, number][] = [
+    ["refs/heads/feature/parser", 20],
+    ["refs/heads/feature/ui", 50],
+    ["refs/heads/fix/cache", 5],
+    ["refs/heads/release/1.x", 100],
+    ["refs/tags/v1.0.0", 200],
+    ["refs/tags/v1.1.0", 100],
+    ["refs/tags/v1.2.0", 10],
+  ];
+  for (const [ref, back] of points) chunks.push(`reset ${ref}\nfrom ${at(back)}\n\n`);
+  return new TextEncoder().encode(chunks.join(""));
+}
+
 /** Refresh the index after the clock has moved past every file's mtime, so no entry is racily clean. */
 async function settleIndex(repo: string, env: Record<string, string>): Promise<void> {
   await Bun.sleep(1100);
@@ -283,7 +389,7 @@ async function settleIndex(repo: string, env: Record<string, string>): Promise<v
   git(repo, env, ["status", "--porcelain", "-uno"]);
 }
 
-async function build(root: string, opts: Required<FixtureOptions>): Promise<void> {
+async function build(root: string, opts: FixtureParams): Promise<void> {
   const started = performance.now();
   const home = join(root, "home");
   const repo = join(root, "repo");
@@ -293,10 +399,11 @@ async function build(root: string, opts: Required<FixtureOptions>): Promise<void
   git(repo, env, ["config", "user.name", "Bench User"]);
   git(repo, env, ["config", "user.email", "bench@example.com"]);
   const gen = generate(opts);
-  process.stderr.write(`fixture: generating ${gen.tracked.length} tracked and ${gen.untracked.length} untracked files in ${root}\n`);
+  process.stderr.write(`fixture: generating ${gen.tracked.length} tracked and ${gen.untracked.length} untracked files, ${opts.commits} commits, in ${root}\n`);
   // Objects go into one pack; the files are written by us, and the index is
-  // read from the commit (a primed cache-tree, as after a real commit) then refreshed.
-  git(repo, env, ["fast-import", "--quiet"], importStream(gen.tracked));
+  // read from the last commit (a primed cache-tree, as after a real commit) then refreshed.
+  const stream = opts.commits > 1 ? historyStream(gen.tracked, opts.commits, opts.seed) : importStream(gen.tracked);
+  git(repo, env, ["fast-import", "--quiet"], stream);
   writeFiles(repo, gen.tracked);
   for (const f of gen.tracked) if (f.mode === "100755") chmodSync(join(repo, f.path), 0o755);
   writeFiles(repo, gen.untracked);
@@ -313,6 +420,10 @@ async function build(root: string, opts: Required<FixtureOptions>): Promise<void
 }
 
 if (import.meta.main) {
-  const f = await fixture();
-  console.log(`${f.repo} (${f.tracked.length} tracked, ${f.untracked.length} untracked)`);
+  // bun bench/fixture.ts [--size medium|large|both]: build (or find) the fixtures.
+  const { values } = parseArgs({ options: { size: { type: "string" } } });
+  for (const size of parseSizes(values.size)) {
+    const f = await fixture({ size });
+    console.log(`${size}: ${f.repo} (${describeFixture(f)})`);
+  }
 }

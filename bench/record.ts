@@ -1,10 +1,11 @@
 #!/usr/bin/env bun
-// bench/record: how long a recording takes next to `git status`, on the
-// fixture repository (100,000 tracked files, 1,000 untracked), and how many Git
-// processes it starts. Every case runs once per round, rounds interleave the
-// cases so that a busy machine slows them alike, and medians are reported.
+// bench/record: how long a recording takes next to `git status`, and how many
+// Git processes it starts, on the medium fixture (5,000 tracked files, 300
+// commits, 50 untracked) and the large one (100,000 tracked files, 1,000
+// untracked). Every case runs once per round, rounds interleave the cases so
+// that a busy machine slows them alike, and medians are reported.
 //
-//   bun bench/record.ts [--runs N] [--warmup N] [--keep] [--ref-format files|reftable|both]
+//   bun bench/record.ts [--size medium|large|both] [--runs N] [--warmup N] [--keep] [--ref-format files|reftable|both]
 //   bun bench/record.ts --tags [--runs N] [--warmup N]
 //
 // --tags runs only the keep-entry case: a small repository with 1,000
@@ -12,22 +13,22 @@
 // without it. GIT_UNDO_BENCH_NO_KEEP=1 (read by core/keep.ts) is the switch
 // that leaves the entry out; it exists for this benchmark only.
 //
-// The main cases run on a files copy of the fixture and then on a reftable copy
-// (`git refs migrate`, Git 2.46+), one table each; --ref-format picks one. With
-// a Git that cannot migrate, only the files table is printed.
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+// The main cases run on a files copy of each fixture and then on a reftable
+// copy (`git refs migrate`, Git 2.46+), one table each; --ref-format picks
+// one. With a Git that cannot migrate, only the files tables are printed.
+import { appendFileSync, copyFileSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { spawnCount } from "../core/git.ts";
 import { record } from "../core/record.ts";
 import { openRepo, type Repo } from "../core/repo.ts";
-import { benchEnv, workingCopy, type WorkingCopy } from "./fixture.ts";
-
-const ROOT = join(import.meta.dir, "..");
+import { Case, Cli, commandNames, Editor, gitOut, gitVersion, loadAverage, printCases, printTable, progress, timed, useEnv, type Sample, type Target } from "./common.ts";
+import { benchEnv, describeFixture, parseSizes, workingCopy, type FixtureSize, type WorkingCopy } from "./fixture.ts";
 
 const { values: args } = parseArgs({
   options: {
+    size: { type: "string" },
     runs: { type: "string", default: "11" },
     warmup: { type: "string", default: "2" },
     keep: { type: "boolean", default: false },
@@ -37,120 +38,70 @@ const { values: args } = parseArgs({
   },
 });
 if (args.help) {
-  console.log("usage: bun bench/record.ts [--runs N] [--warmup N] [--keep] [--tags] [--ref-format files|reftable|both]");
+  console.log("usage: bun bench/record.ts [--size medium|large|both] [--runs N] [--warmup N] [--keep] [--tags] [--ref-format files|reftable|both]");
   process.exit(0);
 }
 const RUNS = Number(args.runs);
 const WARMUP = Number(args.warmup);
 
-interface Sample {
-  ms: number;
-  spawns: number;
-}
-
-class Case {
-  readonly samples: Sample[] = [];
-  /** The Git commands of the last run, for the CLI cases. */
-  commands: string[] = [];
-  constructor(
-    readonly name: string,
-    /** What the target compares it with: 1.3 (unchanged), 1.5 (edits), or none. */
-    readonly limit: number | null,
-  ) {}
-  add(round: number, s: Sample): void {
-    if (round >= WARMUP) this.samples.push(s);
-  }
-  median(): number {
-    const xs = this.samples.map((s) => s.ms).sort((a, b) => a - b);
-    const mid = xs.length >> 1;
-    return xs.length % 2 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2;
-  }
-  best(): number {
-    return Math.min(...this.samples.map((s) => s.ms));
-  }
-  spawns(): string {
-    const counts = [...new Set(this.samples.map((s) => s.spawns))].sort((a, b) => a - b);
-    return counts.length ? counts.join("/") : "-";
-  }
-  maxSpawns(): number {
-    return Math.max(0, ...this.samples.map((s) => s.spawns));
-  }
-}
-
-function spawnTimed(cmd: string[], cwd: string, env: Record<string, string>, okExit: readonly number[] = [0]): { ms: number; stdout: string } {
-  const t = performance.now();
-  const r = Bun.spawnSync({ cmd, cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const ms = performance.now() - t;
-  if (!okExit.includes(r.exitCode ?? -1)) throw new Error(`${cmd.join(" ")} failed (${r.exitCode}): ${r.stderr.toString()}`);
-  return { ms, stdout: r.stdout.toString() };
-}
-
-/** Edits that change content but look like ordinary work: a line appended to `n` tracked files. */
-class Editor {
-  private originals = new Map<string, string>();
-  private next = 0;
-  constructor(
-    private readonly wc: WorkingCopy,
-    private readonly stride: number,
-  ) {}
-  edit(n: number, round: number): void {
-    for (let i = 0; i < n; i++) {
-      // Spread the edits over the tree, a different file each time.
-      const rel = this.wc.tracked[(this.next++ * this.stride) % this.wc.tracked.length]!;
-      const path = join(this.wc.repo, rel);
-      const before = readFileSync(path, "utf8");
-      this.originals.set(path, before);
-      appendFileSync(path, `// edited in round ${round}\n`);
-    }
-  }
-  /** Put the edited files back, so every round starts from the clean checkout. */
-  revert(): void {
-    for (const [path, content] of this.originals) writeFileSync(path, content);
-    this.originals.clear();
-  }
-}
+/**
+ * The targets, against `git status` in the same run. Large: a recording at
+ * most 1.3x with nothing changed and 1.5x after edits, record() after 10
+ * edits (what the worker runs) at most 1.2x, at most 13 Git processes each
+ * (the refs and the snapshot refs are listed by two for-each-ref, so that no
+ * recording reads every snapshot commit).
+ * Medium, where Bun's start weighs more: `git undo snapshot` at most 2x with
+ * nothing changed and 3x after one edit.
+ */
+const TARGETS: Record<FixtureSize, Record<"coreSame" | "cliSame" | "core1" | "cli1" | "core10" | "cli10", Target | null>> = {
+  large: {
+    coreSame: { ratio: 1.3, spawns: 13 },
+    cliSame: { ratio: 1.3, spawns: 13 },
+    core1: { ratio: 1.5, spawns: 13 },
+    cli1: { ratio: 1.5, spawns: 13 },
+    core10: { ratio: 1.2, spawns: 13 },
+    cli10: { ratio: 1.5, spawns: 13 },
+  },
+  medium: { coreSame: null, cliSame: { ratio: 2 }, core1: null, cli1: { ratio: 3 }, core10: null, cli10: null },
+};
 
 type RefFormat = "files" | "reftable";
 
-/** Tables whose targets were missed, over every ref format run. */
+/** Tables whose targets were missed, over every size and ref format run. */
 let missedTables = 0;
 
-async function main(refFormat: RefFormat): Promise<void> {
-  const load0 = loadavg();
-  const wc = await workingCopy({ label: `record-${refFormat}` });
+async function main(size: FixtureSize, refFormat: RefFormat): Promise<void> {
+  const load0 = loadAverage();
+  const wc = await workingCopy({ size, label: `record-${size}-${refFormat}` });
   if (refFormat === "reftable") {
     const m = Bun.spawnSync({ cmd: ["git", "refs", "migrate", "--ref-format=reftable"], cwd: wc.repo, env: wc.env, stdout: "pipe", stderr: "pipe" });
     if (m.exitCode !== 0) throw new Error(`git refs migrate failed: ${m.stderr.toString()}`);
   }
-  const bin = mkdtempSync(join(tmpdir(), "git-undo-bench-bin-"));
-  const trace = join(bin, "spawns.txt");
+  const cli = new Cli(wc.env);
+  const scratch = mkdtempSync(join(tmpdir(), "git-undo-bench-record-"));
   try {
-    // `git undo` as a user runs it: git finds git-undo on PATH.
-    symlinkSync(join(ROOT, "cli", "git-undo"), join(bin, "git-undo"));
-    const env = { ...wc.env, PATH: `${bin}:${process.env.PATH ?? ""}`, GIT_UNDO_BUN: process.execPath };
-    const cliEnv = { ...env, GIT_UNDO_TRACE_SPAWNS: trace };
-    // The in-process recorder reads the environment through Git.here().
-    for (const k of Object.keys(process.env)) if (k.startsWith("GIT_")) delete process.env[k];
-    Object.assign(process.env, wc.env);
+    const env = cli.env;
+    useEnv(wc.env);
     const repo = await openRepo(wc.repo);
     const first = await record(repo, { kind: "manual" });
     if (!first.created) throw new Error("the first recording should create a snapshot");
 
-    const status = new Case("git status", null);
-    const bunStart = new Case("bun startup (empty script)", null);
+    const targets = TARGETS[size];
+    const status = new Case("git status", WARMUP);
+    const bunStart = new Case("bun startup (empty script)", WARMUP);
     // The spec's own method with plain Git, nothing of ours around it: the floor of a recording.
-    const floor = new Case("plain git: add -A + write-tree on a copy", null);
-    const floorIndex = join(bin, "index");
+    const floor = new Case("plain git: add -A + write-tree on a copy", WARMUP);
+    const floorIndex = join(scratch, "index");
     const floorEnv = { ...env, GIT_INDEX_FILE: floorIndex };
-    const emptyScript = join(bin, "empty.ts");
+    const emptyScript = join(scratch, "empty.ts");
     writeFileSync(emptyScript, "");
-    const coreSame = new Case("record(), nothing changed", 1.3);
-    const cliSame = new Case("git undo snapshot, nothing changed", 1.3);
-    const core1 = new Case("record(), 1 edit", 1.5);
-    const cli1 = new Case("git undo snapshot, 1 edit", 1.5);
-    const core10 = new Case("record(), 10 edits", 1.5);
-    const cli10 = new Case("git undo snapshot, 10 edits", 1.5);
-    const editor = new Editor(wc, 7919);
+    const coreSame = new Case("record(), nothing changed", WARMUP, targets.coreSame);
+    const cliSame = new Case("git undo snapshot, nothing changed", WARMUP, targets.cliSame);
+    const core1 = new Case("record(), 1 edit", WARMUP, targets.core1);
+    const cli1 = new Case("git undo snapshot, 1 edit", WARMUP, targets.cli1);
+    const core10 = new Case("record(), 10 edits", WARMUP, targets.core10);
+    const cli10 = new Case("git undo snapshot, 10 edits", WARMUP, targets.cli10);
+    const editor = new Editor(wc);
 
     const inProcess = async (c: Case, round: number, expectCreated: boolean, r: Repo) => {
       const before = spawnCount();
@@ -160,28 +111,27 @@ async function main(refFormat: RefFormat): Promise<void> {
       if (out.created !== expectCreated) throw new Error(`${c.name}: created=${out.created}, expected ${expectCreated}`);
       c.add(round, { ms, spawns: spawnCount() - before });
     };
-    const cli = (c: Case, round: number, expect: RegExp) => {
-      writeFileSync(trace, "");
+    const viaCli = (c: Case, round: number, expect: RegExp) => {
       // `git undo snapshot` exits 1 for "no change" (nothing to do), as the README says.
-      const r = spawnTimed(["git", "undo", "snapshot"], wc.repo, cliEnv, [0, 1]);
+      const r = cli.run(["snapshot"], wc.repo, [0, 1]);
       if (!expect.test(r.stdout)) throw new Error(`${c.name}: unexpected output ${JSON.stringify(r.stdout)}`);
-      c.commands = readFileSync(trace, "utf8").split("\n").filter(Boolean);
-      c.add(round, { ms: r.ms, spawns: c.commands.length });
+      c.commands = r.commands;
+      c.add(round, { ms: r.ms, spawns: r.commands.length });
     };
 
     const rounds = WARMUP + RUNS;
     for (let round = 0; round < rounds; round++) {
-      process.stderr.write(`\rround ${round + 1}/${rounds}${round < WARMUP ? " (warm-up)" : ""}   `);
-      status.add(round, { ms: spawnTimed(["git", "status"], wc.repo, env).ms, spawns: 1 });
-      bunStart.add(round, { ms: spawnTimed([process.execPath, emptyScript], wc.repo, env).ms, spawns: 0 });
+      progress(round, rounds, WARMUP);
+      status.add(round, { ms: timed(["git", "status"], wc.repo, env).ms, spawns: 1 });
+      bunStart.add(round, { ms: timed([process.execPath, emptyScript], wc.repo, env).ms, spawns: null });
       copyFileSync(repo.indexFile, floorIndex);
       const seconds = Math.floor(statSync(repo.indexFile).mtimeMs / 1000);
       utimesSync(floorIndex, seconds, seconds);
-      const add = spawnTimed(["git", "add", "-A", "--ignore-errors"], wc.repo, floorEnv).ms;
-      floor.add(round, { ms: add + spawnTimed(["git", "write-tree"], wc.repo, floorEnv).ms, spawns: 2 });
+      const add = timed(["git", "add", "-A", "--ignore-errors"], wc.repo, floorEnv).ms;
+      floor.add(round, { ms: add + timed(["git", "write-tree"], wc.repo, floorEnv).ms, spawns: 2 });
       await inProcess(coreSame, round, false, repo);
-      cli(cliSame, round, /^no change since #\d+\n$/);
-      for (const [n, core, viaCli] of [
+      viaCli(cliSame, round, /^no change since #\d+\n$/);
+      for (const [n, core, cliCase] of [
         [1, core1, cli1],
         [10, core10, cli10],
       ] as const) {
@@ -189,63 +139,33 @@ async function main(refFormat: RefFormat): Promise<void> {
         await inProcess(core, round, true, repo);
         editor.revert();
         editor.edit(n, round);
-        cli(viaCli, round, /^#\d+ /);
+        viaCli(cliCase, round, /^#\d+ /);
         editor.revert();
       }
       // Record the reverted state, so the next round's "nothing changed" is the clean checkout.
       await record(repo, { kind: "manual" });
     }
-    process.stderr.write("\n");
 
     // The recorder's worktree tree must be what `git add -A` on a copy of the index gives.
     const check = await verifyWorktreeTree(repo, wc);
 
-    const base = status.median();
-    const rows: string[][] = [["case", "median ms", "best ms", "x git status", "target", "git processes", ""]];
-    let failed = 0;
-    for (const c of [status, bunStart, floor, coreSame, cliSame, core1, cli1, core10, cli10]) {
-      const ratio = c.median() / base;
-      const spawnOk = c.limit === null || c.maxSpawns() <= 12;
-      const timeOk = c.limit === null || ratio <= c.limit;
-      const verdict = c.limit === null ? "" : timeOk && spawnOk ? "ok" : "MISSED";
-      if (verdict === "MISSED") failed++;
-      rows.push([
-        c.name,
-        c.median().toFixed(0),
-        c.best().toFixed(0),
-        c === status ? "1.00" : ratio.toFixed(2),
-        c.limit === null ? "" : `<= ${c.limit}x, <= 12`,
-        c.limit === null && c !== status && c !== floor ? "" : c.spawns(),
-        verdict,
-      ]);
-    }
-    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    const line = (r: string[]) =>
-      r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd();
-    const load1 = loadavg();
     console.log(
-      `bench/record: ${wc.tracked.length} tracked files, ${wc.untracked.length} untracked; ` +
+      `bench/record, ${size}: ${describeFixture(wc)}; ` +
         `${RUNS} runs after ${WARMUP} warm-up, medians; ref format ${refFormat}; git ${gitVersion()}, bun ${Bun.version}`,
     );
-    console.log(`load average ${load0.map((l) => l.toFixed(2)).join(" ")} before, ${load1.map((l) => l.toFixed(2)).join(" ")} after`);
-    console.log(line(rows[0]!));
-    for (const r of rows.slice(1)) console.log(line(r));
-    for (const c of [cliSame, cli10]) {
-      console.log(`${c.name}: ${c.commands.map((a) => a.replace(/^(-c \S+ )+/, "").split(" ")[0]).join(", ")}`);
-    }
+    console.log(`${load0} before, ${loadAverage()} after`);
+    let failed = printCases([status, bunStart, floor, coreSame, cliSame, core1, cli1, core10, cli10], status, "git status");
+    for (const c of [cliSame, cli10]) console.log(`${c.name}: ${commandNames(c.commands)}`);
     console.log(`worktree tree matches git add -A on a copy of the index: ${check ? "yes" : "NO"}`);
     if (!check) failed++;
     if (failed) missedTables++;
     process.exitCode = missedTables ? 1 : 0;
   } finally {
-    rmSync(bin, { recursive: true, force: true });
+    cli.remove();
+    rmSync(scratch, { recursive: true, force: true });
     if (args.keep) console.log(`kept ${wc.repo}`);
     else wc.remove();
   }
-}
-
-function gitVersion(): string {
-  return Bun.spawnSync({ cmd: ["git", "--version"], stdout: "pipe" }).stdout.toString().trim().replace(/^git version /, "");
 }
 
 /** Plain Git's answer for the worktree tree, next to the latest snapshot's. */
@@ -278,11 +198,7 @@ async function tagsBench(): Promise<void> {
     const home = join(root, "home");
     Bun.spawnSync({ cmd: ["mkdir", "-p", home] });
     const env = benchEnv(home);
-    const run = (cwd: string, a: string[], input?: string) => {
-      const r = Bun.spawnSync({ cmd: ["git", ...a], cwd, env, stdin: input === undefined ? "ignore" : Buffer.from(input), stdout: "pipe", stderr: "pipe" });
-      if (r.exitCode !== 0) throw new Error(`git ${a.join(" ")}: ${r.stderr.toString()}`);
-      return r.stdout.toString().trim();
-    };
+    const run = (cwd: string, a: string[], input?: string) => gitOut(cwd, env, a, input);
     const withKeep = join(root, "keep");
     run(root, ["init", "-q", "-b", "main", withKeep]);
     run(withKeep, ["config", "user.name", "Bench User"]);
@@ -300,8 +216,7 @@ async function tagsBench(): Promise<void> {
     const without = join(root, "nokeep");
     Bun.spawnSync({ cmd: ["cp", "-a", withKeep, without] });
 
-    for (const k of Object.keys(process.env)) if (k.startsWith("GIT_")) delete process.env[k];
-    Object.assign(process.env, env);
+    useEnv(env);
     const repos = { keep: await openRepo(withKeep), none: await openRepo(without) };
     const recordIn = async (which: "keep" | "none"): Promise<Sample> => {
       if (which === "none") process.env.GIT_UNDO_BENCH_NO_KEEP = "1";
@@ -318,14 +233,14 @@ async function tagsBench(): Promise<void> {
     await recordIn("keep");
     await recordIn("none");
     const cases = {
-      editKeep: new Case("1 edit, with keep (cached)", null),
-      editNone: new Case("1 edit, without keep", null),
-      tagKeep: new Case("new tag, with keep (rebuilt)", null),
-      tagNone: new Case("new tag, without keep", null),
+      editKeep: new Case("1 edit, with keep (cached)", WARMUP),
+      editNone: new Case("1 edit, without keep", WARMUP),
+      tagKeep: new Case("new tag, with keep (rebuilt)", WARMUP),
+      tagNone: new Case("new tag, without keep", WARMUP),
     };
     const rounds = WARMUP + RUNS;
     for (let round = 0; round < rounds; round++) {
-      process.stderr.write(`\rround ${round + 1}/${rounds}${round < WARMUP ? " (warm-up)" : ""}   `);
+      progress(round, rounds, WARMUP);
       // Alternate which goes first, so neither always runs on a warmer cache.
       const order: ("keep" | "none")[] = round % 2 ? ["none", "keep"] : ["keep", "none"];
       for (const which of order) {
@@ -338,7 +253,6 @@ async function tagsBench(): Promise<void> {
       }
     }
     delete process.env.GIT_UNDO_BENCH_NO_KEEP;
-    process.stderr.write("\n");
     console.log(`bench/record --tags: 200 files, 1,000 annotated tags; ${RUNS} runs after ${WARMUP} warm-up, medians; git ${gitVersion()}, bun ${Bun.version}`);
     const rows = [
       ["case", "median ms", "best ms", "git processes", "with / without"],
@@ -350,8 +264,7 @@ async function tagsBench(): Promise<void> {
         [n!.name, n!.median().toFixed(1), n!.best().toFixed(1), n!.spawns(), ""],
       ]),
     ];
-    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    for (const r of rows) console.log(r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd());
+    printTable(rows);
     const ratio = cases.editKeep.median() / cases.editNone.median();
     console.log(`target: 1 edit with keep at most 1.1x without: ${ratio <= 1.1 ? "ok" : "MISSED"}`);
     process.exitCode = ratio <= 1.1 ? 0 : 1;
@@ -371,12 +284,16 @@ else {
   const wanted = args["ref-format"];
   if (!["files", "reftable", "both"].includes(wanted ?? "")) throw new Error(`--ref-format: files, reftable or both, not ${wanted}`);
   const formats: RefFormat[] = wanted === "both" ? ["files", "reftable"] : [wanted as RefFormat];
-  for (const f of formats) {
-    if (f === "reftable" && !canMigrate()) {
-      console.log(`reftable: skipped (git ${gitVersion()} has no 'git refs migrate'; it came in 2.46)`);
-      continue;
+  let first = true;
+  for (const size of parseSizes(args.size)) {
+    for (const f of formats) {
+      if (!first) console.log("");
+      first = false;
+      if (f === "reftable" && !canMigrate()) {
+        console.log(`${size}, reftable: skipped (git ${gitVersion()} has no 'git refs migrate'; it came in 2.46)`);
+        continue;
+      }
+      await main(size, f);
     }
-    await main(f);
-    if (f !== formats[formats.length - 1]) console.log("");
   }
 }

@@ -1,102 +1,93 @@
 #!/usr/bin/env bun
 // bench/restore: `git undo` of a commit that changed 10 files, next to
-// `git reset --hard HEAD~1` on the same repository (the fixture of bench/record:
-// 100,000 tracked files, 1,000 untracked), in the same run. Two git-undo cases:
-// right after the commit (the restore records the new state first, as when no
-// hook has recorded it yet), and with the state already recorded. Rounds
-// interleave the cases; medians are reported as ratios against plain Git.
+// `git reset --hard HEAD~1` on the same repository, in the same run, on the
+// medium fixture (5,000 tracked files, 300 commits) and the large one (100,000
+// tracked files). Two git-undo cases: right after the commit (the restore
+// records the new state first, as when no hook has recorded it yet), and with
+// the state already recorded. `git undo` runs as a user runs it, through Git
+// and the launcher, and its Git processes are counted. Rounds interleave the
+// cases; medians are reported as ratios against plain Git.
 //
-//   bun bench/restore.ts [--runs N] [--warmup N]
+//   bun bench/restore.ts [--size medium|large|both] [--runs N] [--warmup N]
 import { appendFileSync, readFileSync } from "node:fs";
-import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { workingCopy } from "./fixture.ts";
+import { Case, Cli, commandNames, gitVersion, loadAverage, printCases, progress, timed, type Target } from "./common.ts";
+import { describeFixture, parseSizes, workingCopy, type FixtureSize } from "./fixture.ts";
 
-const CLI = join(import.meta.dir, "..", "cli", "main.ts");
 const { values: args } = parseArgs({
   options: {
+    size: { type: "string" },
     runs: { type: "string", default: "7" },
     warmup: { type: "string", default: "1" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 if (args.help) {
-  console.log("usage: bun bench/restore.ts [--runs N] [--warmup N]");
+  console.log("usage: bun bench/restore.ts [--size medium|large|both] [--runs N] [--warmup N]");
   process.exit(0);
 }
 const RUNS = Number(args.runs);
 const WARMUP = Number(args.warmup);
 
-const wc = await workingCopy({ label: "restore" });
-const env = wc.env;
+/** Against `git reset --hard HEAD~1`: on the medium repository Bun's start and git-undo's fixed costs weigh more. */
+const TARGET: Record<FixtureSize, Target> = { medium: { ratio: 4 }, large: { ratio: 2 } };
 
-function run(cmd: string[]): number {
-  const t = performance.now();
-  const r = Bun.spawnSync({ cmd, cwd: wc.repo, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const ms = performance.now() - t;
-  // `git undo snapshot` exits 1 for "no change": nothing to do, not a failure.
-  const nothingToDo = r.exitCode === 1 && cmd.includes("snapshot");
-  if (r.exitCode !== 0 && !nothingToDo) throw new Error(`${cmd.join(" ")} failed (${r.exitCode}): ${r.stderr.toString()}${r.stdout.toString()}`);
-  return ms;
-}
-const git = (...a: string[]) => run(["git", ...a]);
-const undo = (...a: string[]) => run([process.execPath, CLI, ...a]);
+/** Returns whether every target was met. */
+async function bench(size: FixtureSize): Promise<boolean> {
+  const load0 = loadAverage();
+  const wc = await workingCopy({ size, label: `restore-${size}` });
+  const cli = new Cli(wc.env);
+  const git = (...a: string[]) => timed(["git", ...a], wc.repo, cli.env).ms;
+  try {
+    // Ten tracked files spread over the tree; each round appends a different line to them.
+    const files = Array.from({ length: 10 }, (_, i) => wc.tracked[Math.floor(((i + 0.5) * wc.tracked.length) / 10)]!);
+    let edit = 0;
+    const commitTen = () => {
+      edit++;
+      for (const f of files) appendFileSync(join(wc.repo, f), `edit ${edit}\n`);
+      git("commit", "-q", "-a", "-m", `change ten files (${edit})`);
+    };
+    const reset = new Case("git reset --hard HEAD~1 (plain Git)", WARMUP);
+    const recordFirst = new Case("git undo (records the commit first)", WARMUP, TARGET[size]);
+    const recorded = new Case("git undo (nothing to record first)", WARMUP, TARGET[size]);
+    const undo = (c: Case, round: number) => {
+      const r = cli.run([], wc.repo);
+      c.commands = r.commands;
+      c.add(round, { ms: r.ms, spawns: r.commands.length });
+    };
 
-// Ten tracked files spread over the tree; each round appends a different line to them.
-const files = Array.from({ length: 10 }, (_, i) => wc.tracked[Math.floor(((i + 0.5) * wc.tracked.length) / 10)]!);
-let edit = 0;
-function commitTen(): void {
-  edit++;
-  for (const f of files) appendFileSync(join(wc.repo, f), `edit ${edit}\n`);
-  git("commit", "-q", "-a", "-m", `change ten files (${edit})`);
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
-const cases = {
-  reset: [] as number[],
-  undoRecordFirst: [] as number[],
-  undoRecorded: [] as number[],
-};
-
-try {
-  undo("snapshot");
-  for (let round = 0; round < WARMUP + RUNS; round++) {
-    const keep = round >= WARMUP;
-    commitTen();
-    const a = git("reset", "-q", "--hard", "HEAD~1");
-    commitTen();
-    const b = undo(); // saves the commit's state first, then undoes it
-    commitTen();
-    undo("snapshot");
-    const c = undo(); // nothing to record first
-    if (keep) {
-      cases.reset.push(a);
-      cases.undoRecordFirst.push(b);
-      cases.undoRecorded.push(c);
+    cli.run(["snapshot"], wc.repo, [0, 1]);
+    const rounds = WARMUP + RUNS;
+    for (let round = 0; round < rounds; round++) {
+      progress(round, rounds, WARMUP);
+      commitTen();
+      reset.add(round, { ms: git("reset", "-q", "--hard", "HEAD~1"), spawns: 1 });
+      commitTen();
+      undo(recordFirst, round); // saves the commit's state first, then undoes it
+      commitTen();
+      cli.run(["snapshot"], wc.repo);
+      undo(recorded, round); // nothing to record first
+      // Every case ends where it started: the base commit, clean.
+      for (const f of files) {
+        const text = readFileSync(join(wc.repo, f), "utf8");
+        if (/edit \d+\n$/.test(text)) throw new Error(`${f} was not restored`);
+      }
     }
-    // Every case ends where it started: the base commit, clean.
-    for (const f of files) {
-      const text = readFileSync(join(wc.repo, f), "utf8");
-      if (/edit \d+\n$/.test(text)) throw new Error(`${f} was not restored`);
-    }
+    console.log(`bench/restore, ${size}: ${describeFixture(wc)}; ${RUNS} runs after ${WARMUP} warm-up, medians; git ${gitVersion()}, bun ${Bun.version}`);
+    console.log(`${load0} before, ${loadAverage()} after`);
+    const missed = printCases([reset, recordFirst, recorded], reset, "reset");
+    for (const c of [recordFirst, recorded]) console.log(`${c.name}: ${commandNames(c.commands)}`);
+    return missed === 0;
+  } finally {
+    cli.remove();
+    wc.remove();
   }
-  const base = median(cases.reset);
-  const line = (name: string, xs: number[]) =>
-    `${name.padEnd(44)} ${median(xs).toFixed(0).padStart(6)} ms   ${(median(xs) / base).toFixed(2)}x`;
-  const out = [
-    `restore bench: ${wc.tracked.length} tracked files, ${wc.untracked.length} untracked; ${RUNS} runs (median), load ${loadavg()[0]!.toFixed(2)}`,
-    line("git reset --hard HEAD~1 (plain Git)", cases.reset),
-    line("git undo (records the commit first)", cases.undoRecordFirst),
-    line("git undo (nothing to record first)", cases.undoRecorded),
-    "target: at most 2x plain Git",
-  ].join("\n");
-  console.log(out);
-} finally {
-  wc.remove();
 }
+
+let allMet = true;
+for (const [i, size] of parseSizes(args.size).entries()) {
+  if (i > 0) console.log("");
+  if (!(await bench(size))) allMet = false;
+}
+process.exitCode = allMet ? 0 : 1;

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { hasMark, hasTaken } from "../core/settle.ts";
 import { idle } from "../test/helpers/auto.ts";
 import { makeRepo, tempDir, type TestRepo } from "../test/helpers/repo.ts";
+import { childCpuMs, median } from "./common.ts";
 
 const roundsArg = process.argv.indexOf("--rounds");
 const ROUNDS = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 5;
@@ -73,13 +74,6 @@ function step(r: TestRepo, k: number): string[] {
   }
 }
 
-/** CPU milliseconds of the processes this one has waited for (cutime + cstime). */
-function childCpuMs(): number {
-  const stat = readFileSync("/proc/self/stat", "latin1");
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[13]) + Number(f[14])) * 10;
-}
-
 interface Round {
   wallMs: number;
   cpuMs: number;
@@ -130,7 +124,6 @@ async function round(kind: Setup): Promise<Round> {
   return { wallMs, cpuMs, workerCpuMs, workerStarts, snapshots, lastRecordingMs, lastExitMs, finalRecorded };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const results: Record<Setup, Round[]> = { none: [], exit0: [], ours: [] };
 for (let i = 0; i < ROUNDS; i++) {
   // Interleaved, each round in a rotated order, so drift in the machine's load touches every setup alike.
