@@ -30,6 +30,20 @@ export function decodeSnapshots(undoRefs: readonly SnapshotRef[], prefix: string
   return out.sort((a, b) => a.number - b.number);
 }
 
+/**
+ * decodeSnapshots of only the `count` highest-numbered refs of the sequence:
+ * what `list -n <count>` shows, and all the position needs (the newest).
+ * Decoding every message of a long history costs ~5 µs each.
+ */
+export function decodeNewest(undoRefs: readonly SnapshotRef[], prefix: string, count: number): SnapshotEntry[] {
+  const numbered = undoRefs.flatMap((r) => {
+    const n = snapshotNumber(prefix, r.ref);
+    return n === null ? [] : [{ r, n }];
+  });
+  numbered.sort((a, b) => a.n - b.n);
+  return decodeSnapshots(numbered.slice(-count).map((x) => x.r), prefix);
+}
+
 /** This worktree's snapshots, oldest first, each one's state checked (invalid ones marked unreadable). */
 export async function listSnapshots(repo: Repo): Promise<SnapshotEntry[]> {
   return checkStates(repo, decodeSnapshots(await scanUndoRefs(repo, repo.snapshotPrefix), repo.snapshotPrefix));

@@ -82,6 +82,21 @@ describe("list", () => {
     expect((JSON.parse(r.ok("list", "--json", "--max-count", "1")) as unknown[]).length).toBe(1);
   });
 
+  test("-n shows the same rows as the whole list, the position marked, after an undo and with an unreadable snapshot further back", () => {
+    const r = history();
+    // #1's message is replaced by one that is no snapshot's: only a full list decodes it.
+    const bad = r.git(["hash-object", "-t", "commit", "-w", "--stdin"], { input: `tree ${snapshotRefs(r).at(-1)!.tree}\nauthor A <a@b> 1 +0000\ncommitter A <a@b> 1 +0000\n\nnot a snapshot\n` }).stdout.trim();
+    r.git(["update-ref", "refs/undo/snapshots/0000000001", bad]);
+    r.ok("undo"); // #4 restores #2: the position is 2
+    const noAge = (t: string) => t.replace(/\d+ seconds? ago +/g, "");
+    const all = noAge(r.ok("list")).trimEnd().split("\n");
+    expect(all).toHaveLength(4);
+    expect(all[3]).toMatch(/^ +#1 +unreadable/);
+    for (const n of [1, 2, 3]) expect(noAge(r.ok("list", "-n", String(n))).trimEnd().split("\n")).toEqual(all.slice(0, n));
+    expect(all.find((l) => l.startsWith("*"))).toMatch(/^\* #2 /);
+    expect((JSON.parse(r.ok("list", "--json", "-n", "2")) as { number: number; current: boolean }[]).map((s) => [s.number, s.current])).toEqual([[4, false], [3, false]]);
+  });
+
   test("--json has the stable field names", () => {
     const r = history();
     const rows = JSON.parse(r.ok("list", "--json")) as Record<string, unknown>[];

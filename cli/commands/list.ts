@@ -3,10 +3,10 @@ import { userSummary } from "../../core/describe.ts";
 import { isReadable, type SnapshotEntry } from "../../core/format.ts";
 import { usage } from "../../core/errors.ts";
 import { pickaxeFlags, snapshotsBetween, snapshotsChanging, type Pickaxe } from "../../core/find.ts";
-import { checkStates, decodeSnapshots, position } from "../../core/history.ts";
+import { checkStates, decodeNewest, decodeSnapshots, position } from "../../core/history.ts";
 import { openRepo, snapshotPrefixFor, type Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
-import { scanUndoRefs } from "../../core/refs.ts";
+import { scanUndoRefs, type SnapshotRef } from "../../core/refs.ts";
 import { count, str, type Command } from "../command.ts";
 import { startPager } from "../pager.ts";
 import { color, isoDate, json, out, relativeAge } from "../ui.ts";
@@ -132,9 +132,13 @@ export const list: Command = {
     if (positionals.length > afterDashes) {
       throw usage(`git undo list takes no arguments (got '${positionals[0]}'; paths go after --: git undo log -- <path>)`);
     }
+    // `-n` alone shows the newest: only they are decoded (the position is the newest's).
+    const newestOnly = limit !== undefined && since === undefined && until === undefined && !positionals.length && !pickaxe;
+    const decode = (refs: SnapshotRef[]) =>
+      newestOnly ? decodeNewest(refs, repo.snapshotPrefix, limit) : decodeSnapshots(refs, repo.snapshotPrefix);
     const seqs: Sequence[] = values["all-worktrees"]
       ? await allSequences(repo)
-      : [{ worktree: repo.worktreeName, snapshots: decodeSnapshots(await scanUndoRefs(repo, repo.snapshotPrefix), repo.snapshotPrefix) }];
+      : [{ worktree: repo.worktreeName, snapshots: decode(await scanUndoRefs(repo, repo.snapshotPrefix)) }];
     // The position needs only the trailers; the states of the snapshots shown are checked (core/validate.ts).
     const shown = new Map<Sequence, SnapshotEntry[]>();
     for (const q of seqs) {
