@@ -74,8 +74,9 @@ export interface MarkProcess {
 }
 
 /**
- * The Git processes the mark names: the hook walks /proc/$PPID/stat a few
- * parent links up and writes "pid:start ..." for those whose name is git. Null
+ * The Git processes the mark names: the hook walks up to five parent links
+ * from $PPID (Name and PPid from /proc/<pid>/status) and writes "pid:start ..."
+ * for those whose name is git, the start time from /proc/<pid>/stat. Null
  * when it names none (no /proc where the hook ran, or the hook of an older
  * install): then only the operation markers can tell, as before.
  */

@@ -122,3 +122,30 @@ test("an empty worker.pid left for good (a hook killed while reserving it) is cl
   r.git(["branch", "after"]);
   await expectRecorded(r, snaps, /after/, { gitDir });
 }, 60_000);
+
+test("the mark names the Git processes above the hook with their start times, and nothing else", () => {
+  const r = makeRepo();
+  r.commit("base", { "a.txt": "a\n" });
+  expect(r.undo(["init", "--file-hooks"]).code).toBe(0);
+  const undoDir = join(r.gitDir(), "undo");
+  // A live process holds worker.pid: the hook starts no worker, the mark stays to be read.
+  const holder = Bun.spawn({ cmd: ["sleep", "30"] });
+  try {
+    writeFileSync(join(undoDir, "worker.pid"), `${holder.pid}\n`);
+    // Two Git processes above the hook (an alias running Git), a shell between them.
+    const res = r.git(["-c", "alias.chain=!sh -c 'git update-ref refs/heads/marked HEAD; :'", "chain"]);
+    expect(res.stdout + res.stderr).toBe("");
+    const mark = readFileSync(join(undoDir, "pending"), "latin1").trim().split(" ");
+    expect(mark).toHaveLength(2);
+    for (const p of mark) expect(p).toMatch(/^[1-9]\d*:\d+$/);
+    expect(new Set(mark.map((p) => p.split(":")[0])).size).toBe(2);
+    // Run by something that is not Git (here, the test): an empty mark.
+    const hook = join(r.gitDir(), "hooks", "post-index-change");
+    const direct = Bun.spawnSync({ cmd: ["sh", hook, "1", "0"], cwd: r.dir, env: { ...r.env, GIT_DIR: r.gitDir() } });
+    expect(direct.exitCode).toBe(0);
+    expect(direct.stdout.toString() + direct.stderr.toString()).toBe("");
+    expect(readFileSync(join(undoDir, "pending"), "latin1")).toBe("");
+  } finally {
+    holder.kill();
+  }
+});
