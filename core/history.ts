@@ -10,24 +10,39 @@ import { scanUndoRefs, type SnapshotRef } from "./refs.ts";
 import { undoFile } from "./undo-files.ts";
 import { phase } from "./trace.ts";
 
-/** Decode the snapshot refs of one sequence, oldest first. Unreadable ones are kept, marked. */
-export function decodeSnapshots(undoRefs: readonly SnapshotRef[], prefix: string): SnapshotEntry[] {
-  const out: SnapshotEntry[] = [];
+/** A snapshot ref of one sequence with its number, its message not decoded yet. */
+export interface NumberedRef extends SnapshotRef {
+  number: number;
+}
+
+/** The refs of one sequence (ten-digit names under `prefix` only), oldest first. */
+export function numberedRefs(undoRefs: readonly SnapshotRef[], prefix: string): NumberedRef[] {
+  const out: NumberedRef[] = [];
   for (const r of undoRefs) {
     const number = snapshotNumber(prefix, r.ref);
-    if (number === null) continue;
-    try {
-      const message = decodeMessage(r.message, `snapshot #${number}`);
-      // A restore names earlier snapshots only: a later one would make the position run ahead of the sequence.
-      for (const [key, n] of [["Undo-Restored", message.trailers.restored], ["Undo-From", message.trailers.from]] as const) {
-        if (n !== undefined && n >= number) throw fatal(`snapshot #${number} has ${key} ${n}, which is not an earlier snapshot`);
-      }
-      out.push({ number, ref: r.ref, commit: r.commit, tree: r.tree, date: r.date, ...message });
-    } catch (e) {
-      out.push({ number, ref: r.ref, commit: r.commit, tree: r.tree, date: r.date, reason: (e as Error).message });
-    }
+    if (number !== null) out.push({ ...r, number });
   }
   return out.sort((a, b) => a.number - b.number);
+}
+
+/** One snapshot's message decoded; an unreadable one is kept, marked with the reason. */
+export function decodeSnapshot(r: NumberedRef): SnapshotEntry {
+  const { number } = r;
+  try {
+    const message = decodeMessage(r.message, `snapshot #${number}`);
+    // A restore names earlier snapshots only: a later one would make the position run ahead of the sequence.
+    for (const [key, n] of [["Undo-Restored", message.trailers.restored], ["Undo-From", message.trailers.from]] as const) {
+      if (n !== undefined && n >= number) throw fatal(`snapshot #${number} has ${key} ${n}, which is not an earlier snapshot`);
+    }
+    return { number, ref: r.ref, commit: r.commit, tree: r.tree, date: r.date, ...message };
+  } catch (e) {
+    return { number, ref: r.ref, commit: r.commit, tree: r.tree, date: r.date, reason: (e as Error).message };
+  }
+}
+
+/** Decode the snapshot refs of one sequence, oldest first. Unreadable ones are kept, marked. */
+export function decodeSnapshots(undoRefs: readonly SnapshotRef[], prefix: string): SnapshotEntry[] {
+  return numberedRefs(undoRefs, prefix).map(decodeSnapshot);
 }
 
 /**
@@ -36,12 +51,7 @@ export function decodeSnapshots(undoRefs: readonly SnapshotRef[], prefix: string
  * Decoding every message of a long history costs ~5 µs each.
  */
 export function decodeNewest(undoRefs: readonly SnapshotRef[], prefix: string, count: number): SnapshotEntry[] {
-  const numbered = undoRefs.flatMap((r) => {
-    const n = snapshotNumber(prefix, r.ref);
-    return n === null ? [] : [{ r, n }];
-  });
-  numbered.sort((a, b) => a.n - b.n);
-  return decodeSnapshots(numbered.slice(-count).map((x) => x.r), prefix);
+  return numberedRefs(undoRefs, prefix).slice(-count).map(decodeSnapshot);
 }
 
 /** This worktree's snapshots, oldest first, each one's state checked (invalid ones marked unreadable). */

@@ -37,7 +37,7 @@ import {
   type Trailers,
 } from "./format.ts";
 import { GitError } from "./git.ts";
-import { decodeSnapshots } from "./history.ts";
+import { decodeSnapshot, numberedRefs, type NumberedRef } from "./history.ts";
 import { KEEP_ENTRY, keepTree } from "./keep.ts";
 import { readJsonFile, replaceFile, withLock } from "./lock.ts";
 import { objectId, withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
@@ -56,8 +56,12 @@ export interface LiveCapture {
   tree: ObjectId;
   /** HEAD's newest reflog entry. */
   reflog?: ReflogEntry;
-  /** This worktree's snapshots before this capture, oldest first. */
-  snapshots: SnapshotEntry[];
+  /** This worktree's snapshot refs before this capture, oldest first, their messages not decoded. */
+  sequence: NumberedRef[];
+  /** The newest of them, decoded. */
+  latest?: SnapshotEntry;
+  /** All of them, decoded when first asked for (a restore's targets): a recording needs only the newest. */
+  readonly snapshots: SnapshotEntry[];
   /** The worktree tree came from the index the last recording kept (core/kept-index.ts). */
   fromKept?: boolean;
   /** Untracked files left out of the worktree tree for their size (undo.maxNewFileSize), sorted by path. */
@@ -66,7 +70,21 @@ export interface LiveCapture {
   configDigest?: string;
 }
 
-export const latestOf = (snaps: readonly SnapshotEntry[]): SnapshotEntry | undefined => snaps[snaps.length - 1];
+/** A capture of `state`, written as `tree`, over the sequence of snapshot refs it follows. */
+function liveCapture(state: StateTree, tree: ObjectId, sequence: NumberedRef[]): LiveCapture {
+  let all: SnapshotEntry[] | undefined;
+  const newest = sequence[sequence.length - 1];
+  const capture: LiveCapture = {
+    state,
+    tree,
+    sequence,
+    get snapshots() {
+      return (all ??= sequence.map(decodeSnapshot));
+    },
+  };
+  if (newest) capture.latest = decodeSnapshot(newest);
+  return capture;
+}
 
 /**
  * Steps 2 to 4 of the spec's Recording: read everything and write the state
@@ -147,12 +165,13 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexPar
   const blobs: (string | Uint8Array)[] = [encodeHead(head), encodeRefs(state.refs)];
   if (state.stash.length) blobs.push(encodeStash(state.stash));
   if (state.state.length) blobs.push(encodeState(state.state));
-  const snapshots = decodeSnapshots(scan.undoRefs, repo.snapshotPrefix);
+  const sequence = numberedRefs(scan.undoRefs, repo.snapshotPrefix);
+  const newestTree = sequence[sequence.length - 1]?.tree;
   const kept = keptBlobs(repo);
-  const stored = new Set(kept && kept.tree === latestOf(snapshots)?.tree ? kept.blobs : []);
+  const stored = new Set(kept && kept.tree === newestTree ? kept.blobs : []);
   const written = writeBlobs(repo, scratch, blobs, stored);
   written.catch(() => {}); // awaited below
-  const keeping = keepTree(repo, scratch, state.refs, latestOf(snapshots)?.tree);
+  const keeping = keepTree(repo, scratch, state.refs, newestTree);
   keeping.catch(() => {}); // awaited below
   const parts = await indexParts.catch(async (e) => {
     await Promise.all([written.catch(() => undefined), keeping.catch(() => undefined)]);
@@ -170,7 +189,7 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexPar
   const { tree, entries } = await assembleStateTree(repo, state, ids);
   if (kept?.tree !== tree) keepBlobsOf(repo, tree, entries);
   keepPart.remember(tree);
-  const capture: LiveCapture = { state, tree, snapshots };
+  const capture = liveCapture(state, tree, sequence);
   if (reflog !== undefined) capture.reflog = reflog;
   return capture;
 }
@@ -231,7 +250,7 @@ export type RecordOutcome =
 
 /** Whether the capture is the same state as the latest snapshot. */
 export function unchanged(capture: LiveCapture): SnapshotEntry | undefined {
-  const latest = latestOf(capture.snapshots);
+  const latest = capture.latest;
   return latest && latest.tree === capture.tree ? latest : undefined;
 }
 
@@ -331,7 +350,7 @@ async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions
   const [parents, committer] = await pending;
   const committedAt = Math.floor(Date.now() / 1000);
   const commit = await commitTree(repo, capture.tree, parents, message, identEnv(committer));
-  const snapshot = await createRef(repo, capture.snapshots, commit);
+  const snapshot = await createRef(repo, capture.sequence, commit);
   const created: Snapshot = {
     number: snapshot.number,
     ref: snapshot.ref,
@@ -362,7 +381,7 @@ function storedTrailers(t: Trailers): Trailers {
 
 /** The summary of a change: HEAD's reflog message when it is new, otherwise what differs. */
 async function summarize(repo: Repo, capture: LiveCapture): Promise<string> {
-  const latest = latestOf(capture.snapshots);
+  const latest = capture.latest;
   const previousReflog = latest && isReadable(latest) ? latest.trailers.reflog : undefined;
   // New when its trailer, as commit-tree would store it, differs from the newest snapshot's.
   const reflogMessage = capture.reflog !== undefined && commitText(reflogTrailer(capture.reflog)) !== previousReflog ? capture.reflog.message : "";
@@ -537,7 +556,7 @@ async function writeKeepCommits(repo: Repo, emptyTree: ObjectId, groups: readonl
  * beyond undo.limit in the same transaction; retries with the next number if
  * the ref appeared meanwhile.
  */
-async function createRef(repo: Repo, snaps: readonly SnapshotEntry[], commit: ObjectId): Promise<{ number: number; ref: string }> {
+async function createRef(repo: Repo, snaps: readonly Pick<NumberedRef, "number" | "ref" | "commit">[], commit: ObjectId): Promise<{ number: number; ref: string }> {
   const highest = snaps.length ? snaps[snaps.length - 1]!.number : 0;
   const excess = Math.max(0, snaps.length + 1 - repo.config.limit);
   const drop = snaps.slice(0, excess);

@@ -32,7 +32,7 @@ import { loadState } from "./inspect.ts";
 import { acquireLock, clearDeadIndexLock, createIndexLock, indexLockPath, releaseIndexLock } from "./lock.ts";
 import { withScratch, writeTagObjects } from "./objects.ts";
 import { addLineCounts, nameList, occupiedNow, parseRawNumstat, planIsEmpty, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
-import { captureLive, captureWith, commitCapture, latestOf, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
+import { captureLive, captureWith, commitCapture, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
 import { phase } from "./trace.ts";
 import type { Repo } from "./repo.ts";
 import { copyIndexFile, indexVersion } from "./index-file.ts";
@@ -122,7 +122,7 @@ function pauseAfter(step: Step): void {
 
 /** A snapshot as it would be if the capture were recorded now (for counting targets). */
 function pending(capture: LiveCapture): Snapshot {
-  const latest = latestOf(capture.snapshots);
+  const latest = capture.latest;
   return {
     number: (latest?.number ?? 0) + 1,
     ref: "",
