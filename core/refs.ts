@@ -4,8 +4,9 @@
 // markers. With the files storage the plain files (HEAD, markers, reflogs,
 // loose symbolic refs) are read directly, which is both safe (Git replaces
 // them by a rename) and measurably faster than a Git process each; with
-// reftable, which has no such files, everything comes through Git. All the
-// rest comes from one for-each-ref.
+// reftable, which has no such files, everything comes through Git. The refs
+// come from one for-each-ref, the snapshot refs' names from another (their
+// commits from core/snapshot-commits.ts), side by side.
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { compareBytes, decodeBytes, OPERATION_MARKERS, type HeadState, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
@@ -49,9 +50,10 @@ const UNDO_FORMAT = "%(refname)%00%(objectname)%00%(symref)";
 const PER_WORKTREE = ["refs/bisect", "refs/worktree", "refs/rewritten"];
 
 /**
- * One for-each-ref for every ref, its type and peeled object, plus the tree,
- * date and message of each snapshot commit. Symbolic refs are completed from
- * their files: for-each-ref reports the end of a chain and skips dangling ones.
+ * Every ref outside refs/undo/ with its type and peeled object, and this
+ * worktree's snapshot refs with their commits' tree, date and message.
+ * Symbolic refs are completed from their files: for-each-ref reports the end
+ * of a chain and skips dangling ones.
  */
 export async function scanRefs(repo: Repo): Promise<RefScan> {
   if (repo.refStorage !== "files") return scanThroughGit(repo);
