@@ -145,6 +145,14 @@ test("the mark names the Git processes above the hook with their start times, an
     expect(direct.exitCode).toBe(0);
     expect(direct.stdout.toString() + direct.stderr.toString()).toBe("");
     expect(readFileSync(join(undoDir, "pending"), "latin1")).toBe("");
+    // A second hook of the same Git process (its parent named first in the mark) keeps the mark as it is;
+    // a mark another process left is walked again.
+    const again = (first: string) =>
+      Bun.spawnSync({ cmd: ["sh", "-c", `printf '%s:7 99:8\n' "${first}" >"$1/pending"; sh "$2" 1 0`, "sh", undoDir, hook], cwd: r.dir, env: { ...r.env, GIT_DIR: r.gitDir() } });
+    expect(again("$$").exitCode).toBe(0);
+    expect(readFileSync(join(undoDir, "pending"), "latin1")).toMatch(/^[1-9]\d*:7 99:8\n$/);
+    expect(again("1").exitCode).toBe(0);
+    expect(readFileSync(join(undoDir, "pending"), "latin1")).toBe("");
   } finally {
     holder.kill();
   }
