@@ -40,7 +40,7 @@ export function parse(command: Command, argv: string[], invokedAs = `git undo ${
   const end = args.indexOf("--");
   const before = end === -1 ? args : args.slice(0, end);
   if (before.includes("-h") || before.includes("--help")) return "help";
-  const { values, positionals } = collect(command.options, args, see);
+  const { values, positionals } = collect(command.options, shortNames(command.options), args, see);
   if (positionals.length && !command.takesArguments) {
     const hint = command.argumentHint ? `; ${command.argumentHint}` : "";
     throw usage(`${invokedAs} takes no arguments (got '${positionals[0]}'${hint})`);
@@ -54,7 +54,7 @@ export function parse(command: Command, argv: string[], invokedAs = `git undo ${
  * words, and everything after `--` as words. (node's util.parseArgs did this;
  * loading node:util cost every command ~5 ms.)
  */
-function collect(options: Options, args: readonly string[], see: string): Parsed {
+function collect(options: Options, byShort: ReadonlyMap<string, string>, args: readonly string[], see: string): Parsed {
   const values: Parsed["values"] = {};
   const positionals: string[] = [];
   const set = (name: string, value: string | boolean) => {
@@ -76,7 +76,7 @@ function collect(options: Options, args: readonly string[], see: string): Parsed
     } else if (arg.startsWith("-") && arg !== "-") {
       // A cluster of switches; a value option in it takes the rest of the word, or the next word.
       for (let j = 1; j < arg.length; j++) {
-        const name = shortOption(options, arg[j]!);
+        const name = byShort.get(arg[j]!);
         if (name === undefined) throw usage(`unknown switch '${arg[j]}' ${see}`);
         if (options[name]!.type === "boolean") {
           set(name, true);
@@ -94,8 +94,9 @@ function collect(options: Options, args: readonly string[], see: string): Parsed
   return { values, positionals };
 }
 
-const shortOption = (options: Options, letter: string): string | undefined =>
-  Object.keys(options).find((name) => options[name]!.short === letter);
+/** Each short option's letter and its long name. */
+const shortNames = (options: Options): Map<string, string> =>
+  new Map(Object.entries(options).flatMap(([name, o]) => (o.short ? [[o.short, name] as const] : [])));
 
 /**
  * argv with every option spelled out as node's parseArgs wants it: a value
@@ -104,7 +105,7 @@ const shortOption = (options: Options, letter: string): string | undefined =>
  */
 function spellOut(options: Options, argv: readonly string[], see: string, alsoKnown: readonly string[]): string[] {
   const longs = Object.keys(options);
-  const byShort = new Map(Object.entries(options).flatMap(([name, o]) => (o.short ? [[o.short, name] as const] : [])));
+  const byShort = shortNames(options);
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;

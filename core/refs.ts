@@ -167,11 +167,8 @@ export function scanUndoRefs(repo: Repo, prefix = "refs/undo/"): Promise<Snapsho
  */
 export async function packSnapshotRefs(repo: Repo): Promise<void> {
   if (repo.refStorage !== "files") return; // reftable compacts its tables itself
-  try {
-    await repo.git.run(["pack-refs", "--include=refs/undo/*"], { okExit: [128, 129] });
-  } catch {
-    /* a lock held by the user's Git: next time */
-  }
+  // Refused (a lock held by the user's Git, an older Git): next time, or never.
+  await repo.git.succeeds(["pack-refs", "--include=refs/undo/*"]).catch(() => false);
 }
 
 /** Every ref for-each-ref listed with REF_FORMAT. */

@@ -57,7 +57,7 @@ export async function snapshotCommits(repo: Repo, listed: readonly ListedRef[], 
     });
   }
   const out: SnapshotRef[] = [];
-  const added: KeptLine[] = [];
+  const added: SnapshotRef[] = [];
   for (const l of listed) {
     const k = kept.get(l.commit);
     if (k) {
@@ -66,35 +66,44 @@ export async function snapshotCommits(repo: Repo, listed: readonly ListedRef[], 
     }
     const c = read.get(l.commit);
     if (!c) continue;
-    out.push({ ref: l.ref, commit: l.commit, ...c });
-    if (c.message.length <= MAX_KEPT_MESSAGE) added.push([l.commit, l.ref, c.tree, c.date, c.message]);
+    const s = { ref: l.ref, commit: l.commit, ...c };
+    out.push(s);
+    added.push(s);
   }
   const listedIds = new Set(listed.map((l) => l.commit));
   let gone = 0;
   for (const k of kept.values()) if (k[1].startsWith(prefix) && !listedIds.has(k[0])) gone++;
-  try {
-    if (added.length) mkdirSync(repo.undoDir, { recursive: true });
-    if (gone > kept.size - gone + 64) {
-      const live = [...kept.values()].filter((k) => !k[1].startsWith(prefix) || listedIds.has(k[0]));
-      replaceFile(file, [...live, ...added].map(line).join(""));
-    } else if (added.length) {
-      appendFileSync(file, added.map(line).join(""));
+  if (gone > kept.size - gone + 64) {
+    const live = [...kept.values()].filter((k) => !k[1].startsWith(prefix) || listedIds.has(k[0]));
+    try {
+      replaceFile(file, [...live.map(line), ...keptLines(added)].join(""));
+    } catch {
+      /* read from Git again next time */
     }
-  } catch {
-    /* read from Git again next time */
+  } else {
+    appendKept(repo, added);
   }
   return out;
 }
 
+/** A snapshot commit this process wrote, kept so that no reader has to read it back. */
+export const rememberCommit = (repo: Repo, c: SnapshotRef): void => appendKept(repo, [c]);
+
 const line = (k: KeptLine): string => `${JSON.stringify(k)}\n`;
 
-/** A snapshot commit this process wrote, kept so that no reader has to read it back. */
-export function rememberCommit(repo: Repo, c: SnapshotRef): void {
-  if (c.message.length > MAX_KEPT_MESSAGE) return;
+/** The lines of the commits worth keeping. */
+const keptLines = (commits: readonly SnapshotRef[]): string[] =>
+  commits.filter((c) => c.message.length <= MAX_KEPT_MESSAGE).map((c) => line([c.commit, c.ref, c.tree, c.date, c.message]));
+
+/** Append commits to the file, creating the undo folder if it is not there yet (a first `list`). */
+function appendKept(repo: Repo, commits: readonly SnapshotRef[]): void {
+  const lines = keptLines(commits);
+  if (!lines.length) return;
   try {
-    appendFileSync(undoFile(repo.undoDir, "snapshotCommits"), line([c.commit, c.ref, c.tree, c.date, c.message]));
+    mkdirSync(repo.undoDir, { recursive: true });
+    appendFileSync(undoFile(repo.undoDir, "snapshotCommits"), lines.join(""));
   } catch {
-    /* read from Git when first needed */
+    /* read from Git again next time */
   }
 }
 
