@@ -49,6 +49,14 @@ say "Installing dependencies (bun install --frozen-lockfile)"
 # Bun itself is an optional dependency for `npm install -g`; a checkout has it already.
 (cd "$root" && "$bun" install --frozen-lockfile --omit=optional --silent)
 
+# The CLI and the worker start from one bundle rather than every module
+# (core/bundle.ts); when it cannot be built they run from the sources.
+if "$bun" "$root/core/bundle.ts" >/dev/null; then
+  say "Built the bundle ($root/dist)"
+else
+  say "Note: could not build the bundle; git-undo runs from its sources"
+fi
+
 mkdir -p "$prefix"
 ln -sf "$root/cli/git-undo" "$prefix/git-undo"
 say "Linked $prefix/git-undo"

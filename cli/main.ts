@@ -2,6 +2,7 @@
 // and Git's exit codes (0 done, 1 refused or nothing to do, 128 fatal, 129 usage).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { staleBundleSource, toolkitRoot } from "../core/bundle.ts";
 import { fatal, RestoreRefused, UndoError, usage } from "../core/errors.ts";
 import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
@@ -27,7 +28,7 @@ function mainHelp(): string {
 
 /** `git-undo <version>`: package.json's, read only when asked, with no repository. */
 function version(): string {
-  const pkg = JSON.parse(readFileSync(join(import.meta.dir, "..", "package.json"), "utf8")) as { version: string };
+  const pkg = JSON.parse(readFileSync(join(toolkitRoot(), "package.json"), "utf8")) as { version: string };
   return `git-undo ${pkg.version}`;
 }
 
@@ -137,13 +138,21 @@ async function report(e: unknown): Promise<number> {
   return 128;
 }
 
-if (import.meta.main) {
+/** The command line run to its end: the exit code, every failure worded. */
+export async function run(argv: string[]): Promise<never> {
   let code: number;
   try {
-    code = await main(process.argv.slice(2));
+    code = await main(argv);
   } catch (e) {
     code = await report(e);
   }
   await endPager();
   process.exit(code);
+}
+
+if (import.meta.main) {
+  // A bundle older than the sources hands over to them (core/bundle.ts).
+  const sources = staleBundleSource("cli", import.meta.path);
+  if (sources) await ((await import(sources)) as { run: typeof run }).run(process.argv.slice(2));
+  await run(process.argv.slice(2));
 }

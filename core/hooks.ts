@@ -5,6 +5,7 @@
 // user's file back byte for byte.
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
+import { toolkitRoot } from "./bundle.ts";
 import { refuse } from "./errors.ts";
 import { replaceFile } from "./lock.ts";
 import { gitBool, type Repo } from "./repo.ts";
@@ -14,7 +15,7 @@ export const HOOK_NAMES = ["reference-transaction", "post-index-change"] as cons
 export type HookName = (typeof HOOK_NAMES)[number];
 
 /** The checkout this code runs from: the hooks start its worker. */
-export const TOOLKIT_ROOT = join(import.meta.dir, "..");
+export const TOOLKIT_ROOT = toolkitRoot();
 
 /**
  * Mark a worktree's <gitdir>/undo/ as one the hooks record in: they act only

@@ -31,9 +31,12 @@ export function traceGit(args: readonly string[], startedAt: number): void {
   emit(startedAt, `git ${args.join(" ").slice(0, 160)}`);
 }
 
-/** Bun's start and the loading of the modules the command needed so far: from the process's start to now. */
+/**
+ * Bun's start and the loading of the modules the command needed so far: from
+ * the process's start to now, from the bundle (.js, core/bundle.ts) or the sources.
+ */
 export function traceStart(): void {
-  if (traceOn()) emit(0, "phase start (Bun and modules)");
+  if (traceOn()) emit(0, `phase start (Bun and modules, ${import.meta.path.endsWith(".js") ? "bundle" : "sources"})`);
 }
 
 /** Runs `work` as a named phase of the command, timed when tracing. */

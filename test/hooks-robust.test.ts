@@ -2,18 +2,10 @@
 // never wait): Git keeps working when Bun or the toolkit is gone, and twenty
 // Git processes at once still make one worker per worktree at a time.
 import { expect, test } from "bun:test";
-import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expectRecorded, list, settled, SETTLE_MS } from "./helpers/auto.ts";
-import { gitBinDir, makeRepo, refFormatOf, ROOT, tempDir } from "./helpers/repo.ts";
-
-/** A copy of the toolkit (sources only; dependencies linked) that a test may break. */
-function copyToolkit(): string {
-  const dir = join(tempDir("toolkit"), "git-undo");
-  for (const part of ["core", "cli", "worker", "hooks", "package.json"]) cpSync(join(ROOT, part), join(dir, part), { recursive: true });
-  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
-  return dir;
-}
+import { copyToolkit, gitBinDir, makeRepo, refFormatOf, tempDir } from "./helpers/repo.ts";
 
 test("Git keeps working, silently, when Bun is missing and when the toolkit folder is gone", async () => {
   const toolkit = copyToolkit();

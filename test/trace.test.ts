@@ -17,7 +17,7 @@ test("GIT_UNDO_TRACE=1 lists each Git process and each phase with its time and e
   for (const l of lines.slice(0, -1)) expect(l).toMatch(/^git-undo trace: @\d+\.\d \d+\.\d ms {2}(git|phase) \S+/);
   expect(lines.some((l) => / git for-each-ref /.test(l))).toBe(true);
   // The phases: Bun's start first (from the process's start), then the command's own.
-  expect(lines[0]).toMatch(/^git-undo trace: @0\.0 \d+\.\d ms {2}phase start \(Bun and modules\)$/);
+  expect(lines[0]).toMatch(/^git-undo trace: @0\.0 \d+\.\d ms {2}phase start \(Bun and modules, (bundle|sources)\)$/);
   for (const name of ["load list", "open repository", "read snapshots"]) expect(lines.some((l) => l.endsWith(`  phase ${name}`))).toBe(true);
   const gitLines = lines.filter((l) => / ms {2}git /.test(l)).length;
   expect(lines.at(-1)).toMatch(new RegExp(`^git-undo trace: \\d+\\.\\d ms in all, ${gitLines} Git processes$`));

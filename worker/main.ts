@@ -7,6 +7,7 @@
 // It never prints: errors go to <gitdir>/undo/worker.log.
 import { appendFileSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { staleBundleSource } from "../core/bundle.ts";
 import {
   burstSettle,
   claimWorker,
@@ -181,8 +182,16 @@ export async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-if (import.meta.main) {
+/** The worker run to its end. */
+export async function run(argv: string[]): Promise<never> {
   // Git's streams are not ours; a stray write must go nowhere rather than fail.
   process.on("uncaughtException", () => process.exit(0));
-  process.exit(await main(process.argv.slice(2)));
+  process.exit(await main(argv));
+}
+
+if (import.meta.main) {
+  // A bundle older than the sources hands over to them (core/bundle.ts).
+  const sources = staleBundleSource("worker", import.meta.path);
+  if (sources) await ((await import(sources)) as { run: typeof run }).run(process.argv.slice(2));
+  await run(process.argv.slice(2));
 }

@@ -6,7 +6,7 @@ import { expect } from "bun:test";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, lstatSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { CLI, fingerprint, makeRepo, type RunResult, type TestRepo } from "./repo.ts";
+import { fingerprint, makeRepo, ROOT, type RunResult, type TestRepo } from "./repo.ts";
 
 export interface Base {
   /** The victim's newest real snapshot. */
@@ -192,7 +192,7 @@ export function observe(v: TestRepo): Observation {
   return {
     state: userState(v),
     gitDir: listing(join(v.dir, ".git"), mayChange),
-    // The tests start Bun on cli/main.ts themselves, not through the launcher that
+    // The tests start Bun on the CLI themselves, not through the launcher that
     // turns Bun's caches off: its cache under $HOME/.bun is the test harness's (test/trust-internal.test.ts covers the launcher).
     outside: listing(base, (rel) => rel === relative(base, v.dir) || rel === "home/.bun"),
   };
@@ -200,7 +200,7 @@ export function observe(v: TestRepo): Observation {
 
 /** The picker's preview of snapshot n, run in the victim's environment: "ok" or the error's message. */
 export function previewOf(v: TestRepo, n: number): RunResult {
-  const probe = join(dirname(CLI), "..", "test", "helpers", "preview-probe.ts");
+  const probe = join(ROOT, "test", "helpers", "preview-probe.ts");
   const r = Bun.spawnSync({ cmd: [process.execPath, probe, String(n)], cwd: v.dir, env: v.env, stdout: "pipe", stderr: "pipe" });
   return { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }

@@ -1,12 +1,21 @@
 // Temporary repositories driven by real Git, isolated from the machine's
 // configuration (own HOME, GIT_CONFIG_NOSYSTEM), and the git-undo CLI run in them.
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 
 export const ROOT = join(import.meta.dir, "..", "..");
-export const CLI = join(ROOT, "cli", "main.ts");
+/** What the launcher starts: the bundle when built (test/run builds it; core/bundle.ts), else the sources. */
+export const CLI = existsSync(join(ROOT, "dist", "cli", "main.js")) ? join(ROOT, "dist", "cli", "main.js") : join(ROOT, "cli", "main.ts");
+
+/** A copy of the toolkit (sources only, no bundle; dependencies linked) that a test may break. */
+export function copyToolkit(): string {
+  const dir = join(tempDir("toolkit"), "git-undo");
+  for (const part of ["core", "cli", "worker", "hooks", "package.json"]) cpSync(join(ROOT, part), join(dir, part), { recursive: true });
+  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
+  return dir;
+}
 
 const created: string[] = [];
 /** Delete every directory tempDir made so far (test/setup.ts runs this after the tests; KEEP_TEST_REPOS keeps them). */

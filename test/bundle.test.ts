@@ -1,0 +1,65 @@
+// The bundle (core/bundle.ts) is a cache of the sources: the launcher runs it
+// while it matches them, and the sources as soon as any has changed, so an
+// edited checkout never runs old code; a rebuild brings it back into use.
+import { expect, test } from "bun:test";
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { copyToolkit, makeRepo } from "./helpers/repo.ts";
+
+/** `git undo -h` through the toolkit's launcher, traced: what it printed and what it ran. */
+function help(toolkit: string, cwd: string, env: Record<string, string>): { out: string; ran: string } {
+  const r = Bun.spawnSync({ cmd: [join(toolkit, "cli", "git-undo"), "-h"], cwd, env: { ...env, GIT_UNDO_TRACE: "1", GIT_UNDO_BUN: process.execPath }, stdout: "pipe", stderr: "pipe" });
+  expect(r.exitCode).toBe(0);
+  const ran = /phase start \(Bun and modules, (\w+)\)/.exec(r.stderr.toString())?.[1] ?? "";
+  return { out: r.stdout.toString(), ran };
+}
+
+function build(toolkit: string): void {
+  const r = Bun.spawnSync({ cmd: [process.execPath, join(toolkit, "core", "bundle.ts")], cwd: toolkit, stdout: "pipe", stderr: "pipe" });
+  expect(r.stderr.toString()).toBe("");
+  expect(r.exitCode).toBe(0);
+}
+
+test("the launcher runs the bundle while it matches the sources, the sources once one changed, the bundle again after a rebuild", () => {
+  const toolkit = copyToolkit();
+  const r = makeRepo();
+  const index = join(toolkit, "cli", "commands", "index.ts");
+  const original = readFileSync(index, "utf8");
+  expect(original).toContain("list snapshots, newest first");
+
+  // No bundle: the sources.
+  expect(help(toolkit, r.dir, r.env).ran).toBe("sources");
+  build(toolkit);
+  expect(existsSync(join(toolkit, "dist", "cli", "main.js"))).toBe(true);
+  expect(existsSync(join(toolkit, "dist", "worker", "main.js"))).toBe(true);
+  const fresh = help(toolkit, r.dir, r.env);
+  expect(fresh.ran).toBe("bundle");
+  expect(fresh.out).toContain("list snapshots, newest first");
+
+  // An edit: the bundle hands over to the sources, which print the new text.
+  writeFileSync(index, original.replace("list snapshots, newest first", "list the snapshots (edited)"));
+  const edited = help(toolkit, r.dir, r.env);
+  expect(edited.ran).toBe("sources");
+  expect(edited.out).toContain("list the snapshots (edited)");
+
+  // The same content back under a new mtime (a checkout, an npm install): the
+  // bundle matches again, and the manifest takes the new mtime.
+  writeFileSync(index, original);
+  const later = new Date(Date.now() + 60_000);
+  utimesSync(index, later, later);
+  const restored = help(toolkit, r.dir, r.env);
+  expect(restored.ran).toBe("bundle");
+  expect(restored.out).toContain("list snapshots, newest first");
+  expect(readFileSync(join(toolkit, "dist", "sources.json"), "utf8")).toContain(String(later.getTime()));
+
+  // A rebuild after the edit runs the edit from the bundle.
+  writeFileSync(index, original.replace("list snapshots, newest first", "list the snapshots (rebuilt)"));
+  build(toolkit);
+  const rebuilt = help(toolkit, r.dir, r.env);
+  expect(rebuilt.ran).toBe("bundle");
+  expect(rebuilt.out).toContain("list the snapshots (rebuilt)");
+
+  // A bundle without its list of sources is never trusted.
+  rmSync(join(toolkit, "dist", "sources.json"));
+  expect(help(toolkit, r.dir, r.env).ran).toBe("sources");
+});
