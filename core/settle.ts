@@ -177,6 +177,30 @@ export function nextStreak(streak: number, gapMs: number | null, settleMs: numbe
   return Math.min(streak + 1, Math.log2(BURST_MAX_FACTOR));
 }
 
+/**
+ * The Git command that made the mark: the outermost Git process it names
+ * ("pid:start"; `git pull` and the fetch it runs are one command), or null
+ * when it names none (no /proc).
+ */
+export function markCommand(undoDir: string): string | null {
+  const procs = markProcesses(undoDir);
+  const outer = procs?.at(-1);
+  return outer ? `${outer.pid}:${outer.start}` : null;
+}
+
+/**
+ * The burst streak when the worker looks at the mark again while waiting for
+ * it to be quiet: a different Git command has marked since its last look
+ * (commands coming faster than undo.settle, as a script runs them) is a burst
+ * as surely as a mark soon after a recording, and grows the streak the same
+ * way, so that a script's pauses just longer than undo.settle are not each
+ * recorded. One command's own hooks, or a mark that names no process, leave it.
+ */
+export function streakOnLook(streak: number, seen: string | null, now: string | null): number {
+  if (seen === null || now === null || seen === now) return streak;
+  return Math.min(streak + 1, Math.log2(BURST_MAX_FACTOR));
+}
+
 /** The quiet the next recording waits for at this streak. */
 export const burstSettle = (settleMs: number, streak: number): number => settleMs * 2 ** streak;
 

@@ -11,10 +11,12 @@ import {
   lastLogLines,
   LOG_LIMIT,
   logLine,
+  markCommand,
   nextStreak,
   releaseWorker,
   RUNNING_QUIET_MS,
   settleDelay,
+  streakOnLook,
   takeMark,
 } from "../core/settle.ts";
 import { scrubEnvironment } from "../worker/main.ts";
@@ -88,6 +90,52 @@ test("a burst of marks doubles the quiet needed, up to four times undo.settle; a
   expect(burstSettle(700, streak)).toBe(700);
   expect(nextStreak(0, -50, 700)).toBe(1); // a mark made during the recording
 });
+
+test("a different Git command marking while the worker waits is a burst too; one command's own hooks are not", () => {
+  expect(streakOnLook(0, "10:5 9:4", "10:5 9:4")).toBe(0); // not the pair: the outermost alone is compared (markCommand)
+  expect(streakOnLook(0, "9:4", "9:4")).toBe(0);
+  expect(streakOnLook(0, "9:4", "12:7")).toBe(1);
+  expect(streakOnLook(1, "9:4", "12:7")).toBe(2);
+  expect(streakOnLook(2, "9:4", "12:7")).toBe(2); // four times undo.settle at most
+  expect(streakOnLook(1, null, "12:7")).toBe(1); // a mark naming no process (no /proc) tells nothing
+  expect(streakOnLook(1, "9:4", null)).toBe(1);
+  const dir = tempDir("undo");
+  writeFileSync(join(dir, "pending"), "31:100 30:90 2:7\n"); // the hook's Git, an alias's Git above it, the outermost last
+  expect(markCommand(dir)).toBe("2:7");
+  writeFileSync(join(dir, "pending"), "");
+  expect(markCommand(dir)).toBeNull();
+});
+
+test("a script's pauses just longer than undo.settle are not each recorded once its commands came faster than that", async () => {
+  // Commands 100 ms apart for 1.5 s, a pause of 1.75 undo.settle, one more:
+  // without the rule the pause would be recorded, then the end.
+  const r = makeRepo();
+  r.git(["config", "undo.settle", "400"]);
+  r.commit("base", { "a.txt": "a\n" });
+  const gitDir = r.gitDir();
+  const undo = join(gitDir, "undo");
+  mkdirSync(undo);
+  // Marks as the hooks write them, each naming a Git command that has exited (no such pid).
+  let n = 0;
+  const mark = () => {
+    n++;
+    r.write("a.txt", `edit ${n}\n`);
+    writeFileSync(join(undo, "pending"), `${4_000_000 + n}:${n}\n`);
+  };
+  mark();
+  const p = Bun.spawn({ cmd: [process.execPath, join(ROOT, "worker", "main.ts"), gitDir, r.dir], cwd: r.dir, env: r.env, stdout: "ignore", stderr: "ignore" });
+  for (let i = 0; i < 15; i++) {
+    await Bun.sleep(100);
+    mark();
+  }
+  await Bun.sleep(700);
+  mark();
+  expect(await p.exited).toBe(0);
+  await settled(gitDir);
+  const snaps = list(r);
+  expect(snaps).toHaveLength(1);
+  expect(r.g("show", `${snaps[0]!.commit}:worktree/a.txt`)).toBe(`edit ${n}`);
+}, 30_000);
 
 test("worker.log stays bounded and keeps the newest lines", () => {
   const dir = tempDir("undo");

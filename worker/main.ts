@@ -20,11 +20,13 @@ import {
   logLine,
   lowerPriority,
   markAge,
+  markCommand,
   markRunning,
   nextStreak,
   operationBusy,
   releaseWorker,
   settleDelay,
+  streakOnLook,
   takeMark,
 } from "../core/settle.ts";
 
@@ -89,6 +91,8 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string): Promise
   // The end of the previous recording, and how deep into a burst of marks we are (core/settle.ts nextStreak).
   let recordedAt: number | null = null;
   let streak = 0;
+  // The Git command that had made the mark at the previous look (core/settle.ts streakOnLook).
+  let seenCommand: string | null = null;
   for (;;) {
     if (!hasTaken(undoDir)) {
       const age = markAge(undoDir);
@@ -106,10 +110,14 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string): Promise
         continue;
       }
       const now = Date.now();
+      const command = markCommand(undoDir);
       if (firstSeen === null) {
         firstSeen = now;
         streak = nextStreak(streak, recordedAt === null ? null : now - age - recordedAt, settleMs);
+      } else {
+        streak = streakOnLook(streak, seenCommand, command);
       }
+      seenCommand = command;
       const quietMs = burstSettle(settleMs, streak);
       // Quiet: is Git still running the command that marked (core/settle.ts
       // markRunning)? If it has exited, an operation in progress is one Git
