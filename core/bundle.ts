@@ -15,11 +15,16 @@ import { dirname, join, relative } from "node:path";
 const OUT = "dist";
 /** Its list of sources: each with its size, mtime and content hash when built. */
 const MANIFEST = "sources.json";
-/** What the bundle is made from, besides the lockfile (the dependencies it holds). */
+/**
+ * What the bundle is made from, as the npm package ships it. The dependencies
+ * it holds are not listed: install.sh and test/run build it again after
+ * installing them.
+ */
 const SOURCE_DIRS = ["cli", "core", "worker"];
-const EXTRA_SOURCES = ["package.json", "bun.lock"];
+const EXTRA_SOURCES = ["package.json"];
 
-export type Entry = "cli" | "worker";
+const ENTRIES = ["cli", "worker"] as const;
+export type Entry = (typeof ENTRIES)[number];
 
 interface SourceFile {
   path: string;
@@ -125,36 +130,53 @@ export function staleBundleSource(entry: Entry, modulePath: string): string | nu
   return bundleFresh(root) ? null : join(root, entry, "main.ts");
 }
 
+/** How long a chunk no build uses any more stays, for a process started before the rebuild that has yet to load it. */
+const OLD_CHUNK_MS = 24 * 60 * 60 * 1000;
+
 /**
- * Build dist/ from the sources: into a fresh folder, then swapped in whole,
- * so that a command starting meanwhile finds either bundle complete. The
- * manifest describes the sources as read before the build: one edited during
- * it makes the bundle stale, never wrongly fresh.
+ * Build dist/ from the sources. A process started from the previous bundle
+ * may still load a command's chunk after this build: chunks are named by
+ * their content, so the new ones go in beside the old, and old ones go only
+ * a day later. The manifest goes first and comes back last, so a half-updated
+ * bundle is never taken as matching; it describes the sources as read before
+ * the build, so one edited during it leaves the bundle stale, never wrongly fresh.
  */
 export async function buildBundle(root: string): Promise<void> {
   const files = sourcePaths(root).map((p) => describe(root, p));
+  const out = join(root, OUT);
   const staging = join(root, `${OUT}.${process.pid}.tmp`);
   rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  const result = await Bun.build({
-    entrypoints: [join(root, "cli", "main.ts"), join(root, "worker", "main.ts")],
-    root,
-    outdir: staging,
-    target: "bun",
-    splitting: true,
-    minify: true,
-    naming: { entry: "[dir]/[name].[ext]", chunk: "[name]-[hash].[ext]" },
-  });
-  if (!result.success) {
+  try {
+    const result = await Bun.build({
+      entrypoints: ENTRIES.map((e) => join(root, e, "main.ts")),
+      root,
+      outdir: staging,
+      target: "bun",
+      splitting: true,
+      minify: true,
+      naming: { entry: "[dir]/[name].[ext]", chunk: "[name]-[hash].[ext]" },
+    });
+    if (!result.success) throw new AggregateError(result.logs, "bun build failed");
+    mkdirSync(out, { recursive: true });
+    rmSync(join(out, MANIFEST), { force: true });
+    const built = new Set<string>();
+    for (const name of readdirSync(staging)) {
+      if (ENTRIES.includes(name as Entry)) continue;
+      built.add(name);
+      if (!existsSync(join(out, name))) renameSync(join(staging, name), join(out, name));
+    }
+    for (const e of ENTRIES) {
+      mkdirSync(join(out, e), { recursive: true });
+      renameSync(join(staging, e, "main.js"), join(out, e, "main.js"));
+    }
+    for (const name of readdirSync(out)) {
+      const path = join(out, name);
+      if (!built.has(name) && name.endsWith(".js") && Date.now() - statSync(path).mtimeMs > OLD_CHUNK_MS) rmSync(path, { force: true });
+    }
+    writeManifest(root, { files });
+  } finally {
     rmSync(staging, { recursive: true, force: true });
-    throw new AggregateError(result.logs, "bun build failed");
   }
-  writeFileSync(join(staging, MANIFEST), JSON.stringify({ files } satisfies Manifest));
-  const old = join(root, `${OUT}.${process.pid}.old`);
-  const out = join(root, OUT);
-  if (existsSync(out)) renameSync(out, old);
-  renameSync(staging, out);
-  rmSync(old, { recursive: true, force: true });
 }
 
 // Only as `bun core/bundle.ts`: never from a bundle that holds this module.

@@ -2,7 +2,7 @@
 // while it matches them, and the sources as soon as any has changed, so an
 // edited checkout never runs old code; a rebuild brings it back into use.
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { copyToolkit, makeRepo } from "./helpers/repo.ts";
 
@@ -52,9 +52,16 @@ test("the launcher runs the bundle while it matches the sources, the sources onc
   expect(restored.out).toContain("list snapshots, newest first");
   expect(readFileSync(join(toolkit, "dist", "sources.json"), "utf8")).toContain(String(later.getTime()));
 
-  // A rebuild after the edit runs the edit from the bundle.
+  // A rebuild after the edit runs the edit from the bundle. The chunks of the
+  // first build stay, for a process started from it that has yet to load one.
+  const chunks = () => readdirSync(join(toolkit, "dist")).filter((f) => f.endsWith(".js"));
+  const before = chunks();
   writeFileSync(index, original.replace("list snapshots, newest first", "list the snapshots (rebuilt)"));
+  const listCommand = join(toolkit, "cli", "commands", "list.ts"); // a chunk of its own, loaded when list runs
+  writeFileSync(listCommand, readFileSync(listCommand, "utf8").replace("show at most <count> snapshots", "show at most <count> (rebuilt)"));
   build(toolkit);
+  expect(chunks()).toEqual(expect.arrayContaining(before));
+  expect(chunks().length).toBeGreaterThan(before.length);
   const rebuilt = help(toolkit, r.dir, r.env);
   expect(rebuilt.ran).toBe("bundle");
   expect(rebuilt.out).toContain("list the snapshots (rebuilt)");
