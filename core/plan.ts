@@ -462,6 +462,10 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
   const unsafe = changes.find((c) => !isSafePath(c.raw.subarray(c.raw.indexOf(0x2f) + 1)));
   if (unsafe) throw new SnapshotRefused(`snapshot #${target.number}`, `it records a path Git would not accept: '${escapeControls(unsafe.path)}'`);
   const blockers: Blocker[] = [];
+  const worktree = planWorktree(repo, s, t, target, changes);
+  // Which files only the state being left holds: its own cat-file, run beside the checks below.
+  const onlyLeft = opts.earlier && worktree.mode === "merge" ? onlyInLeft(repo, worktree.files, opts.earlier) : Promise.resolve([]);
+  onlyLeft.catch(() => undefined); // awaited below; a refusal thrown first must not leave it unhandled
 
   // Spec step 2: refs, HEAD and the stash, and the objects they need.
   const moves: Moves = {
@@ -498,7 +502,6 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
   if (elsewhere) blockers.push(elsewhere);
 
   // Spec step 4: the files.
-  const worktree = planWorktree(repo, s, t, target, changes);
   if (worktree.mode === "merge") {
     const occupied = await occupiedBlocker(repo, target.number, worktree.files);
     if (occupied) blockers.push(occupied);
@@ -533,7 +536,7 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
     blockers,
     tagsToWrite,
     notRestored,
-    onlyLeft: opts.earlier && worktree.mode === "merge" ? await onlyInLeft(repo, worktree.files, opts.earlier) : [],
+    onlyLeft: await onlyLeft,
   };
 }
 
