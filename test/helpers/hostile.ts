@@ -40,6 +40,10 @@ export interface HostileCase {
 /** A victim with refs, a tag, a stash entry, an untracked and an ignored file, and two snapshots. */
 export function victim(): TestRepo {
   const v = makeRepo();
+  // Git 2.47+ runs its automatic maintenance detached after a fetch; a repack
+  // finishing after the test's "before" writes info/refs into what it compares.
+  v.git(["config", "maintenance.auto", "false"]);
+  v.git(["config", "gc.auto", "0"]);
   v.write(".gitignore", "*.log\n");
   v.commit("one", { "a.txt": "a\n", "dir/b.txt": "b\n" });
   v.git(["branch", "feature"]);
