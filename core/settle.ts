@@ -64,21 +64,21 @@ export async function operationBusy(repo: Repo): Promise<string | null> {
 export const indexLocked = (repo: Repo): string | null => (indexLockHeld(repo.indexFile) ? "index.lock" : null);
 
 /**
- * A Git process a hook ran under, as the hooks write it into the mark: its pid
- * and its start time (field 22 of /proc/<pid>/stat, in clock ticks since boot),
- * which tells the same process from a later one given the same pid.
+ * A Git process a hook ran under, as the hooks write it into the mark: its
+ * pid, and from the hooks of earlier versions also its start time (field 22
+ * of /proc/<pid>/stat, in clock ticks since boot).
  */
 export interface MarkProcess {
   pid: number;
-  start: string;
+  start: string | null;
 }
 
 /**
  * The Git processes the mark names: the hook walks up to five parent links
- * from $PPID (Name and PPid from /proc/<pid>/status) and writes "pid:start ..."
- * for those whose name is git, the start time from /proc/<pid>/stat. Null
- * when it names none (no /proc where the hook ran, or the hook of an older
- * install): then only the operation markers can tell, as before.
+ * from $PPID (Name and PPid from /proc/<pid>/status) and writes the pids of
+ * those whose name is git ("pid:start" from older hooks). Null when it names
+ * none (no /proc where the hook ran): then only the operation markers can
+ * tell, as before.
  */
 export function markProcesses(undoDir: string): MarkProcess[] | null {
   let text: string;
@@ -89,14 +89,26 @@ export function markProcesses(undoDir: string): MarkProcess[] | null {
   }
   const procs: MarkProcess[] = [];
   for (const word of text.split(/\s+/)) {
-    const m = /^(\d+):(\d+)$/.exec(word);
-    if (m) procs.push({ pid: Number(m[1]), start: m[2]! });
+    const m = /^([1-9]\d*)(?::(\d+))?$/.exec(word);
+    if (m) procs.push({ pid: Number(m[1]), start: m[2] ?? null });
   }
   return procs.length ? procs : null;
 }
 
-/** Whether the process still runs: the same pid with the same start time, and not a zombie. */
-export function processRunning(p: MarkProcess): boolean {
+/**
+ * How much later than the mark a process may seem to have started and still
+ * be the one it names: the start time has 10 ms ticks, the clocks may drift
+ * apart a little. Another process given the same pid that soon is unheard of.
+ */
+const START_SLACK_MS = 1000;
+
+/**
+ * Whether the process still runs: alive, not a zombie, and the one the mark
+ * names, not a later process given the same pid: the same start time when
+ * the mark has it, otherwise started no later than the mark was written
+ * (`markedMs`), since every process it names was running then.
+ */
+export function processRunning(p: MarkProcess, markedMs: number): boolean {
   let line: string;
   try {
     line = readFileSync(`/proc/${p.pid}/stat`, "latin1");
@@ -105,7 +117,25 @@ export function processRunning(p: MarkProcess): boolean {
   }
   // The name in parentheses may hold spaces and parentheses: fields follow the last ")".
   const fields = line.slice(line.lastIndexOf(")") + 2).split(" ");
-  return fields[0] !== "Z" && fields[0] !== "X" && fields[19] === p.start;
+  if (fields[0] === "Z" || fields[0] === "X") return false;
+  if (p.start !== null) return fields[19] === p.start;
+  const startedMs = processStartMs(Number(fields[19]));
+  return startedMs === null || startedMs <= markedMs + START_SLACK_MS;
+}
+
+/**
+ * When a process started (ms since the epoch), from its start in clock ticks
+ * since boot: /proc reports them at 100 a second (USER_HZ), and /proc/uptime
+ * says how long ago boot was. Null when that cannot be read.
+ */
+function processStartMs(ticks: number): number | null {
+  try {
+    const uptimeS = Number(readFileSync("/proc/uptime", "latin1").split(" ")[0]);
+    if (!Number.isFinite(uptimeS) || !Number.isFinite(ticks)) return null;
+    return Date.now() - (uptimeS - ticks / 100) * 1000;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -118,8 +148,12 @@ export function processRunning(p: MarkProcess): boolean {
  * the mark cannot tell (no /proc): the markers decide, as before.
  */
 export function markRunning(undoDir: string): boolean | null {
+  // The names first, then the time: a hook rewriting the mark in between
+  // leaves a later time, which every process it names started before.
   const procs = markProcesses(undoDir);
-  return procs === null ? null : procs.some(processRunning);
+  if (procs === null) return null;
+  const markedMs = safeMtime(undoFile(undoDir, "pending")) || Date.now();
+  return procs.some((p) => processRunning(p, markedMs));
 }
 
 export interface SettleInput {
@@ -179,13 +213,14 @@ export function nextStreak(streak: number, gapMs: number | null, settleMs: numbe
 
 /**
  * The Git command that made the mark: the outermost Git process it names
- * ("pid:start"; `git pull` and the fetch it runs are one command), or null
+ * (`git pull` and the fetch it runs are one command), or null
  * when it names none (no /proc).
  */
 export function markCommand(undoDir: string): string | null {
   const procs = markProcesses(undoDir);
   const outer = procs?.at(-1);
-  return outer ? `${outer.pid}:${outer.start}` : null;
+  if (!outer) return null;
+  return outer.start === null ? String(outer.pid) : `${outer.pid}:${outer.start}`;
 }
 
 /**

@@ -2,7 +2,7 @@
 // operation to end, bounded by undo.settleMax; one worker per worktree; no mark
 // lost; errors to a bounded worker.log; the hook's environment never leaks in.
 import { expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   burstSettle,
@@ -12,6 +12,7 @@ import {
   LOG_LIMIT,
   logLine,
   markCommand,
+  markRunning,
   nextStreak,
   releaseWorker,
   RUNNING_QUIET_MS,
@@ -79,6 +80,36 @@ test("a mark quiet for longer than undo.settle waits while the Git that made it 
   expect(settleDelay({ ...base, quietMs: RUNNING_QUIET_MS, waitedMs: RUNNING_QUIET_MS, busy: null, running: true })).toBe(0);
 });
 
+test("a process the mark names counts as running only while it is the one the hook saw", async () => {
+  const dir = tempDir("undo");
+  const pending = join(dir, "pending");
+  const holder = Bun.spawn({ cmd: ["sleep", "30"] });
+  try {
+    await Bun.sleep(20);
+    writeFileSync(pending, `${holder.pid}\n`);
+    expect(markRunning(dir)).toBe(true);
+    // The same pid in a mark written before that process started: a reused pid, not the Git the hook ran under.
+    const before = new Date(Date.now() - 60_000);
+    utimesSync(pending, before, before);
+    expect(markRunning(dir)).toBe(false);
+    // Older hooks wrote "pid:start": the start time decides.
+    const stat = readFileSync(`/proc/${holder.pid}/stat`, "latin1");
+    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]!;
+    writeFileSync(pending, `${holder.pid}:${start}\n`);
+    utimesSync(pending, before, before);
+    expect(markRunning(dir)).toBe(true);
+    writeFileSync(pending, `${holder.pid}:${Number(start) + 1}\n`);
+    expect(markRunning(dir)).toBe(false);
+  } finally {
+    holder.kill();
+    await holder.exited;
+  }
+  writeFileSync(pending, `${holder.pid}\n`);
+  expect(markRunning(dir)).toBe(false); // exited
+  writeFileSync(pending, "");
+  expect(markRunning(dir)).toBeNull(); // names nothing: the markers decide
+});
+
 test("a burst of marks doubles the quiet needed, up to four times undo.settle; a pause ends it", () => {
   let streak = nextStreak(0, null, 700); // the worker's first recording
   expect(burstSettle(700, streak)).toBe(700);
@@ -100,7 +131,9 @@ test("a different Git command marking while the worker waits is a burst too; one
   expect(streakOnLook(1, null, "12:7")).toBe(1); // a mark naming no process (no /proc) tells nothing
   expect(streakOnLook(1, "9:4", null)).toBe(1);
   const dir = tempDir("undo");
-  writeFileSync(join(dir, "pending"), "31:100 30:90 2:7\n"); // the hook's Git, an alias's Git above it, the outermost last
+  writeFileSync(join(dir, "pending"), "31 30 2\n"); // the hook's Git, an alias's Git above it, the outermost last
+  expect(markCommand(dir)).toBe("2");
+  writeFileSync(join(dir, "pending"), "31:100 2:7\n"); // as older hooks wrote it
   expect(markCommand(dir)).toBe("2:7");
   writeFileSync(join(dir, "pending"), "");
   expect(markCommand(dir)).toBeNull();
