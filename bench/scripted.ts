@@ -4,7 +4,8 @@
 // each of the others), in interleaved rounds with no hooks, with `exit 0`
 // hooks and with git-undo's hooks. Per setup: the script's wall time and CPU
 // (its Git processes and their hooks), the workers' CPU (their own and their
-// Git processes', which they report on exit), worker starts, snapshots made,
+// Git processes', which they report on exit), worker starts, snapshots the
+// script made (not counting the one `git undo init` records),
 // how long after the script the last recording ended and the last worker
 // exited, and whether every repository's final state was recorded.
 //
@@ -89,6 +90,9 @@ async function round(kind: Setup): Promise<Round> {
   const trace = join(tempDir("bench-scripted-trace"), "workers");
   writeFileSync(trace, "");
   const repos = setUp(kind, trace);
+  // `git undo init` records each repository once; the script's snapshots are those after it.
+  const countSnapshots = (r: TestRepo) => r.g("for-each-ref", "--format=x", "refs/undo/snapshots/").split("\n").filter(Boolean).length;
+  const initial = kind === "ours" ? repos.reduce((sum, r) => sum + countSnapshots(r), 0) : 0;
   const cpu0 = childCpuMs();
   const t0 = performance.now();
   for (let k = 0; k < STEPS; k++) {
@@ -113,11 +117,11 @@ async function round(kind: Setup): Promise<Round> {
   const events = readFileSync(trace, "utf8").split("\n");
   const workerCpuMs = events.filter((e) => e.startsWith("stop ")).reduce((sum, e) => sum + Number(e.split(" ")[2] || 0), 0);
   const workerStarts = events.filter((e) => /^(start|lost) /.test(e)).length;
-  let snapshots = 0;
+  let snapshots = -initial;
   let finalRecorded = 0;
   if (kind === "ours") {
     for (const r of repos) {
-      snapshots += r.g("for-each-ref", "--format=x", "refs/undo/").split("\n").filter(Boolean).length;
+      snapshots += countSnapshots(r);
       if (r.undo(["snapshot"]).stdout.startsWith("no change since")) finalRecorded++;
     }
   }
