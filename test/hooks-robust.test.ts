@@ -2,7 +2,7 @@
 // never wait): Git keeps working when Bun or the toolkit is gone, and twenty
 // Git processes at once still make one worker per worktree at a time.
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expectRecorded, list, settled, SETTLE_MS } from "./helpers/auto.ts";
 import { copyToolkit, gitBinDir, makeRepo, refFormatOf, tempDir } from "./helpers/repo.ts";
@@ -115,7 +115,7 @@ test("an empty worker.pid left for good (a hook killed while reserving it) is cl
   await expectRecorded(r, snaps, /after/, { gitDir });
 }, 60_000);
 
-test("the mark names the Git processes above the hook by pid, and nothing else", () => {
+test("the mark names the Git processes above the hook by pid, and nothing else; outside an operation the walk ends at the first program that is neither Git nor sh", () => {
   const r = makeRepo();
   r.commit("base", { "a.txt": "a\n" });
   expect(r.undo(["init", "--file-hooks"]).code).toBe(0);
@@ -131,6 +131,18 @@ test("the mark names the Git processes above the hook by pid, and nothing else",
     expect(mark).toHaveLength(2);
     for (const p of mark) expect(p).toMatch(/^[1-9]\d*$/);
     expect(new Set(mark).size).toBe(2);
+    // A program that is neither Git nor sh between two Gits ends the walk: no Git above it matters...
+    const timed = (ref: string) => r.git(["-c", `alias.timed=!timeout 30 git update-ref refs/heads/${ref} HEAD`, "timed"]);
+    expect(timed("timed").code).toBe(0);
+    const short = readFileSync(join(undoDir, "pending"), "latin1").trim().split(" ");
+    expect(short).toHaveLength(1);
+    // ...unless an operation runs: a rebase's exec line may run Git under make or a test runner.
+    mkdirSync(join(r.gitDir(), "rebase-merge"));
+    expect(timed("timed-in-rebase").code).toBe(0);
+    rmSync(join(r.gitDir(), "rebase-merge"), { recursive: true });
+    const deep = readFileSync(join(undoDir, "pending"), "latin1").trim().split(" ");
+    expect(deep).toHaveLength(2);
+    expect(deep[0]).not.toBe(short[0]);
     // Run by something that is not Git (here, the test): an empty mark.
     const hook = join(r.gitDir(), "hooks", "post-index-change");
     const direct = Bun.spawnSync({ cmd: ["sh", hook, "1", "0"], cwd: r.dir, env: { ...r.env, GIT_DIR: r.gitDir() } });
