@@ -9,7 +9,7 @@
 // commits from core/snapshot-commits.ts), side by side.
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
-import { compareBytes, decodeBytes, OPERATION_MARKERS, type HeadState, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
+import { compareBytes, decodeBytes, OPERATION_MARKERS, snapshotNumber, type HeadState, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
 import { text, type GitResult } from "./git.ts";
 import type { Repo } from "./repo.ts";
 import { snapshotCommits, type ListedRef, type SnapshotRef } from "./snapshot-commits.ts";
@@ -145,16 +145,49 @@ function readThroughGit(repo: Repo, refs?: readonly RefLine[]): ReadThroughGit |
 
 /** Only the refs under `prefix` (a snapshot sequence, or all of refs/undo/). */
 export function scanUndoRefs(repo: Repo, prefix = "refs/undo/"): Promise<SnapshotRef[]> {
+  return phase("read snapshots", async () => snapshotCommits(repo, (await listUndoRefs(repo, prefix)).listed, prefix));
+}
+
+/**
+ * scanUndoRefs of the sequence under `prefix`, but only the `count`
+ * highest-numbered snapshots' commits are read: what `list -n <count>` shows.
+ * A ref among them whose object is no commit is left out by the reader; then
+ * every commit is read, so that the count is made up from older ones as before.
+ */
+export function scanNewestUndoRefs(repo: Repo, prefix: string, count: number): Promise<SnapshotRef[]> {
   return phase("read snapshots", async () => {
-    const out = await repo.git.text(["for-each-ref", `--format=${UNDO_FORMAT}`, prefix]);
-    const listed: ListedRef[] = [];
-    for (const line of out.split("\n")) {
-      const [ref = "", commit = "", symref = ""] = line.split("\0");
-      // A symbolic ref there is no snapshot: deleting it (undo.limit, gc) would delete its target.
-      if (ref && commit && !symref) listed.push({ ref, commit });
+    if (count > 0) {
+      // Ten-digit names sort as their numbers: Git lists the newest only.
+      const { listed, lines } = await listUndoRefs(repo, prefix, count);
+      const newest = listed.filter((l) => snapshotNumber(prefix, l.ref) !== null).reverse();
+      if (newest.length === count || lines < count) {
+        const commits = await snapshotCommits(repo, newest, prefix, { partial: true });
+        if (commits.length === newest.length) return commits;
+      }
     }
-    return snapshotCommits(repo, listed, prefix);
+    // Other refs among the newest names (a stray, a symbolic ref, a ref to no
+    // commit): every ref is read, so that older ones make up the count as before.
+    return snapshotCommits(repo, (await listUndoRefs(repo, prefix)).listed, prefix);
   });
+}
+
+/**
+ * The refs under `prefix` as for-each-ref lists them, symbolic ones left out,
+ * and how many lines it printed; with `newest`, only the last that many names.
+ */
+async function listUndoRefs(repo: Repo, prefix: string, newest?: number): Promise<{ listed: ListedRef[]; lines: number }> {
+  const limit = newest === undefined ? [] : [`--count=${newest}`, "--sort=-refname"];
+  const out = await repo.git.text(["for-each-ref", ...limit, `--format=${UNDO_FORMAT}`, prefix]);
+  const listed: ListedRef[] = [];
+  let lines = 0;
+  for (const line of out.split("\n")) {
+    if (!line) continue;
+    lines++;
+    const [ref = "", commit = "", symref = ""] = line.split("\0");
+    // A symbolic ref there is no snapshot: deleting it (undo.limit, gc) would delete its target.
+    if (ref && commit && !symref) listed.push({ ref, commit });
+  }
+  return { listed, lines };
 }
 
 /**

@@ -11,7 +11,7 @@
 // commits read later are appended (one write of a few hundred bytes, whatever
 // the history's length), and the file is written anew only when more of its
 // lines name snapshots that are gone than name listed ones.
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
 import { decodeBytes, type ObjectId } from "./format.ts";
 import { replaceFile } from "./lock.ts";
 import { readObjects } from "./objects.ts";
@@ -44,9 +44,10 @@ type KeptLine = [commit: ObjectId, ref: string, tree: ObjectId, date: number, me
  * whose object is no commit (a stray) is left out, as for-each-ref's
  * `%(objecttype)` check left it out before.
  */
-export async function snapshotCommits(repo: Repo, listed: readonly ListedRef[], prefix: string): Promise<SnapshotRef[]> {
+export async function snapshotCommits(repo: Repo, listed: readonly ListedRef[], prefix: string, opts: { partial?: boolean } = {}): Promise<SnapshotRef[]> {
   const file = undoFile(repo.undoDir, "snapshotCommits");
-  const kept = readKept(file);
+  // A partial listing (list -n) parses only its own lines, and cannot tell which kept ones are gone.
+  const kept = readKept(file, opts.partial ? new Set(listed.map((l) => l.commit)) : null);
   const missing = [...new Set(listed.filter((l) => !kept.has(l.commit)).map((l) => l.commit))];
   const read = new Map<ObjectId, Omit<SnapshotRef, "ref" | "commit"> | null>();
   if (missing.length) {
@@ -72,7 +73,7 @@ export async function snapshotCommits(repo: Repo, listed: readonly ListedRef[], 
   }
   const listedIds = new Set(listed.map((l) => l.commit));
   let gone = 0;
-  for (const k of kept.values()) if (k[1].startsWith(prefix) && !listedIds.has(k[0])) gone++;
+  if (!opts.partial) for (const k of kept.values()) if (k[1].startsWith(prefix) && !listedIds.has(k[0])) gone++;
   if (gone > kept.size - gone + 64) {
     const live = [...kept.values()].filter((k) => !k[1].startsWith(prefix) || listedIds.has(k[0]));
     try {
@@ -127,17 +128,49 @@ export function parseCommit(content: Uint8Array): Omit<SnapshotRef, "ref" | "com
   return { tree: tree ?? "", date: date ? Number(date[1]) : 0, message };
 }
 
-/** The kept lines by commit; a line that is not exactly the shape written (torn, edited) is skipped. */
-function readKept(file: string): Map<ObjectId, KeptLine> {
+/**
+ * The kept lines by commit; a line that is not exactly the shape written
+ * (torn, edited) is skipped. With `only`, the lines of other commits are not
+ * parsed (each starts `["<commit>"`), and the file is read from its end, where
+ * the newest commits were appended, until all of them are found.
+ */
+function readKept(file: string, only: ReadonlySet<ObjectId> | null): Map<ObjectId, KeptLine> {
   const kept = new Map<ObjectId, KeptLine>();
-  let text: string;
+  let fd: number;
   try {
-    text = readFileSync(file, "utf8");
+    fd = openSync(file, "r");
   } catch {
     return kept;
   }
+  try {
+    const size = fstatSync(fd).size;
+    for (let chunk = only ? 64 * 1024 : size; ; chunk *= 4) {
+      const start = Math.max(0, size - chunk);
+      const bytes = Buffer.alloc(size - start);
+      let got = 0;
+      while (got < bytes.length) {
+        const n = readSync(fd, bytes, got, bytes.length - got, start + got);
+        if (n === 0) break;
+        got += n;
+      }
+      let text = bytes.subarray(0, got).toString("utf8");
+      // A read from the middle starts inside a line: it begins after the first newline.
+      if (start > 0) text = text.slice(text.indexOf("\n") + 1);
+      kept.clear();
+      parseKept(text, only, kept);
+      if (start === 0 || (only && kept.size === only.size)) return kept;
+    }
+  } catch {
+    return kept;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseKept(text: string, only: ReadonlySet<ObjectId> | null, kept: Map<ObjectId, KeptLine>): void {
   for (const l of text.split("\n")) {
     if (!l) continue;
+    if (only && !only.has(l.slice(2, l.indexOf('"', 2)))) continue;
     let k: unknown;
     try {
       k = JSON.parse(l);
@@ -149,5 +182,4 @@ function readKept(file: string): Map<ObjectId, KeptLine> {
       typeof k[0] === "string" && typeof k[1] === "string" && typeof k[2] === "string" && typeof k[3] === "number" && typeof k[4] === "string"
     ) kept.set(k[0], k as KeptLine);
   }
-  return kept;
 }

@@ -5,7 +5,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { scanRefs, scanUndoRefs } from "../core/refs.ts";
+import { decodeNewest } from "../core/history.ts";
+import { scanNewestUndoRefs, scanRefs, scanUndoRefs } from "../core/refs.ts";
 import { openRepo } from "../core/repo.ts";
 import { UNDO_FILES } from "../core/undo-files.ts";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";
@@ -140,6 +141,45 @@ test("a new commit is appended; once most lines name snapshots that are gone, th
     expect(left.map((s) => s.commit)).toEqual([...ids.slice(75), extra]);
     expect(lines().map((l) => JSON.parse(l)[0])).toEqual([...ids.slice(75), extra]);
     expect(await scanUndoRefs(repo)).toEqual(left);
+  });
+});
+
+test("list -n reads only the newest commits, from the end of the file, and never drops the lines of the others", async () => {
+  const r = makeRepo();
+  r.commit("base", { "a.txt": "a\n" });
+  const tree = r.g("rev-parse", "HEAD^{tree}");
+  // Long messages: the kept file outgrows the first piece read from its end (64 KiB).
+  const pad = "x".repeat(1000);
+  const ids = Array.from({ length: 200 }, (_, i) => crafted(r, `tree ${tree}\nauthor A <a@b> ${i} +0000\ncommitter C <c@d> ${1700000000 + i} +0000\n\nsnapshot ${i} ${pad}\n`));
+  const ref = (i: number) => `refs/undo/snapshots/${String(i + 1).padStart(10, "0")}`;
+  r.git(["update-ref", "--stdin"], { input: ids.map((id, i) => `create ${ref(i)} ${id}\n`).join("") });
+  const lines = () => readFileSync(cacheFile(r), "utf8").trimEnd().split("\n");
+  const newestOf = <T,>(all: T[], n: number): T[] => all.slice(-n);
+  await withRepoEnv(r, async () => {
+    const repo = await openRepo(r.dir);
+    const prefix = "refs/undo/snapshots/";
+    const all = await scanUndoRefs(repo, prefix);
+    expect(all).toEqual(byForEachRef(r, prefix));
+    expect(lines()).toHaveLength(200);
+    expect(await scanNewestUndoRefs(repo, prefix, 20)).toEqual(newestOf(all, 20));
+    // All 200 from a file of about 200 KiB: read from its end in growing pieces.
+    expect(await scanNewestUndoRefs(repo, prefix, 200)).toEqual(all);
+    expect(await scanNewestUndoRefs(repo, prefix, 500)).toEqual(all);
+    // The oldest commits' lines were not parsed, and are still there.
+    expect(lines()).toHaveLength(200);
+    // Only with every ref listed do the lines of deleted snapshots go.
+    r.git(["update-ref", "--stdin"], { input: ids.slice(0, 150).map((id, i) => `delete ${ref(i)} ${id}\n`).join("") });
+    expect(await scanNewestUndoRefs(repo, prefix, 5)).toEqual(newestOf(all, 5));
+    expect(lines()).toHaveLength(200);
+    await scanUndoRefs(repo, prefix);
+    expect(lines()).toHaveLength(50);
+    // A newer name that is no snapshot (a stray, a tag) takes no place among the newest.
+    // (Every commit is read then, and list -n takes the newest snapshots among them.)
+    r.git(["update-ref", `${prefix}zz-stray`, "HEAD"]);
+    r.git(["tag", "-a", "-m", "t", "t1"]);
+    r.git(["update-ref", ref(200), r.g("rev-parse", "t1")]);
+    const newest = decodeNewest(await scanNewestUndoRefs(repo, prefix, 5), prefix, 5);
+    expect(newest.map((s) => s.ref)).toEqual(newestOf(all, 5).map((s) => s.ref));
   });
 });
 

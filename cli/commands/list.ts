@@ -6,7 +6,7 @@ import { pickaxeFlags, snapshotsBetween, snapshotsChanging, type Pickaxe } from 
 import { checkStates, decodeNewest, decodeSnapshots, position } from "../../core/history.ts";
 import { openRepo, snapshotPrefixFor, type Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
-import { scanUndoRefs, type SnapshotRef } from "../../core/refs.ts";
+import { scanNewestUndoRefs, scanUndoRefs, type SnapshotRef } from "../../core/refs.ts";
 import { count, str, type Command } from "../command.ts";
 import { startPager } from "../pager.ts";
 import { color, isoDate, json, out, relativeAge } from "../ui.ts";
@@ -138,7 +138,7 @@ export const list: Command = {
       newestOnly ? decodeNewest(refs, repo.snapshotPrefix, limit) : decodeSnapshots(refs, repo.snapshotPrefix);
     const seqs: Sequence[] = values["all-worktrees"]
       ? await allSequences(repo)
-      : [{ worktree: repo.worktreeName, snapshots: decode(await scanUndoRefs(repo, repo.snapshotPrefix)) }];
+      : [{ worktree: repo.worktreeName, snapshots: decode(await (newestOnly ? scanNewestUndoRefs(repo, repo.snapshotPrefix, limit) : scanUndoRefs(repo, repo.snapshotPrefix))) }];
     // The position needs only the trailers; the states of the snapshots shown are checked (core/validate.ts).
     const shown = new Map<Sequence, SnapshotEntry[]>();
     for (const q of seqs) {
