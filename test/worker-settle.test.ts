@@ -26,6 +26,17 @@ import { makeRepo, ROOT, tempDir } from "./helpers/repo.ts";
 
 const base = { settleMs: 700, settleMaxMs: 600_000 };
 
+/** A repository with one commit, `undo.settle` set, and an empty undo folder for a worker started by hand. */
+function committedRepo(settleMs: number) {
+  const r = makeRepo();
+  r.git(["config", "undo.settle", String(settleMs)]);
+  r.commit("base", { "a.txt": "a\n" });
+  const gitDir = r.gitDir();
+  const undo = join(gitDir, "undo");
+  mkdirSync(undo);
+  return { r, gitDir, undo };
+}
+
 test("settleDelay waits for quiet, then for the operation, and gives up waiting at settleMax", () => {
   expect(settleDelay({ ...base, quietMs: 100, waitedMs: 100, busy: null })).toBe(605);
   expect(settleDelay({ ...base, quietMs: 700, waitedMs: 5000, busy: null })).toBe(0);
@@ -142,12 +153,7 @@ test("a different Git command marking while the worker waits is a burst too; one
 test("a script's pauses just longer than undo.settle are not each recorded once its commands came faster than that", async () => {
   // Commands 100 ms apart for 1.5 s, a pause of 1.75 undo.settle, one more:
   // without the rule the pause would be recorded, then the end.
-  const r = makeRepo();
-  r.git(["config", "undo.settle", "400"]);
-  r.commit("base", { "a.txt": "a\n" });
-  const gitDir = r.gitDir();
-  const undo = join(gitDir, "undo");
-  mkdirSync(undo);
+  const { r, gitDir, undo } = committedRepo(400);
   // Marks as the hooks write them, each naming a Git command that has exited (no such pid).
   let n = 0;
   const mark = () => {
@@ -188,12 +194,7 @@ test("the hook's environment is scrubbed: its index, dates and -c settings are n
 });
 
 test("a worker records the repository it is given, whatever the hook's environment, including a mark left by a crashed worker", async () => {
-  const r = makeRepo();
-  r.git(["config", "undo.settle", "100"]);
-  r.commit("base", { "a.txt": "a\n" });
-  const gitDir = r.gitDir();
-  const undo = join(gitDir, "undo");
-  mkdirSync(undo);
+  const { r, gitDir, undo } = committedRepo(100);
   writeFileSync(join(undo, "pending.taken"), "\n"); // taken, never recorded
   writeFileSync(join(undo, "worker.pid"), "999999999\n"); // its owner is dead
   const bogus = tempDir("bogus");
