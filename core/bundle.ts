@@ -119,6 +119,13 @@ function writeManifest(root: string, manifest: Manifest): void {
   renameSync(tmp, path);
 }
 
+/** Whether the toolkit at `root` has a bundle, and whether it matches the sources (doctor). */
+export function bundleState(root: string): { state: "fresh" | "stale" | "absent"; dir: string } {
+  const dir = join(root, OUT);
+  if (!existsSync(join(dir, "cli", "main.js"))) return { state: "absent", dir };
+  return { state: bundleFresh(root) ? "fresh" : "stale", dir };
+}
+
 /**
  * The source module to run instead, when this process runs from a bundle
  * that no longer matches its sources; null when it runs the sources already,

@@ -35,12 +35,17 @@ test("the launcher runs the bundle while it matches the sources, the sources onc
   const fresh = help(toolkit, r.dir, r.env);
   expect(fresh.ran).toBe("bundle");
   expect(fresh.out).toContain("list snapshots, newest first");
+  const doctorFresh = Bun.spawnSync({ cmd: [join(toolkit, "cli", "git-undo"), "doctor"], cwd: r.dir, env: { ...r.env, GIT_UNDO_BUN: process.execPath }, stdout: "pipe", stderr: "pipe" });
+  expect(doctorFresh.stdout.toString()).not.toContain("the bundle in");
 
   // An edit: the bundle hands over to the sources, which print the new text.
   writeFileSync(index, original.replace("list snapshots, newest first", "list the snapshots (edited)"));
   const edited = help(toolkit, r.dir, r.env);
   expect(edited.ran).toBe("sources");
   expect(edited.out).toContain("list the snapshots (edited)");
+  // doctor says so, and how to build it again.
+  const doctor = Bun.spawnSync({ cmd: [join(toolkit, "cli", "git-undo"), "doctor"], cwd: r.dir, env: { ...r.env, GIT_UNDO_BUN: process.execPath }, stdout: "pipe", stderr: "pipe" });
+  expect(doctor.stdout.toString()).toContain(`the bundle in ${join(toolkit, "dist")} is older than the sources`);
 
   // The same content back under a new mtime (a checkout, an npm install): the
   // bundle matches again, and the manifest takes the new mtime.

@@ -18,6 +18,7 @@ import {
   TOOLKIT_ROOT,
   versionAtLeast,
 } from "../../core/hooks.ts";
+import { bundleState } from "../../core/bundle.ts";
 import { configRefusal } from "../../core/record.ts";
 import { strayUndoRefs } from "../../core/history.ts";
 import { inspectLock } from "../../core/lock.ts";
@@ -162,6 +163,11 @@ export const doctor: Command = {
     });
     if (check.exitCode === 0 && check.stdout.toString().trim() === "ok") ok(`the worker starts (${bun})`);
     else bad(`the worker does not start with ${bun}: ${check.stderr.toString().trim().split("\n").pop() ?? `exit ${check.exitCode}`}`);
+
+    const bundle = bundleState(TOOLKIT_ROOT);
+    if (bundle.state === "stale") {
+      note(`the bundle in ${bundle.dir} is older than the sources: git-undo runs from the sources (about 10 ms slower a command) until 'bun core/bundle.ts' or install.sh builds it again`);
+    }
 
     const pid = liveWorker(repo.undoDir);
     const age = markAge(repo.undoDir);
