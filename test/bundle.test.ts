@@ -14,6 +14,11 @@ function help(toolkit: string, cwd: string, env: Record<string, string>): { out:
   return { out: r.stdout.toString(), ran };
 }
 
+/** What `git undo doctor` prints through the toolkit's launcher. */
+function doctor(toolkit: string, cwd: string, env: Record<string, string>): string {
+  return Bun.spawnSync({ cmd: [join(toolkit, "cli", "git-undo"), "doctor"], cwd, env: { ...env, GIT_UNDO_BUN: process.execPath }, stdout: "pipe", stderr: "pipe" }).stdout.toString();
+}
+
 function build(toolkit: string): void {
   const r = Bun.spawnSync({ cmd: [process.execPath, join(toolkit, "core", "bundle.ts")], cwd: toolkit, stdout: "pipe", stderr: "pipe" });
   expect(r.stderr.toString()).toBe("");
@@ -35,8 +40,7 @@ test("the launcher runs the bundle while it matches the sources, the sources onc
   const fresh = help(toolkit, r.dir, r.env);
   expect(fresh.ran).toBe("bundle");
   expect(fresh.out).toContain("list snapshots, newest first");
-  const doctorFresh = Bun.spawnSync({ cmd: [join(toolkit, "cli", "git-undo"), "doctor"], cwd: r.dir, env: { ...r.env, GIT_UNDO_BUN: process.execPath }, stdout: "pipe", stderr: "pipe" });
-  expect(doctorFresh.stdout.toString()).not.toContain("the bundle in");
+  expect(doctor(toolkit, r.dir, r.env)).not.toContain("the bundle in");
 
   // An edit: the bundle hands over to the sources, which print the new text.
   writeFileSync(index, original.replace("list snapshots, newest first", "list the snapshots (edited)"));
@@ -44,8 +48,7 @@ test("the launcher runs the bundle while it matches the sources, the sources onc
   expect(edited.ran).toBe("sources");
   expect(edited.out).toContain("list the snapshots (edited)");
   // doctor says so, and how to build it again.
-  const doctor = Bun.spawnSync({ cmd: [join(toolkit, "cli", "git-undo"), "doctor"], cwd: r.dir, env: { ...r.env, GIT_UNDO_BUN: process.execPath }, stdout: "pipe", stderr: "pipe" });
-  expect(doctor.stdout.toString()).toContain(`the bundle in ${join(toolkit, "dist")} is older than the sources`);
+  expect(doctor(toolkit, r.dir, r.env)).toContain(`the bundle in ${join(toolkit, "dist")} is older than the sources`);
 
   // The same content back under a new mtime (a checkout, an npm install): the
   // bundle matches again, and the manifest takes the new mtime.
