@@ -2,7 +2,7 @@
 // and Git's exit codes (0 done, 1 refused or nothing to do, 128 fatal, 129 usage).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { staleBundleSource, toolkitRoot } from "../core/bundle.ts";
+import { runEntry, toolkitRoot } from "../core/bundle.ts";
 import { fatal, RestoreRefused, UndoError, usage } from "../core/errors.ts";
 import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
@@ -150,9 +150,5 @@ export async function run(argv: string[]): Promise<never> {
   process.exit(code);
 }
 
-if (import.meta.main) {
-  // A bundle older than the sources hands over to them (core/bundle.ts).
-  const sources = staleBundleSource("cli", import.meta.path);
-  if (sources) await ((await import(sources)) as { run: typeof run }).run(process.argv.slice(2));
-  await run(process.argv.slice(2));
-}
+// A bundle older than the sources hands over to them (core/bundle.ts).
+if (import.meta.main) await runEntry("cli", import.meta.path, run);

@@ -67,7 +67,7 @@ function sourcePaths(root: string): string[] {
   return [...paths.sort(), ...EXTRA_SOURCES.filter((p) => existsSync(join(root, p)))];
 }
 
-function describe(root: string, path: string): SourceFile {
+function sourceFile(root: string, path: string): SourceFile {
   const st = statSync(join(root, path));
   return { path, size: st.size, mtimeMs: st.mtimeMs, hash: contentHash(join(root, path)) };
 }
@@ -127,14 +127,17 @@ export function bundleState(root: string): { state: "fresh" | "stale" | "absent"
 }
 
 /**
- * The source module to run instead, when this process runs from a bundle
- * that no longer matches its sources; null when it runs the sources already,
- * or a bundle that matches them.
+ * An entry point's start: `run` (the entry module's own), unless this process
+ * runs from a bundle that no longer matches its sources; then the sources'
+ * module of the same entry runs instead.
  */
-export function staleBundleSource(entry: Entry, modulePath: string): string | null {
-  if (!modulePath.endsWith(".js")) return null;
-  const root = toolkitRoot();
-  return bundleFresh(root) ? null : join(root, entry, "main.ts");
+export async function runEntry(entry: Entry, modulePath: string, run: (argv: string[]) => Promise<never>): Promise<never> {
+  const argv = process.argv.slice(2);
+  if (modulePath.endsWith(".js")) {
+    const root = toolkitRoot();
+    if (!bundleFresh(root)) return ((await import(join(root, entry, "main.ts"))) as { run: typeof run }).run(argv);
+  }
+  return run(argv);
 }
 
 /** How long a chunk no build uses any more stays, for a process started before the rebuild that has yet to load it. */
@@ -149,7 +152,7 @@ const OLD_CHUNK_MS = 24 * 60 * 60 * 1000;
  * the build, so one edited during it leaves the bundle stale, never wrongly fresh.
  */
 export async function buildBundle(root: string): Promise<void> {
-  const files = sourcePaths(root).map((p) => describe(root, p));
+  const files = sourcePaths(root).map((p) => sourceFile(root, p));
   const out = join(root, OUT);
   const staging = join(root, `${OUT}.${process.pid}.tmp`);
   rmSync(staging, { recursive: true, force: true });

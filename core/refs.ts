@@ -7,8 +7,9 @@
 // reftable, which has no such files, everything comes through Git. The refs
 // come from one for-each-ref, the snapshot refs' names from another (their
 // commits from core/snapshot-commits.ts), side by side.
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { fromFileEnd } from "./file-tail.ts";
 import { compareBytes, decodeBytes, OPERATION_MARKERS, snapshotNumber, type HeadState, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
 import { text, type GitResult } from "./git.ts";
 import type { Repo } from "./repo.ts";
@@ -310,28 +311,11 @@ export function readMarkers(repo: Repo): OperationMarker[] {
 
 /** The last line of a file that `accept` takes, read from its end (reflogs grow for years). */
 function lastLine(path: string, accept: (line: string) => boolean = () => true): string | null {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch {
-    return null;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    let chunk = 4096;
-    for (;;) {
-      const start = Math.max(0, size - chunk);
-      const buf = Buffer.alloc(size - start);
-      readSync(fd, buf, 0, buf.length, start);
-      const lines = decodeBytes(buf).split("\n");
-      if (start > 0) lines.shift(); // may be cut
-      for (let i = lines.length - 1; i >= 0; i--) if (lines[i] && accept(lines[i]!)) return lines[i]!;
-      if (start === 0) return null;
-      chunk *= 4;
-    }
-  } finally {
-    closeSync(fd);
-  }
+  return fromFileEnd(path, 4096, (piece) => {
+    const lines = decodeBytes(piece).split("\n");
+    for (let i = lines.length - 1; i >= 0; i--) if (lines[i] && accept(lines[i]!)) return lines[i]!;
+    return undefined;
+  });
 }
 
 /** `<new-oid>` and message of a reflog line `<old> <new> <ident> <time> <tz>\t<message>`. */

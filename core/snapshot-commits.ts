@@ -11,7 +11,8 @@
 // commits read later are appended (one write of a few hundred bytes, whatever
 // the history's length), and the file is written anew only when more of its
 // lines name snapshots that are gone than name listed ones.
-import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
+import { appendFileSync, mkdirSync } from "node:fs";
+import { fromFileEnd } from "./file-tail.ts";
 import { decodeBytes, type ObjectId } from "./format.ts";
 import { replaceFile } from "./lock.ts";
 import { readObjects } from "./objects.ts";
@@ -135,35 +136,15 @@ export function parseCommit(content: Uint8Array): Omit<SnapshotRef, "ref" | "com
  * the newest commits were appended, until all of them are found.
  */
 function readKept(file: string, only: ReadonlySet<ObjectId> | null): Map<ObjectId, KeptLine> {
-  const kept = new Map<ObjectId, KeptLine>();
-  let fd: number;
   try {
-    fd = openSync(file, "r");
+    const found = fromFileEnd(file, only ? 64 * 1024 : Infinity, (piece, whole) => {
+      const kept = new Map<ObjectId, KeptLine>();
+      parseKept(piece.toString("utf8"), only, kept);
+      return whole || (only && kept.size === only.size) ? kept : undefined;
+    });
+    return found ?? new Map();
   } catch {
-    return kept;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    for (let chunk = only ? 64 * 1024 : size; ; chunk *= 4) {
-      const start = Math.max(0, size - chunk);
-      const bytes = Buffer.alloc(size - start);
-      let got = 0;
-      while (got < bytes.length) {
-        const n = readSync(fd, bytes, got, bytes.length - got, start + got);
-        if (n === 0) break;
-        got += n;
-      }
-      let text = bytes.subarray(0, got).toString("utf8");
-      // A read from the middle starts inside a line: it begins after the first newline.
-      if (start > 0) text = text.slice(text.indexOf("\n") + 1);
-      kept.clear();
-      parseKept(text, only, kept);
-      if (start === 0 || (only && kept.size === only.size)) return kept;
-    }
-  } catch {
-    return kept;
-  } finally {
-    closeSync(fd);
+    return new Map();
   }
 }
 

@@ -7,7 +7,7 @@
 // It never prints: errors go to <gitdir>/undo/worker.log.
 import { appendFileSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { staleBundleSource } from "../core/bundle.ts";
+import { runEntry } from "../core/bundle.ts";
 import {
   burstSettle,
   claimWorker,
@@ -197,9 +197,5 @@ export async function run(argv: string[]): Promise<never> {
   process.exit(await main(argv));
 }
 
-if (import.meta.main) {
-  // A bundle older than the sources hands over to them (core/bundle.ts).
-  const sources = staleBundleSource("worker", import.meta.path);
-  if (sources) await ((await import(sources)) as { run: typeof run }).run(process.argv.slice(2));
-  await run(process.argv.slice(2));
-}
+// A bundle older than the sources hands over to them (core/bundle.ts).
+if (import.meta.main) await runEntry("worker", import.meta.path, run);
