@@ -45,7 +45,7 @@ interface Manifest {
 export function toolkitRoot(): string {
   let dir = import.meta.dir;
   for (let i = 0; i < 4; i++) {
-    if (existsSync(join(dir, "hooks", "reference-transaction"))) return dir;
+    if (existsSync(join(dir, "hooks", "hook.sh"))) return dir;
     dir = dirname(dir);
   }
   return dirname(import.meta.dir);

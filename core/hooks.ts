@@ -49,9 +49,12 @@ export interface RenderedHook {
   block: string;
 }
 
-/** The hook from hooks/<name> with this checkout's path and Bun written in. */
+/** Every hook, file or config-defined, is this one template (its block tells the events apart by their arguments). */
+export const HOOK_TEMPLATE = "hook.sh";
+
+/** The hook for `name` (hooks/hook.sh) with this checkout's path and Bun written in. */
 export function renderHook(name: HookName, root: string, bun: string, template?: string): RenderedHook {
-  const text = template ?? readFileSync(join(TOOLKIT_ROOT, "hooks", name), "utf8");
+  const text = template ?? readFileSync(join(TOOLKIT_ROOT, "hooks", HOOK_TEMPLATE), "utf8");
   const file = text
     .replace(/^(\s*)git_undo_root=.*$/m, (_, sp: string) => `${sp}git_undo_root=${shq(root)}`)
     .replace(/^(\s*)git_undo_bun=.*$/m, (_, sp: string) => `${sp}git_undo_bun=${shq(bun)}`);
@@ -407,25 +410,32 @@ export async function supportsConfigHooks(repo: Repo): Promise<boolean> {
 
 /**
  * The command of git-undo's config hook. Git runs a command with shell syntax
- * as `sh -c '<command> "$@"'` with the hook's arguments, so the last word here
- * gets them: reference-transaction has one (the state), post-index-change two,
- * which picks the script; stdin goes on to it untouched. The script finds the
- * toolkit from its own path and Bun in GIT_UNDO_HOOK_BUN.
+ * as `sh -c '<command> "$@"'` with the hook's arguments, so the template gets
+ * them as a file hook would; stdin goes on to it untouched. The template finds
+ * the toolkit from its own path and Bun in GIT_UNDO_HOOK_BUN.
  */
 export function configHookCommand(root: string, bun: string): string {
-  return `case $# in 1) h=reference-transaction ;; *) h=post-index-change ;; esac; GIT_UNDO_HOOK_BUN=${shq(bun)} exec sh ${shq(`${root}/hooks/`)}"$h"`;
+  return `GIT_UNDO_HOOK_BUN=${shq(bun)} exec sh ${shq(`${root}/hooks/${HOOK_TEMPLATE}`)}`;
 }
 
 const SHQ = `'((?:[^']|'\\\\'')*)'`;
-const OUR_COMMAND = new RegExp(`^case \\$# in 1\\) h=reference-transaction ;; \\*\\) h=post-index-change ;; esac; GIT_UNDO_HOOK_BUN=${SHQ} exec sh ${SHQ}"\\$h"$`);
+const OUR_COMMAND = new RegExp(`^GIT_UNDO_HOOK_BUN=${SHQ} exec sh ${SHQ}$`);
+/** The command earlier versions registered: one script per event, picked by the number of arguments. */
+const EARLIER_COMMAND = new RegExp(`^case \\$# in 1\\) h=reference-transaction ;; \\*\\) h=post-index-change ;; esac; GIT_UNDO_HOOK_BUN=${SHQ} exec sh ${SHQ}"\\$h"$`);
 const unq = (s: string): string => s.replace(/'\\''/g, "'");
 
-/** The toolkit and Bun a command written by configHookCommand names; null for any other command. */
+/** The toolkit and Bun a command written by configHookCommand (or an earlier version's) names; null for any other command. */
 export function parseConfigHookCommand(command: string): { root: string; bun: string } | null {
   const m = OUR_COMMAND.exec(command);
-  if (!m) return null;
-  const dir = unq(m[2]!);
-  return dir.endsWith("/hooks/") ? { root: dir.slice(0, -"/hooks/".length), bun: unq(m[1]!) } : null;
+  if (m) {
+    const script = unq(m[2]!);
+    const suffix = `/hooks/${HOOK_TEMPLATE}`;
+    return script.endsWith(suffix) ? { root: script.slice(0, -suffix.length), bun: unq(m[1]!) } : null;
+  }
+  const e = EARLIER_COMMAND.exec(command);
+  if (!e) return null;
+  const dir = unq(e[2]!);
+  return dir.endsWith("/hooks/") ? { root: dir.slice(0, -"/hooks/".length), bun: unq(e[1]!) } : null;
 }
 
 /** One hook the configuration defines, all scopes merged the way Git merges them. */

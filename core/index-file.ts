@@ -6,7 +6,7 @@
 // not parse answers null, and the caller then does what the spec says without
 // the shortcut. Everything here is pure over bytes or touches only the files
 // it is given.
-import { closeSync, copyFileSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, utimesSync, writeFileSync, type BigIntStats } from "node:fs";
 import { join } from "node:path";
 import type { ObjectId } from "./format.ts";
 
@@ -36,6 +36,18 @@ export function copyIndexFile(from: string, to: string, known?: { bytes: Uint8Ar
  * The real index a capture starts from: its stat data at once, its content and
  * entries digest only when asked (reading 10 MB costs more than the stat).
  */
+/** Inode, size and times: Git replaces the index by a rename, so any write changes them. */
+const identityOf = (st: BigIntStats): string => `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+
+/** The index file's identity now (see identityOf); null when there is none. */
+export function indexIdentity(path: string): string | null {
+  try {
+    return identityOf(statSync(path, { bigint: true }));
+  } catch {
+    return null;
+  }
+}
+
 export class RealIndex {
   private content?: Uint8Array;
   private walked?: { digest: string; layout: IndexLayout } | null;
@@ -57,7 +69,7 @@ export class RealIndex {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
       throw e;
     }
-    return new RealIndex(path, hashLength, Number(st.mtimeMs), `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`);
+    return new RealIndex(path, hashLength, Number(st.mtimeMs), identityOf(st));
   }
 
   get bytes(): Uint8Array {

@@ -3,7 +3,7 @@
 // keep the sequence within undo.limit.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cut, describeChange, describeOperationChange } from "./describe.ts";
+import { cut, describeChange, describeOperationChange, SUMMARY_WIDTH } from "./describe.ts";
 import { fatal, refuse, UndoError } from "./errors.ts";
 import {
   commitText,
@@ -92,11 +92,17 @@ function liveCapture(state: StateTree, tree: ObjectId, sequence: NumberedRef[]):
  * and keep the worktree index of core/kept-index.ts (no other capture can be
  * touching it); a capture without the lock (a preview) takes a fresh copy.
  */
-export function captureLive(repo: Repo, opts: { lockHeld?: boolean } = {}): Promise<LiveCapture> {
+export function captureLive(repo: Repo, opts: CaptureOptions = {}): Promise<LiveCapture> {
   return phase("capture", () => captureState(repo, opts));
 }
 
-async function captureState(repo: Repo, opts: { lockHeld?: boolean } = {}): Promise<LiveCapture> {
+export interface CaptureOptions {
+  lockHeld?: boolean;
+  /** Asked as soon as the index and the files are read: false throws CaptureTorn (RecordOptions.intact). */
+  intact?: () => boolean;
+}
+
+async function captureState(repo: Repo, opts: CaptureOptions = {}): Promise<LiveCapture> {
   await useFreshConfig(repo);
   return withScratch(repo, async (scratch) => {
     // The refs and the index are independent: read them at the same time.
@@ -107,6 +113,7 @@ async function captureState(repo: Repo, opts: { lockHeld?: boolean } = {}): Prom
       throw e;
     });
     const parts = indexing?.then((index): IndexParts => {
+      if (opts.intact && !opts.intact()) throw new CaptureTorn();
       const p: IndexParts = { index: index.index };
       if (index.unmerged) p.indexUnmerged = index.unmerged;
       if (index.worktree) p.worktree = index.worktree;
@@ -242,6 +249,17 @@ export interface RecordOptions {
   message?: string;
   restored?: number;
   from?: number;
+  /** How many Git commands the state comes after (the worker's count): the summary says so past one. */
+  commands?: number;
+  /** Asked once the state is read and before it is committed: false throws CaptureTorn, and nothing is recorded. */
+  intact?: () => boolean;
+}
+
+/** A capture another Git command ran into (RecordOptions.intact): it may mix two states, so it was not recorded. */
+export class CaptureTorn extends Error {
+  constructor() {
+    super("a Git command changed the index while the state was read");
+  }
 }
 
 export type RecordOutcome =
@@ -252,6 +270,13 @@ export type RecordOutcome =
 export function unchanged(capture: LiveCapture): SnapshotEntry | undefined {
   const latest = capture.latest;
   return latest && latest.tree === capture.tree ? latest : undefined;
+}
+
+/** A summary for the state after `commands` Git commands (a script's, run too close together to tell apart). */
+export function commandsNote(summary: string, commands: number): string {
+  if (commands <= 1) return summary;
+  const note = ` (after ${commands} Git commands)`;
+  return cut(summary, SUMMARY_WIDTH - note.length) + note;
 }
 
 /** Record a snapshot, taking capture.lock. Restore snapshots are always created. */
@@ -325,7 +350,7 @@ export async function configRefusal(repo: Repo, e: unknown): Promise<UndoError |
 
 /** Record with capture.lock already held by the caller. */
 export async function recordLocked(repo: Repo, opts: RecordOptions): Promise<RecordOutcome> {
-  const capture = await captureLive(repo, { lockHeld: true });
+  const capture = await captureLive(repo, opts.intact ? { lockHeld: true, intact: opts.intact } : { lockHeld: true });
   return commitCapture(repo, capture, opts);
 }
 
@@ -340,7 +365,7 @@ async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions
   // The parents and the committer do not depend on the summary: ask Git for them meanwhile.
   const pending = Promise.all([keepParents(repo, commitsToKeep(capture.state)), committerOf(repo, capture.configDigest)]);
   pending.catch(() => {}); // awaited below; a failing summary must not leave it unhandled
-  const summary = opts.message ?? (await summarize(repo, capture));
+  const summary = opts.message ?? commandsNote(await summarize(repo, capture), opts.commands ?? 1);
   const trailers: Trailers = { format: FORMAT_VERSION, kind: opts.kind, head: headTrailer(capture.state.head) };
   if (opts.restored !== undefined) trailers.restored = opts.restored;
   if (opts.from !== undefined) trailers.from = opts.from;

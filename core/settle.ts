@@ -1,11 +1,29 @@
 // Automatic recording's shared rules: the marks the hooks leave, the worker's
 // pid file and log, and when a burst of Git activity has settled enough to
 // record. Used by worker/main.ts and `git undo watch`.
-import { appendFileSync, existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  constants as fsConstants,
+  fstatSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  watch,
+  writeFileSync,
+  type FSWatcher,
+} from "node:fs";
 import { setPriority } from "node:os";
 import { join } from "node:path";
 import { OPERATION_MARKERS } from "./format.ts";
 import { claimFile, indexLockHeld, pidAlive, releaseFile } from "./lock.ts";
+import { processTable, type ProcessTable } from "./proc/index.ts";
 import type { Repo } from "./repo.ts";
 import { undoFile, UNDO_FILES } from "./undo-files.ts";
 
@@ -34,6 +52,19 @@ export function takeMark(undoDir: string): boolean {
   }
 }
 
+/**
+ * A recording that took the mark was thrown away: put the mark back, unless
+ * hooks have written a new one meanwhile (which then stands for both).
+ */
+export function restoreMark(undoDir: string): void {
+  try {
+    linkSync(undoFile(undoDir, "pendingTaken"), undoFile(undoDir, "pending"));
+  } catch {
+    /* a new mark is there */
+  }
+  dropTaken(undoDir);
+}
+
 /** The recording that took the mark succeeded. */
 export function dropTaken(undoDir: string): void {
   try {
@@ -51,202 +82,134 @@ export function busyReason(repo: Repo): string | null {
 }
 
 /**
- * The same, with the markers read as the recorder reads them (core/refs.ts):
- * in a reftable repository CHERRY_PICK_HEAD and REVERT_HEAD are refs, not files.
+ * Where the worker has read the mark up to. The hooks only append to it (one
+ * pid a line); a taken mark starts a new file, and a mark written over by the
+ * hooks of an earlier version may shrink: either starts the reading over.
  */
-export async function operationBusy(repo: Repo): Promise<string | null> {
-  if (indexLockHeld(repo.indexFile)) return "index.lock";
-  const { currentMarkers } = await import("./refs.ts");
-  return (await currentMarkers(repo))[0] ?? null;
+export interface MarkCursor {
+  ino: number;
+  offset: number;
+}
+
+export interface MarkRead {
+  /** The pids written since the cursor (older hooks wrote several on a line, or "pid:start"). */
+  pids: number[];
+  /** When a hook last wrote the mark. */
+  markMs: number;
+  cursor: MarkCursor;
+}
+
+/** What hooks wrote into the mark since `cursor`; null when there is no mark (or it is not a regular file). */
+export function readMark(undoDir: string, cursor: MarkCursor | null): MarkRead | null {
+  const path = undoFile(undoDir, "pending");
+  let fd: number;
+  try {
+    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return null;
+    const from = cursor && cursor.ino === st.ino && cursor.offset <= st.size ? cursor.offset : 0;
+    // Whole lines only: a hook may be writing the next one right now.
+    const buf = Buffer.alloc(Math.max(0, Math.min(st.size - from, 1 << 20)));
+    const got = buf.length ? readSync(fd, buf, 0, buf.length, from) : 0;
+    const text = buf.subarray(0, got).toString("latin1");
+    const end = text.lastIndexOf("\n") + 1;
+    const pids: number[] = [];
+    for (const word of text.slice(0, end).split(/\s+/)) {
+      const m = /^([1-9]\d{0,9})(?::\d+)?$/.exec(word);
+      if (m) pids.push(Number(m[1]));
+    }
+    return { pids, markMs: st.mtimeMs, cursor: { ino: st.ino, offset: from + end } };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** index.lock alone: a Git command writing the index right now. */
-export const indexLocked = (repo: Repo): string | null => (indexLockHeld(repo.indexFile) ? "index.lock" : null);
+export const indexLocked = (repo: Repo): boolean => indexLockHeld(repo.indexFile);
 
-/**
- * A Git process a hook ran under, as the hooks write it into the mark: its
- * pid, and from the hooks of earlier versions also its start time (field 22
- * of /proc/<pid>/stat, in clock ticks since boot).
- */
-export interface MarkProcess {
-  pid: number;
-  start: string | null;
+/** Whether Git is in the middle of an operation, by the files it keeps for one (the same in every ref storage). */
+export function operationFiles(gitDir: string): boolean {
+  return ["rebase-merge", "rebase-apply", "sequencer", "BISECT_LOG", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD"].some((m) =>
+    existsSync(join(gitDir, m)),
+  );
 }
 
 /**
- * The Git processes the mark names: the hook walks up to five parent links
- * from $PPID (Name and PPid from /proc/<pid>/status) and writes the pids of
- * those whose name is git ("pid:start" from older hooks). Null when it names
- * none (no /proc where the hook ran): then only the operation markers can
- * tell, as before.
+ * Edits seen by `git undo watch`: record once they have been quiet for
+ * undo.settle and Git is not in the middle of something, or once
+ * undo.settleMax has passed. Returns how long to wait, or 0 to record now.
  */
-export function markProcesses(undoDir: string): MarkProcess[] | null {
-  let text: string;
-  try {
-    text = readFileSync(undoFile(undoDir, "pending"), "latin1");
-  } catch {
-    return null;
-  }
-  const procs: MarkProcess[] = [];
-  for (const word of text.split(/\s+/)) {
-    const m = /^([1-9]\d*)(?::(\d+))?$/.exec(word);
-    if (m) procs.push({ pid: Number(m[1]), start: m[2] ?? null });
-  }
-  return procs.length ? procs : null;
-}
-
-/**
- * How much later than the mark a process may seem to have started and still
- * be the one it names: the start time has 10 ms ticks, the clocks may drift
- * apart a little. Another process given the same pid that soon is unheard of.
- */
-const START_SLACK_MS = 1000;
-
-/**
- * Whether the process still runs: alive, not a zombie, and the one the mark
- * names, not a later process given the same pid: the same start time when
- * the mark has it, otherwise started no later than the mark was written
- * (`markedMs`), since every process it names was running then.
- */
-export function processRunning(p: MarkProcess, markedMs: number): boolean {
-  let line: string;
-  try {
-    line = readFileSync(`/proc/${p.pid}/stat`, "latin1");
-  } catch {
-    return false;
-  }
-  // The name in parentheses may hold spaces and parentheses: fields follow the last ")".
-  const fields = line.slice(line.lastIndexOf(")") + 2).split(" ");
-  if (fields[0] === "Z" || fields[0] === "X") return false;
-  if (p.start !== null) return fields[19] === p.start;
-  const startedMs = processStartMs(Number(fields[19]));
-  return startedMs === null || startedMs <= markedMs + START_SLACK_MS;
-}
-
-/**
- * When a process started (ms since the epoch), from its start in clock ticks
- * since boot: /proc reports them at 100 a second (USER_HZ), and /proc/uptime
- * says how long ago boot was. Null when that cannot be read.
- */
-function processStartMs(ticks: number): number | null {
-  try {
-    const uptimeS = Number(readFileSync("/proc/uptime", "latin1").split(" ")[0]);
-    if (!Number.isFinite(uptimeS) || !Number.isFinite(ticks)) return null;
-    return Date.now() - (uptimeS - ticks / 100) * 1000;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Whether Git is still running the command that made the newest mark, the
- * signal that tells a running operation from a stopped one on every Git:
- * between the steps of a rebase (and during its `exec` commands) `git rebase`
- * itself is alive, an ancestor of every hook it fires; once Git stops at a
- * conflict or an `edit`, or a merge waits for its commit, every Git process
- * above the last hook has exited and control is back with the user. Null when
- * the mark cannot tell (no /proc): the markers decide, as before.
- */
-export function markRunning(undoDir: string): boolean | null {
-  // The names first, then the time: a hook rewriting the mark in between
-  // leaves a later time, which every process it names started before.
-  const procs = markProcesses(undoDir);
-  if (procs === null) return null;
-  const markedMs = safeMtime(undoFile(undoDir, "pending")) || Date.now();
-  return procs.some((p) => processRunning(p, markedMs));
-}
-
-export interface SettleInput {
-  /** ms since the mark was last touched. */
+export interface QuietInput {
+  /** ms since the last edit. */
   quietMs: number;
-  /** ms since this mark was first seen. */
+  /** ms since the first edit not yet recorded. */
   waitedMs: number;
   busy: string | null;
-  /** Whether a Git process the mark names still runs (markRunning); null or absent when unknown. */
-  running?: boolean | null;
   settleMs: number;
   settleMaxMs: number;
 }
 
-/** How long a mark may be quiet while the Git command that made it still runs before it is recorded anyway. */
-export const RUNNING_QUIET_MS = 3000;
-
-/**
- * Record once the mark has been quiet for undo.settle and Git is not in the
- * middle of something. An operation Git has stopped (every Git process the
- * mark names has exited: a conflict, an `edit`, a merge waiting for its
- * commit) is recorded then too, the state blob saying what is in progress;
- * one still running (or, without /proc, any in progress) is waited for. After
- * undo.settleMax, record anyway (marks that never stop). Returns how long to
- * wait before asking again, or 0 to record now.
- */
-export function settleDelay(s: SettleInput): number {
+export function quietDelay(s: QuietInput): number {
   const overdue = s.waitedMs >= s.settleMaxMs || s.quietMs >= s.settleMaxMs;
-  if (s.quietMs < s.settleMs && !overdue) return Math.max(5, s.settleMs - s.quietMs + 5);
-  // The command that marked still runs, between two of its own writes (on a
-  // loaded machine a `stash push` can be quiet for longer than undo.settle):
-  // its end is the state to record. A Git that stays alive for good (`git gui`,
-  // an alias running a long script) is recorded after RUNNING_QUIET_MS of quiet.
-  const midCommand = s.running === true && s.quietMs < RUNNING_QUIET_MS;
-  const waitForIt = midCommand || (s.busy !== null && (s.busy === "index.lock" || s.running !== false));
-  if (waitForIt && !overdue) return Math.max(20, Math.min(250, s.settleMs));
-  return 0;
+  if (overdue) return 0;
+  if (s.quietMs < s.settleMs) return Math.max(5, s.settleMs - s.quietMs + 5);
+  return s.busy !== null ? Math.max(20, Math.min(250, s.settleMs)) : 0;
 }
 
 /**
- * A sustained burst (a script running Git with no pauses) must not cost a
- * recording per command: when a mark comes less than BURST_GAP_SETTLES
- * undo.settle after the previous recording ended, the burst streak grows,
- * and each step doubles the quiet the next recording waits for, up to
- * BURST_MAX_FACTOR × undo.settle. A pause of that length ends the burst (the
- * streak starts again at 0), so commands typed by hand, seconds apart, are
- * each recorded after undo.settle as before.
+ * The worker's lease: it keeps worker.pid's modification time this far ahead
+ * of the clock, renewing it every LEASE_RENEW_MS. A hook whose mark is newer
+ * than that time knows no worker of ours is alive under the pid (a crash, a
+ * reboot, the pid given to another program) and starts one to take over.
  */
-export const BURST_GAP_SETTLES = 2;
-export const BURST_MAX_FACTOR = 4;
+export const LEASE_MS = 5000;
+export const LEASE_RENEW_MS = 1000;
 
-/** The burst streak once a new mark arrives `gapMs` after the previous recording ended (null: none yet). */
-export function nextStreak(streak: number, gapMs: number | null, settleMs: number): number {
-  if (gapMs === null || gapMs >= BURST_GAP_SETTLES * settleMs) return 0;
-  return Math.min(streak + 1, Math.log2(BURST_MAX_FACTOR));
-}
-
-/**
- * The Git command that made the mark: the outermost Git process it names
- * (`git pull` and the fetch it runs are one command), or null
- * when it names none (no /proc).
- */
-export function markCommand(undoDir: string): string | null {
-  const procs = markProcesses(undoDir);
-  const outer = procs?.at(-1);
-  if (!outer) return null;
-  return outer.start === null ? String(outer.pid) : `${outer.pid}:${outer.start}`;
-}
-
-/**
- * The burst streak when the worker looks at the mark again while waiting for
- * it to be quiet: a different Git command has marked since its last look
- * (commands coming faster than undo.settle, as a script runs them) is a burst
- * as surely as a mark soon after a recording, and grows the streak the same
- * way, so that a script's pauses just longer than undo.settle are not each
- * recorded. One command's own hooks, or a mark that names no process, leave it.
- */
-export function streakOnLook(streak: number, seen: string | null, now: string | null): number {
-  if (seen === null || now === null || seen === now) return streak;
-  return Math.min(streak + 1, Math.log2(BURST_MAX_FACTOR));
-}
-
-/** The quiet the next recording waits for at this streak. */
-export const burstSettle = (settleMs: number, streak: number): number => settleMs * 2 ** streak;
-
-/** The pid in the worker's pid file when that process is alive. */
-export function liveWorker(undoDir: string): number | null {
+export function renewLease(undoDir: string, now = Date.now()): void {
   try {
-    const pid = Number(readFileSync(undoFile(undoDir, "workerPid"), "utf8").trim());
-    return Number.isInteger(pid) && pid > 0 && pidAlive(pid) ? pid : null;
+    const at = new Date(now + LEASE_MS);
+    utimesSync(undoFile(undoDir, "workerPid"), at, at);
+  } catch {
+    /* released, or not ours to touch */
+  }
+}
+
+/** Whether a lease is held: worker.pid's time still ahead of the clock. */
+export function leaseHeld(undoDir: string, now = Date.now()): boolean {
+  return safeMtime(undoFile(undoDir, "workerPid")) > now;
+}
+
+/**
+ * Whether the process with this pid is git-undo's worker for this git dir:
+ * its command line runs worker/main and names the directory. A pid the
+ * system gave to another program since, or a zombie, is not.
+ */
+export function isOurWorker(pid: number, gitDir: string, table: ProcessTable | null = processTable()): boolean {
+  if (!table) return pidAlive(pid);
+  const p = table.get([pid]).get(pid);
+  if (!p || p.zombie) return false;
+  const args = table.commandLine(pid);
+  return args !== null && /worker\/main\.(?:ts|js)\b/.test(args) && args.includes(gitDir);
+}
+
+/** The pid in worker.pid (a number; anything else is no pid). */
+function pidInFile(undoDir: string): number | null {
+  try {
+    const text = readFileSync(undoFile(undoDir, "workerPid"), "utf8").trim();
+    return /^[1-9]\d{0,9}$/.test(text) ? Number(text) : null;
   } catch {
     return null;
   }
+}
+
+/** The worker's pid when one is alive and holds its lease (a pid given to another program holds none). */
+export function liveWorker(undoDir: string): number | null {
+  const pid = pidInFile(undoDir);
+  return pid !== null && pidAlive(pid) && leaseHeld(undoDir) ? pid : null;
 }
 
 /**
@@ -268,37 +231,44 @@ export function recordingPending(undoDir: string, latestDate: number | null): bo
   return liveWorker(undoDir) !== null;
 }
 
+/** How long a worker waits for the hook that started it to write its pid over the hook's reservation. */
+const RESERVATION_WAIT_MS = 1000;
+
 /**
- * Become the worktree's one worker. A hook that found no worker reserves the
- * pid file before starting one (it creates the file exclusively with its own
- * pid, then writes the new worker's), so two hooks firing together start one
- * worker; the worker it started finds its pid there. Otherwise the file is
- * created exclusively, taking over a dead owner's. `waitForHook` gives the
- * starting hook a moment to write our pid when the file still names it.
+ * Become the worktree's one worker. A hook that found no worker reserves
+ * worker.pid (created exclusively with the hook shell's pid, then the new
+ * worker's), so two hooks firing together start one worker. Otherwise the
+ * file is taken over when it names no worker of ours for this git dir: a dead
+ * process, a zombie, a pid given to another program, or no pid at all. A
+ * worker of ours that lost its lease (stopped, or starved of CPU) keeps the
+ * file; its lease is renewed for it, so the hooks stop starting workers.
  */
-export function claimWorker(undoDir: string, waitForHook = true): boolean {
+export function claimWorker(undoDir: string, gitDir: string, opts: { waitForHook?: boolean } = {}): boolean {
   const path = undoFile(undoDir, "workerPid");
-  const mine = String(process.pid);
-  const deadline = Date.now() + (waitForHook ? 1000 : 0);
+  const mine = process.pid;
+  const table = processTable();
+  const deadline = Date.now() + (opts.waitForHook === false ? 0 : RESERVATION_WAIT_MS);
   for (;;) {
-    let current: string | null = null;
-    try {
-      current = readFileSync(path, "utf8").trim();
-    } catch {
-      /* absent: claim it below */
+    const owner = pidInFile(undoDir);
+    if (owner === mine) {
+      renewLease(undoDir);
+      return true;
     }
-    if (current === mine) return true;
-    const owner = Number(current);
-    const liveOther = current !== null && current !== "" && Number.isInteger(owner) && owner > 0 && pidAlive(owner);
-    if (!liveOther || Date.now() >= deadline) break;
+    // Our own hook's reservation (its shell still running) is about to name us: give it a moment.
+    if (owner === null || !pidAlive(owner) || isOurWorker(owner, gitDir, table) || Date.now() >= deadline) break;
     Bun.sleepSync(10);
   }
   try {
-    return claimFile(path, `${mine}\n`, (content, file) => {
+    const claimed = claimFile(path, `${mine}\n`, (content) => {
       const pid = Number(content.trim());
-      if (content.trim() === "") return Date.now() - safeMtime(file) >= 5000; // empty: being written, unless old
-      return Number.isInteger(pid) && pid > 0 && !pidAlive(pid);
+      if (!/^[1-9]\d{0,9}$/.test(content.trim())) return true; // no pid: a broken file, or a reservation long dead
+      if (pid === mine) return false;
+      if (!pidAlive(pid) || !isOurWorker(pid, gitDir, table)) return true;
+      renewLease(undoDir); // ours, alive: it records; the hooks need not start another
+      return false;
     });
+    if (claimed) renewLease(undoDir);
+    return claimed;
   } catch {
     return false; // no undo dir, or no permission: no worker
   }
@@ -319,18 +289,71 @@ export function lingerMs(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /**
- * Wait up to `ms` for a new mark, looking a few times a second (one stat).
- * True when one came; false at the end, or at once when automatic recording
- * was switched off here (`uninstall` deletes hooks-enabled and waits for us).
+ * Resolves when something in `undoDir` changes (a hook appending to the mark)
+ * or after `ms`, whichever comes first. The directory is watched where the
+ * system can (inotify, kqueue), so a new mark is seen within milliseconds; a
+ * look every LOOK_MS covers file systems that send no events.
  */
-export async function lingerForMark(undoDir: string, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (!existsSync(undoFile(undoDir, "hooksEnabled"))) return false;
-    await Bun.sleep(Math.min(100, Math.max(1, end - Date.now())));
-    if (hasMark(undoDir) || hasTaken(undoDir)) return true;
+export class MarkWatch {
+  private watcher: FSWatcher | null = null;
+  private wake: (() => void) | null = null;
+
+  constructor(undoDir: string) {
+    try {
+      this.watcher = watch(undoDir, { persistent: false }, (_event, name) => {
+        if (name === null || String(name).startsWith(UNDO_FILES.pending)) this.poke();
+      });
+      this.watcher.on("error", () => this.close());
+    } catch {
+      this.watcher = null;
+    }
   }
-  return false;
+
+  private poke(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  /** Wait for a change or `ms`, at most LOOK_MS without events to tell. */
+  wait(ms: number): Promise<void> {
+    const limit = this.watcher ? ms : Math.min(ms, LOOK_MS);
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, Math.max(1, limit));
+      this.wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    this.poke();
+  }
+}
+
+/** How often a worker without directory events looks at the mark while it lingers. */
+const LOOK_MS = 100;
+
+/**
+ * Wait up to `ms` for a new mark. True when one came; false at the end, or at
+ * once when automatic recording was switched off here (`uninstall` deletes
+ * hooks-enabled and waits for us).
+ */
+export async function lingerForMark(undoDir: string, ms: number, marks: MarkWatch): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (!existsSync(undoFile(undoDir, "hooksEnabled"))) return false;
+    if (hasMark(undoDir) || hasTaken(undoDir)) return true;
+    const left = end - Date.now();
+    if (left <= 0) return false;
+    await marks.wait(Math.min(left, 1000));
+  }
 }
 
 /**

@@ -8,8 +8,8 @@
 //     which may be dropped at any time: the next recording rebuilds them;
 //   - scratch folders (tmp-<owner>-XXXXXX, core/objects.ts), removed when the
 //     process that made them ends, or by the next run when it was killed.
-// The hooks (POSIX sh, hooks/*) cannot import this: they spell out the names
-// of the marker and the pending mark, and the worker's pid file.
+// The hooks (POSIX sh, hooks/hook.sh) cannot import this: they spell out the
+// names of the marker, the pending mark, the worker's pid file and the probe.
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { deleteIndexFile } from "./index-file.ts";
@@ -17,12 +17,14 @@ import { deleteIndexFile } from "./index-file.ts";
 export const UNDO_FILES = {
   /** Written by init: the hooks record in this worktree while it exists (core/hooks.ts). */
   hooksEnabled: "hooks-enabled",
-  /** Written (truncated) by the hooks after every change: a recording is due (core/settle.ts). */
+  /** Appended to by the hooks after every change, the pid of the Git process a line: a recording is due (core/settle.ts). */
   pending: "pending",
   /** The mark the worker is recording; a new `pending` made meanwhile means record again (core/settle.ts). */
   pendingTaken: "pending.taken",
-  /** The live worker's pid, or an empty reservation while one starts (core/settle.ts). */
+  /** The live worker's pid (a hook's while it starts one); its time is the worker's lease (core/settle.ts). */
   workerPid: "worker.pid",
+  /** Touched by a hook that started a worker, or one to check on worker.pid: once per lease (hooks/hook.sh). */
+  probe: "probe",
   /** The worker's last messages (core/settle.ts). */
   workerLog: "worker.log",
   /** Held by whoever records or restores (core/lock.ts). */

@@ -11,12 +11,10 @@ import { makeRepo } from "./helpers/repo.ts";
 const NAMES = new Set<string>(Object.values(UNDO_FILES));
 const CACHES = [UNDO_FILES.committer, UNDO_FILES.stateBlobs, UNDO_FILES.keepTree, UNDO_FILES.snapshotCommits, UNDO_FILES.validTrees, UNDO_FILES.keptIndex, UNDO_FILES.keptIndexInfo];
 
-test("the hooks spell the names of the marker, the pending mark and the worker's pid file as the core does", () => {
-  for (const hook of ["reference-transaction", "post-index-change"]) {
-    const text = readFileSync(join(import.meta.dir, "..", "hooks", hook), "utf8");
-    for (const name of [UNDO_FILES.hooksEnabled, UNDO_FILES.pending]) expect(text).toContain(`/undo/${name}"`);
-  }
-  expect(readFileSync(join(import.meta.dir, "..", "hooks", "post-index-change"), "utf8")).toContain(`/undo/${UNDO_FILES.workerPid}`);
+test("the hook template spells the names of the marker, the mark, the worker's pid file and the probe as the core does", () => {
+  const text = readFileSync(join(import.meta.dir, "..", "hooks", "hook.sh"), "utf8");
+  // The template keeps the folder in git_undo_u: each name follows it.
+  for (const name of [UNDO_FILES.hooksEnabled, UNDO_FILES.pending, UNDO_FILES.workerPid, UNDO_FILES.probe]) expect(text).toContain(`$git_undo_u/${name}`);
 });
 
 test("after recording, listing, a restore and an undo, every file in undo/ is a named one; uninstall drops the caches", async () => {

@@ -2,29 +2,27 @@
 // operation to end, bounded by undo.settleMax; one worker per worktree; no mark
 // lost; errors to a bounded worker.log; the hook's environment never leaks in.
 import { expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  burstSettle,
-  claimWorker,
-  hasMark,
-  lastLogLines,
-  LOG_LIMIT,
-  logLine,
-  markCommand,
-  markRunning,
-  nextStreak,
-  releaseWorker,
-  RUNNING_QUIET_MS,
-  settleDelay,
-  streakOnLook,
-  takeMark,
-} from "../core/settle.ts";
+import { claimWorker, hasMark, lastLogLines, LOG_LIMIT, logLine, releaseWorker, takeMark } from "../core/settle.ts";
 import { scrubEnvironment } from "../worker/main.ts";
+import { NO_PROCESS_QUIET_MS, RUNNING_QUIET_MS, settleDelay, type SettleView } from "../worker/settle.ts";
 import { list, settled, waitFor } from "./helpers/auto.ts";
 import { makeRepo, ROOT, tempDir } from "./helpers/repo.ts";
 
-const base = { settleMs: 700, settleMaxMs: 600_000 };
+/** A look at t=1000, marked at t=0, first seen at t=0, every process exited at t=0. */
+const view = (over: Partial<SettleView> = {}): SettleView => ({
+  now: 1000,
+  markMs: 0,
+  firstSeenMs: 0,
+  running: false,
+  endedMs: 0,
+  operation: false,
+  indexLocked: false,
+  settleMs: 150,
+  settleMaxMs: 600_000,
+  ...over,
+});
 
 /** A repository with one commit, `undo.settle` set, and an empty undo folder for a worker started by hand. */
 function committedRepo(settleMs: number) {
@@ -37,144 +35,103 @@ function committedRepo(settleMs: number) {
   return { r, gitDir, undo };
 }
 
-test("settleDelay waits for quiet, then for the operation, and gives up waiting at settleMax", () => {
-  expect(settleDelay({ ...base, quietMs: 100, waitedMs: 100, busy: null })).toBe(605);
-  expect(settleDelay({ ...base, quietMs: 700, waitedMs: 5000, busy: null })).toBe(0);
-  expect(settleDelay({ ...base, quietMs: 900, waitedMs: 900, busy: "rebase-merge" })).toBeGreaterThan(0);
-  expect(settleDelay({ ...base, quietMs: 600_000, waitedMs: 600_000, busy: "MERGE_HEAD" })).toBe(0);
-  // Marks that never stop coming are recorded once settleMax has passed.
-  expect(settleDelay({ ...base, quietMs: 10, waitedMs: 600_001, busy: null })).toBe(0);
+test("settling per command: undo.settle counts from the end of the command, not from its last mark", () => {
+  // Ended 100 ms ago, marked 1 s ago: 50 ms more.
+  expect(settleDelay(view({ now: 1100, endedMs: 1000 }))).toBe(50);
+  // Ended and quiet for undo.settle: record.
+  expect(settleDelay(view({ now: 1150, endedMs: 1000 }))).toBe(0);
+  // A mark after the end (the next command of a script) counts as the later of the two.
+  expect(settleDelay(view({ now: 1150, endedMs: 1000, markMs: 1100 }))).toBe(100);
+  // Still running: look again soon, however long ago it marked (short of RUNNING_QUIET_MS).
+  expect(settleDelay(view({ running: true, endedMs: null, now: 2000 }))).toBeGreaterThan(0);
+  expect(settleDelay(view({ running: true, endedMs: null, now: 2000 }))).toBeLessThanOrEqual(50);
+  // A Git that runs on without marking (git gui, an editor open) is recorded as it is...
+  expect(settleDelay(view({ running: true, endedMs: null, now: RUNNING_QUIET_MS }))).toBe(0);
+  // ...but not a running operation: a rebase's long `exec` step is part of it.
+  expect(settleDelay(view({ running: true, endedMs: null, operation: true, now: 60_000 }))).toBeGreaterThan(0);
+  // A stopped operation (every process gone: a conflict, an edit) is recorded.
+  expect(settleDelay(view({ operation: true }))).toBe(0);
+  // index.lock: a command writing right now that has not marked yet.
+  expect(settleDelay(view({ indexLocked: true }))).toBeGreaterThan(0);
+  // settleMax bounds every wait.
+  expect(settleDelay(view({ running: true, endedMs: null, operation: true, now: 600_000 }))).toBe(0);
 });
 
-test("one claim at a time; a dead owner's pid file is taken over; a new mark after taking one is kept", () => {
-  const dir = tempDir("undo");
-  expect(claimWorker(dir)).toBe(true);
-  expect(readFileSync(join(dir, "worker.pid"), "utf8")).toBe(`${process.pid}\n`);
-  // Held by another live process (the test runner above us): not ours.
-  writeFileSync(join(dir, "worker.pid"), `${process.ppid}\n`);
-  expect(claimWorker(dir, false)).toBe(false);
-  expect(readFileSync(join(dir, "worker.pid"), "utf8")).toBe(`${process.ppid}\n`);
-  releaseWorker(dir); // not ours: stays
-  expect(existsSync(join(dir, "worker.pid"))).toBe(true);
-  writeFileSync(join(dir, "worker.pid"), `${process.pid}\n`);
-  releaseWorker(dir);
-  writeFileSync(join(dir, "worker.pid"), "999999999\n");
-  expect(claimWorker(dir)).toBe(true);
-  releaseWorker(dir);
-  expect(existsSync(join(dir, "worker.pid"))).toBe(false);
-
-  writeFileSync(join(dir, "pending"), "\n");
-  expect(takeMark(dir)).toBe(true);
-  expect(hasMark(dir)).toBe(false);
-  writeFileSync(join(dir, "pending"), "\n"); // a hook fires during the recording
-  expect(hasMark(dir)).toBe(true);
-  expect(takeMark(dir)).toBe(true);
+test("without process information, the mark must be quiet for the format's 700 ms, and an operation waits", () => {
+  expect(NO_PROCESS_QUIET_MS).toBe(700);
+  expect(settleDelay(view({ running: null, endedMs: null, now: 500 }))).toBe(200);
+  expect(settleDelay(view({ running: null, endedMs: null, now: 700 }))).toBe(0);
+  expect(settleDelay(view({ running: null, endedMs: null, now: 700, operation: true }))).toBeGreaterThan(0);
+  // A larger undo.settle is kept.
+  expect(settleDelay(view({ running: null, endedMs: null, now: 700, settleMs: 1000 }))).toBe(300);
 });
 
-test("a hook's reservation: the worker it starts waits for its pid in the file; another live pid is not taken", async () => {
+/** A process whose command line looks like git-undo's worker for `gitDir` (as `ps` and /proc show it). */
+function fakeWorker(gitDir: string) {
+  return Bun.spawn({ cmd: ["sh", "-c", "sleep 30", "worker/main.ts", gitDir], stdout: "ignore", stderr: "ignore" });
+}
+
+for (const backend of ["proc", "ps"] as const) {
+  test(`claiming worker.pid (${backend}): a worker of ours is left alone, anything else is taken over`, async () => {
+    const saved = process.env.GIT_UNDO_PROCESS_TABLE;
+    process.env.GIT_UNDO_PROCESS_TABLE = backend;
+    const dir = tempDir("undo");
+    const gitDir = tempDir("git");
+    const file = join(dir, "worker.pid");
+    const ours = fakeWorker(gitDir);
+    const stranger = Bun.spawn({ cmd: ["sleep", "30"], stdout: "ignore" });
+    try {
+      await Bun.sleep(50);
+      expect(claimWorker(dir, gitDir, { waitForHook: false })).toBe(true);
+      expect(readFileSync(file, "utf8")).toBe(`${process.pid}\n`);
+      // Its lease: the file's time is ahead of the clock.
+      expect(statSync(file).mtimeMs).toBeGreaterThan(Date.now());
+      releaseWorker(dir);
+      expect(existsSync(file)).toBe(false);
+      // A live worker of ours for this git dir keeps the file.
+      writeFileSync(file, `${ours.pid}\n`);
+      expect(claimWorker(dir, gitDir, { waitForHook: false })).toBe(false);
+      expect(readFileSync(file, "utf8")).toBe(`${ours.pid}\n`);
+      releaseWorker(dir); // not ours: stays
+      expect(existsSync(file)).toBe(true);
+      // The same process is no worker for another git dir; a pid given to another program,
+      // a dead one, and what is no pid at all are taken over.
+      for (const content of [`${stranger.pid}\n`, "999999999\n", "-1\n", "0\n", "garbage", ""]) {
+        writeFileSync(file, content);
+        expect(claimWorker(dir, gitDir, { waitForHook: false })).toBe(true);
+        expect(readFileSync(file, "utf8")).toBe(`${process.pid}\n`);
+      }
+      writeFileSync(file, `${ours.pid}\n`);
+      expect(claimWorker(dir, tempDir("other-git"), { waitForHook: false })).toBe(true);
+      releaseWorker(dir);
+
+      writeFileSync(join(dir, "pending"), "\n");
+      expect(takeMark(dir)).toBe(true);
+      expect(hasMark(dir)).toBe(false);
+      writeFileSync(join(dir, "pending"), "\n"); // a hook fires during the recording
+      expect(hasMark(dir)).toBe(true);
+      expect(takeMark(dir)).toBe(true);
+    } finally {
+      ours.kill();
+      stranger.kill();
+      if (saved === undefined) delete process.env.GIT_UNDO_PROCESS_TABLE;
+      else process.env.GIT_UNDO_PROCESS_TABLE = saved;
+    }
+  });
+}
+
+test("a hook's reservation: the worker it starts waits for its pid in the file", async () => {
   const dir = tempDir("undo");
   const file = join(dir, "worker.pid");
   // The starting hook (here a shell, alive) holds the file, then writes the new worker's pid.
   const hook = Bun.spawn(["sh", "-c", `printf '%s\\n' "$$" >"$1"; sleep 0.3; printf '%s\\n' "$2" >|"$1"`, "sh", file, String(process.pid)]);
   await waitFor(() => existsSync(file) && readFileSync(file, "utf8").trim() === String(hook.pid), "the hook's reservation");
-  expect(claimWorker(dir)).toBe(true);
+  expect(claimWorker(dir, "/nowhere")).toBe(true);
   expect(readFileSync(file, "utf8")).toBe(`${process.pid}\n`);
   await hook.exited;
   releaseWorker(dir);
   expect(existsSync(file)).toBe(false);
 });
-
-test("a mark quiet for longer than undo.settle waits while the Git that made it still runs, up to a bound", () => {
-  expect(settleDelay({ ...base, quietMs: 900, waitedMs: 900, busy: null, running: true })).toBeGreaterThan(0);
-  expect(settleDelay({ ...base, quietMs: 900, waitedMs: 900, busy: null, running: false })).toBe(0);
-  expect(settleDelay({ ...base, quietMs: 900, waitedMs: 900, busy: null, running: null })).toBe(0);
-  expect(settleDelay({ ...base, quietMs: RUNNING_QUIET_MS, waitedMs: RUNNING_QUIET_MS, busy: null, running: true })).toBe(0);
-});
-
-test("a process the mark names counts as running only while it is the one the hook saw", async () => {
-  const dir = tempDir("undo");
-  const pending = join(dir, "pending");
-  const holder = Bun.spawn({ cmd: ["sleep", "30"] });
-  try {
-    await Bun.sleep(20);
-    writeFileSync(pending, `${holder.pid}\n`);
-    expect(markRunning(dir)).toBe(true);
-    // The same pid in a mark written before that process started: a reused pid, not the Git the hook ran under.
-    const before = new Date(Date.now() - 60_000);
-    utimesSync(pending, before, before);
-    expect(markRunning(dir)).toBe(false);
-    // Older hooks wrote "pid:start": the start time decides.
-    const stat = readFileSync(`/proc/${holder.pid}/stat`, "latin1");
-    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]!;
-    writeFileSync(pending, `${holder.pid}:${start}\n`);
-    utimesSync(pending, before, before);
-    expect(markRunning(dir)).toBe(true);
-    writeFileSync(pending, `${holder.pid}:${Number(start) + 1}\n`);
-    expect(markRunning(dir)).toBe(false);
-  } finally {
-    holder.kill();
-    await holder.exited;
-  }
-  writeFileSync(pending, `${holder.pid}\n`);
-  expect(markRunning(dir)).toBe(false); // exited
-  writeFileSync(pending, "");
-  expect(markRunning(dir)).toBeNull(); // names nothing: the markers decide
-});
-
-test("a burst of marks doubles the quiet needed, up to four times undo.settle; a pause ends it", () => {
-  let streak = nextStreak(0, null, 700); // the worker's first recording
-  expect(burstSettle(700, streak)).toBe(700);
-  for (const expected of [1400, 2800, 2800]) {
-    streak = nextStreak(streak, 300, 700); // each mark 300 ms after the previous recording
-    expect(burstSettle(700, streak)).toBe(expected);
-  }
-  streak = nextStreak(streak, 1400, 700); // a pause of twice undo.settle
-  expect(burstSettle(700, streak)).toBe(700);
-  expect(nextStreak(0, -50, 700)).toBe(1); // a mark made during the recording
-});
-
-test("a different Git command marking while the worker waits is a burst too; one command's own hooks are not", () => {
-  expect(streakOnLook(0, "10:5 9:4", "10:5 9:4")).toBe(0); // not the pair: the outermost alone is compared (markCommand)
-  expect(streakOnLook(0, "9:4", "9:4")).toBe(0);
-  expect(streakOnLook(0, "9:4", "12:7")).toBe(1);
-  expect(streakOnLook(1, "9:4", "12:7")).toBe(2);
-  expect(streakOnLook(2, "9:4", "12:7")).toBe(2); // four times undo.settle at most
-  expect(streakOnLook(1, null, "12:7")).toBe(1); // a mark naming no process (no /proc) tells nothing
-  expect(streakOnLook(1, "9:4", null)).toBe(1);
-  const dir = tempDir("undo");
-  writeFileSync(join(dir, "pending"), "31 30 2\n"); // the hook's Git, an alias's Git above it, the outermost last
-  expect(markCommand(dir)).toBe("2");
-  writeFileSync(join(dir, "pending"), "31:100 2:7\n"); // as older hooks wrote it
-  expect(markCommand(dir)).toBe("2:7");
-  writeFileSync(join(dir, "pending"), "");
-  expect(markCommand(dir)).toBeNull();
-});
-
-test("a script's pauses just longer than undo.settle are not each recorded once its commands came faster than that", async () => {
-  // Commands 100 ms apart for 1.5 s, a pause of 1.75 undo.settle, one more:
-  // without the rule the pause would be recorded, then the end.
-  const { r, gitDir, undo } = committedRepo(400);
-  // Marks as the hooks write them, each naming a Git command that has exited (no such pid).
-  let n = 0;
-  const mark = () => {
-    n++;
-    r.write("a.txt", `edit ${n}\n`);
-    writeFileSync(join(undo, "pending"), `${4_000_000 + n}:${n}\n`);
-  };
-  mark();
-  const p = Bun.spawn({ cmd: [process.execPath, join(ROOT, "worker", "main.ts"), gitDir, r.dir], cwd: r.dir, env: r.env, stdout: "ignore", stderr: "ignore" });
-  for (let i = 0; i < 15; i++) {
-    await Bun.sleep(100);
-    mark();
-  }
-  await Bun.sleep(700);
-  mark();
-  expect(await p.exited).toBe(0);
-  await settled(gitDir);
-  const snaps = list(r);
-  expect(snaps).toHaveLength(1);
-  expect(r.g("show", `${snaps[0]!.commit}:worktree/a.txt`)).toBe(`edit ${n}`);
-}, 30_000);
 
 test("worker.log stays bounded and keeps the newest lines", () => {
   const dir = tempDir("undo");

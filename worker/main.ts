@@ -1,34 +1,36 @@
 // The settling worker the hooks start: `bun worker/main.ts <gitdir> <worktree-top>`.
-// One per worktree (its pid file; recordings also take capture.lock). It waits
-// until the hooks' mark has been quiet for undo.settle and Git is not running
-// an operation (one Git stopped, at a conflict say, is recorded), takes the
-// mark, records one change snapshot, repeats while new marks arrive, and exits
-// once nothing has been marked for a while (core/settle.ts lingerMs).
+// One per worktree (its pid file and lease; recordings also take capture.lock).
+// It reads the pids the hooks append to the mark, follows them to the Git
+// command the user started, and once every process of it has exited and
+// undo.settle more has passed without a new mark (worker/settle.ts), takes the
+// mark and records one change snapshot; it repeats while marks arrive, and
+// exits once nothing has been marked for a while (core/settle.ts lingerMs).
 // It never prints: errors go to <gitdir>/undo/worker.log.
 import { appendFileSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runEntry } from "../core/bundle.ts";
+import { processTable } from "../core/proc/index.ts";
 import {
-  burstSettle,
   claimWorker,
   dropTaken,
   hasMark,
   hasTaken,
   indexLocked,
+  LEASE_RENEW_MS,
   lingerForMark,
   lingerMs,
   logLine,
   lowerPriority,
-  markAge,
-  markCommand,
-  markRunning,
-  nextStreak,
-  operationBusy,
+  MarkWatch,
+  operationFiles,
+  readMark,
   releaseWorker,
-  settleDelay,
-  streakOnLook,
+  renewLease,
+  restoreMark,
   takeMark,
+  type MarkCursor,
 } from "../core/settle.ts";
+import { CommandWatch, settleDelay } from "./settle.ts";
 
 /**
  * The hook's environment describes the Git command that fired it: a temporary
@@ -78,77 +80,92 @@ function cpuMs(): number | null {
 /** How many recordings may fail in a row before the worker leaves the mark to the next one. */
 const MAX_FAILURES = 3;
 
-async function settleLoop(gitDir: string, cwd: string, undoDir: string): Promise<void> {
+async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: MarkWatch): Promise<void> {
   const { openRepo } = await import("../core/repo.ts");
-  const { record } = await import("../core/record.ts");
+  const { record, CaptureTorn } = await import("../core/record.ts");
+  const { indexIdentity } = await import("../core/index-file.ts");
   // Pin the repository the hook named; Git then takes the cwd as the worktree top.
   process.env.GIT_DIR = gitDir;
   process.chdir(cwd);
   const repo = await openRepo(cwd);
-  const { settleMs, settleMaxMs } = repo.config;
+  const commands = new CommandWatch(processTable());
+  let cursor: MarkCursor | null = null;
   let firstSeen: number | null = null;
   let failures = 0;
-  // The end of the previous recording, and how deep into a burst of marks we are (core/settle.ts nextStreak).
-  let recordedAt: number | null = null;
-  let streak = 0;
-  // The Git command that had made the mark at the previous look (core/settle.ts streakOnLook).
-  let seenCommand: string | null = null;
   for (;;) {
     if (!hasTaken(undoDir)) {
-      const age = markAge(undoDir);
-      if (age === null) {
+      const mark = readMark(undoDir, cursor);
+      if (mark === null) {
+        commands.reset();
+        cursor = null;
+        firstSeen = null;
         // Nothing to record: stay a while for the next mark, so that a burst
         // of commands with pauses starts one worker, not one per pause.
-        if (await lingerForMark(undoDir, lingerMs())) continue;
+        if (await lingerForMark(undoDir, lingerMs(), marks)) continue;
         // Leave the pid file first, then look again: a hook that saw us
         // alive may have marked in between, and then nobody else would record.
         trace("stop");
         releaseWorker(undoDir);
         if (!hasMark(undoDir) && !hasTaken(undoDir)) return;
-        if (!claimWorker(undoDir, false)) return;
+        if (!claimWorker(undoDir, gitDir, { waitForHook: false })) return;
         trace("start");
         continue;
       }
+      cursor = mark.cursor;
       const now = Date.now();
-      const command = markCommand(undoDir);
-      if (firstSeen === null) {
-        firstSeen = now;
-        streak = nextStreak(streak, recordedAt === null ? null : now - age - recordedAt, settleMs);
-      } else {
-        streak = streakOnLook(streak, seenCommand, command);
-      }
-      seenCommand = command;
-      const quietMs = burstSettle(settleMs, streak);
-      // Quiet: is Git still running the command that marked (core/settle.ts
-      // markRunning)? If it has exited, an operation in progress is one Git
-      // stopped, and only index.lock (a command writing right now) holds us.
-      const quiet = age >= quietMs;
-      const running = quiet ? markRunning(undoDir) : null;
-      const busy = !quiet ? null : running === false ? indexLocked(repo) : await operationBusy(repo);
-      const wait = settleDelay({ quietMs: age, waitedMs: now - firstSeen, busy, running, settleMs: quietMs, settleMaxMs });
+      firstSeen ??= now;
+      const operation = operationFiles(gitDir);
+      commands.add(mark.pids, mark.markMs, operation);
+      const { settleMs, settleMaxMs } = repo.config;
+      const wait = settleDelay({
+        now,
+        markMs: mark.markMs,
+        firstSeenMs: firstSeen,
+        running: commands.running(now),
+        endedMs: commands.endedMs,
+        operation,
+        indexLocked: indexLocked(repo),
+        settleMs,
+        settleMaxMs,
+      });
       if (wait > 0) {
-        await Bun.sleep(wait);
+        await marks.wait(wait);
         continue;
       }
       if (!takeMark(undoDir)) continue;
     }
+    // The capture must not mix two commands: the index as it was before any
+    // file was read must still be there after (a Git command that changes
+    // files rewrites the index), and no command may be writing it.
+    const before = indexIdentity(repo.indexFile);
     try {
-      await record(repo, { kind: "change" });
+      await record(repo, {
+        kind: "change",
+        commands: commands.commandCount,
+        intact: () => !indexLocked(repo) && indexIdentity(repo.indexFile) === before,
+      });
       dropTaken(undoDir);
-      recordedAt = Date.now();
-      firstSeen = null;
       failures = 0;
     } catch (e) {
-      failures++;
-      logLine(undoDir, `recording failed: ${(e as Error)?.message ?? String(e)}`);
-      if (failures >= MAX_FAILURES) {
-        logLine(undoDir, `giving up after ${failures} failures; the next Git command tries again`);
-        trace("stop");
-        releaseWorker(undoDir);
-        return;
+      if (e instanceof CaptureTorn) {
+        // Another command started during the capture: its own end is the next state to record.
+        restoreMark(undoDir);
+        trace("torn");
+      } else {
+        failures++;
+        logLine(undoDir, `recording failed: ${(e as Error)?.message ?? String(e)}`);
+        if (failures >= MAX_FAILURES) {
+          logLine(undoDir, `giving up after ${failures} failures; the next Git command tries again`);
+          trace("stop");
+          releaseWorker(undoDir);
+          return;
+        }
+        await Bun.sleep(500 * failures);
       }
-      await Bun.sleep(500 * failures);
     }
+    commands.reset();
+    cursor = null;
+    firstSeen = null;
   }
 }
 
@@ -166,7 +183,7 @@ export async function main(argv: string[]): Promise<number> {
   const cwd = resolve(cwdArg ?? gitDir);
   const undoDir = join(gitDir, "undo");
   // Claim first, before loading the recorder, so a worker that loses the race costs little.
-  if (!claimWorker(undoDir)) {
+  if (!claimWorker(undoDir, gitDir)) {
     trace("lost");
     return 0;
   }
@@ -179,12 +196,19 @@ export async function main(argv: string[]): Promise<number> {
     releaseWorker(undoDir);
     process.exit(0);
   });
+  // The terminal Git ran in closing is no reason to stop (where there is no setsid to leave its session).
+  process.on("SIGHUP", () => {});
+  // The lease tells the hooks a worker of ours lives under worker.pid (core/settle.ts).
+  const lease = setInterval(() => renewLease(undoDir), LEASE_RENEW_MS);
+  const marks = new MarkWatch(undoDir);
   try {
-    await settleLoop(gitDir, cwd, undoDir);
+    await settleLoop(gitDir, cwd, undoDir, marks);
   } catch (e) {
     logLine(undoDir, `worker stopped: ${(e as Error)?.message ?? String(e)}`);
     trace("stop");
   } finally {
+    clearInterval(lease);
+    marks.close();
     releaseWorker(undoDir);
   }
   return 0;

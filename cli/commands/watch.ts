@@ -7,7 +7,7 @@ import { refuse } from "../../core/errors.ts";
 import { record } from "../../core/record.ts";
 import { indexLockHeld } from "../../core/lock.ts";
 import { openRepo } from "../../core/repo.ts";
-import { busyReason, ignoredPaths, settleDelay } from "../../core/settle.ts";
+import { busyReason, ignoredPaths, quietDelay } from "../../core/settle.ts";
 import type { Command } from "../command.ts";
 import { out, write } from "../ui.ts";
 import { leftOutLine } from "./snapshot.ts";
@@ -81,7 +81,7 @@ export const watch: Command = {
         if (lastEdit !== null) {
           const now = Date.now();
           const busy = busyReason(repo);
-          wait = settleDelay({ quietMs: now - lastEdit, waitedMs: now - firstEdit!, busy, settleMs, settleMaxMs });
+          wait = quietDelay({ quietMs: now - lastEdit, waitedMs: now - firstEdit!, busy, settleMs, settleMaxMs });
           // Past settleMax the worker records anyway; watch still never records under a live index.lock.
           if (wait === 0 && indexLockHeld(repo.indexFile)) wait = 50;
           if (wait === 0) {

@@ -1,0 +1,60 @@
+// The process table: which processes exist, their parent, name and start
+// time. The worker asks it which Git command a hook ran under and whether
+// that command still runs; locks ask it whether their owner is alive. Two
+// backends behind one interface: Linux's /proc, and `ps` for macOS and the
+// BSDs, which have no /proc. GIT_UNDO_PROCESS_TABLE=ps|proc|none picks one
+// (the suite runs the process-dependent tests with each).
+import { procBackend } from "./linux.ts";
+import { psBackend } from "./ps.ts";
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  /** The program's name as the system keeps it (`git`, `sh`, `make`): no path, maybe cut short. */
+  name: string;
+  /** When it started, in ms since the epoch (to the table's `resolutionMs`). */
+  startMs: number;
+  /** Exited, but not yet reaped by its parent: not running. */
+  zombie: boolean;
+}
+
+export interface ProcessTable {
+  readonly backend: "proc" | "ps";
+  /** How coarse `startMs` is: a process may seem to have started up to this much later than it did. */
+  readonly resolutionMs: number;
+  /** The processes among `pids` that exist (zombies included, flagged). */
+  get(pids: readonly number[]): Map<number, ProcessInfo>;
+  /** `pid` and its ancestors, nearest first, at most `depth` of them. */
+  ancestry(pid: number, depth: number): ProcessInfo[];
+  /** A process's command line, its arguments joined by spaces; null when it cannot be read. */
+  commandLine(pid: number): string | null;
+}
+
+export type BackendName = ProcessTable["backend"];
+
+const cache = new Map<string, ProcessTable | null>();
+
+/**
+ * The process table of this machine: /proc where it exists, else `ps`; null
+ * when neither answers (then callers fall back to rules that need no process
+ * information).
+ */
+export function processTable(env: NodeJS.ProcessEnv = process.env): ProcessTable | null {
+  const wanted = env.GIT_UNDO_PROCESS_TABLE ?? "";
+  if (!cache.has(wanted)) cache.set(wanted, choose(wanted));
+  return cache.get(wanted)!;
+}
+
+function choose(wanted: string): ProcessTable | null {
+  if (wanted === "none") return null;
+  if (wanted !== "ps") {
+    const proc = procBackend();
+    if (proc || wanted === "proc") return proc;
+  }
+  return psBackend();
+}
+
+/** Whether `p` is still the process that was alive at `knownAtMs`: not a zombie, not a later process given the same pid. */
+export function sameProcess(table: ProcessTable, p: ProcessInfo | undefined, knownAtMs: number): p is ProcessInfo {
+  return p !== undefined && !p.zombie && p.startMs <= knownAtMs + table.resolutionMs;
+}

@@ -1,0 +1,66 @@
+// The process table read from Linux's /proc: one small file per process.
+import { readFileSync } from "node:fs";
+import type { ProcessInfo, ProcessTable } from "./index.ts";
+
+/** Clock ticks per second in /proc/<pid>/stat (USER_HZ: 100 on every architecture Bun runs on). */
+const USER_HZ = 100;
+
+/** When the machine booted (ms since the epoch), from /proc/uptime (hundredths of a second), read once. */
+function bootMs(): number | null {
+  try {
+    const up = Number(readFileSync("/proc/uptime", "latin1").split(" ")[0]);
+    return Number.isFinite(up) ? Date.now() - up * 1000 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** "pid (comm) state ppid ... starttime ...": comm may hold spaces and parentheses, so fields follow the last ")". */
+function parseStat(pid: number, line: string, boot: number): ProcessInfo | null {
+  const open = line.indexOf("(");
+  const close = line.lastIndexOf(")");
+  if (open < 0 || close < open) return null;
+  const f = line.slice(close + 2).split(" ");
+  const ppid = Number(f[1]);
+  const ticks = Number(f[19]);
+  if (!Number.isInteger(ppid) || !Number.isFinite(ticks)) return null;
+  return { pid, ppid, name: line.slice(open + 1, close), startMs: boot + (ticks * 1000) / USER_HZ, zombie: f[0] === "Z" || f[0] === "X" };
+}
+
+export function procBackend(): ProcessTable | null {
+  const boot = bootMs();
+  if (boot === null) return null;
+  const one = (pid: number): ProcessInfo | null => {
+    if (!Number.isInteger(pid) || pid <= 0) return null;
+    try {
+      return parseStat(pid, readFileSync(`/proc/${pid}/stat`, "latin1"), boot);
+    } catch {
+      return null;
+    }
+  };
+  return {
+    backend: "proc",
+    // A tick, and the boot time read from a clock that may have moved a little since.
+    resolutionMs: 1000,
+    get(pids) {
+      const found = new Map<number, ProcessInfo>();
+      for (const pid of pids) {
+        const p = one(pid);
+        if (p) found.set(pid, p);
+      }
+      return found;
+    },
+    ancestry(pid, depth) {
+      const chain: ProcessInfo[] = [];
+      for (let p = one(pid); p && chain.length < depth; p = p.ppid > 1 ? one(p.ppid) : null) chain.push(p);
+      return chain;
+    },
+    commandLine(pid) {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "latin1").replace(/\0+$/, "").replaceAll("\0", " ");
+      } catch {
+        return null;
+      }
+    },
+  };
+}

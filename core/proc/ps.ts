@@ -1,0 +1,76 @@
+// The process table from `ps`, for systems without /proc (macOS, the BSDs).
+// Only options POSIX gives ps are used: -A, -p and -o with pid, ppid, etime,
+// stat (state on some systems) and comm, with `=` for no header.
+import type { ProcessInfo, ProcessTable } from "./index.ts";
+
+/** `[[dd-]hh:]mm:ss` in seconds; NaN when it is not that. */
+export function parseElapsed(text: string): number {
+  const m = /^(?:(?:(\d+)-)?(\d+):)?(\d+):(\d+)$/.exec(text.trim());
+  if (!m) return NaN;
+  return Number(m[1] ?? 0) * 86400 + Number(m[2] ?? 0) * 3600 + Number(m[3]) * 60 + Number(m[4]);
+}
+
+/** One `ps` output line: pid, ppid, elapsed, state, then the name (which may hold spaces). */
+export function parsePsLine(line: string, nowMs: number): ProcessInfo | null {
+  const m = /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(.*)$/.exec(line);
+  if (!m) return null;
+  const elapsed = parseElapsed(m[3]!);
+  if (!Number.isFinite(elapsed)) return null;
+  const name = m[5]!.trim();
+  return {
+    pid: Number(m[1]),
+    ppid: Number(m[2]),
+    // macOS gives comm as a path.
+    name: name.slice(name.lastIndexOf("/") + 1),
+    startMs: nowMs - elapsed * 1000,
+    zombie: m[4]!.startsWith("Z"),
+  };
+}
+
+function run(args: string[]): string | null {
+  const ps = Bun.which("ps");
+  if (!ps) return null;
+  try {
+    const r = Bun.spawnSync([ps, ...args], { stdin: "ignore", stdout: "pipe", stderr: "ignore", env: { ...process.env, LC_ALL: "C" } });
+    // ps exits 1 when no pid of -p exists; its output is then empty, which is the answer.
+    return r.stdout.toString();
+  } catch {
+    return null;
+  }
+}
+
+const FIELDS = ["-o", "pid=", "-o", "ppid=", "-o", "etime=", "-o", "stat=", "-o", "comm="];
+
+function table(args: string[]): Map<number, ProcessInfo> {
+  const now = Date.now();
+  const found = new Map<number, ProcessInfo>();
+  for (const line of (run([...args, ...FIELDS]) ?? "").split("\n")) {
+    const p = parsePsLine(line, now);
+    if (p) found.set(p.pid, p);
+  }
+  return found;
+}
+
+export function psBackend(): ProcessTable | null {
+  // Does ps answer here, in the form we read? Ask about ourselves once.
+  if (!table(["-p", String(process.pid)]).has(process.pid)) return null;
+  return {
+    backend: "ps",
+    // etime is whole seconds, measured a moment before Date.now().
+    resolutionMs: 2000,
+    get(pids) {
+      const wanted = pids.filter((p) => Number.isInteger(p) && p > 0);
+      return wanted.length === 0 ? new Map() : table(["-p", wanted.join(",")]);
+    },
+    ancestry(pid, depth) {
+      const all = table(["-A"]);
+      const chain: ProcessInfo[] = [];
+      for (let p = all.get(pid); p && chain.length < depth; p = p.ppid > 1 ? all.get(p.ppid) : undefined) chain.push(p);
+      return chain;
+    },
+    commandLine(pid) {
+      const out = run(["-p", String(pid), "-o", "args="]);
+      return out ? out.trim() || null : null;
+    },
+  };
+}

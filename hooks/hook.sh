@@ -1,0 +1,82 @@
+#!/bin/sh
+# git-undo: 'git undo init' created this file; 'git undo uninstall' deletes it.
+# >>> git-undo >>>
+# Tells git-undo's worker that Git changed something: appends the pid of the
+# Git process running this hook to <gitdir>/undo/pending, and starts the worker
+# when none runs. The worker works out which command that was and records once
+# it has ended. Shell built-ins only; reads no stdin, prints nothing, never
+# exits, never waits, and leaves the hook's status at 0. One template for every
+# hook (reference-transaction, post-index-change, config-defined hooks): a
+# reference transaction counts once committed.
+case ${GIT_UNDO_INTERNAL:-}:${1:-} in
+?*:* | *:prepar* | *:aborted) ;;
+*)
+  git_undo_root=''
+  git_undo_bun=''
+  # Run by a config-defined hook straight from the toolkit: it is where this
+  # file lies, and the command names Bun.
+  [ -n "$git_undo_root" ] || git_undo_root=${0%/hooks/*}
+  [ -n "$git_undo_bun" ] || git_undo_bun=${GIT_UNDO_HOOK_BUN:-}
+  # The worktree's git dir: GIT_DIR in linked worktrees and bare repositories,
+  # otherwise .git at the top, where hooks run (a file in submodules).
+  git_undo_dir=${GIT_DIR:-.git}
+  case $git_undo_dir in /*) ;; *) git_undo_dir=$PWD/$git_undo_dir ;; esac
+  if [ -f "$git_undo_dir" ]; then
+    IFS= read -r git_undo_x <"$git_undo_dir"
+    case $git_undo_x in
+      "gitdir: /"*) git_undo_dir=${git_undo_x#gitdir: } ;;
+      "gitdir: "*) git_undo_dir=${git_undo_dir%/*}/${git_undo_x#gitdir: } ;;
+    esac
+  fi
+  git_undo_u=$git_undo_dir/undo
+  # Only where 'git undo init' ran (a hooks folder may serve many
+  # repositories); a linked worktree records when its repository does.
+  if [ ! -f "$git_undo_u/hooks-enabled" ] && [ -f "$git_undo_dir/commondir" ]; then
+    IFS= read -r git_undo_x <"$git_undo_dir/commondir"
+    case $git_undo_x in /*) ;; *) git_undo_x=$git_undo_dir/$git_undo_x ;; esac
+    [ -f "$git_undo_x/undo/hooks-enabled" ] && mkdir "$git_undo_u" && : >>"$git_undo_u/hooks-enabled"
+  fi
+  # Only with the toolkit there, and into nothing but a regular file: a FIFO
+  # would hang Git, a link write elsewhere.
+  if [ -f "$git_undo_u/hooks-enabled" ] && [ -f "$git_undo_root/worker/main.ts" ] && [ ! -h "$git_undo_u/pending" ] && { [ -f "$git_undo_u/pending" ] || [ ! -e "$git_undo_u/pending" ]; }; then
+    echo "$PPID" >>"$git_undo_u/pending"
+    git_undo_p=$git_undo_u/worker.pid
+    git_undo_x=
+    [ -f "$git_undo_p" ] && [ ! -h "$git_undo_p" ] && IFS= read -r git_undo_x <"$git_undo_p"
+    # A worker keeps worker.pid's time a few seconds ahead of the clock (its
+    # lease). A mark newer than that means no worker of ours is alive under
+    # that pid (a crash, a reboot, a pid given to another program): start one
+    # to check and take over, once per lease (the probe file says it was tried).
+    # (-nt: POSIX since 2024, and in every sh Git runs hooks with before that.)
+    # shellcheck disable=SC3013,SC2209
+    case $git_undo_x in
+      '' | 0* | *[!0-9]*) ;;
+      *) kill -0 "$git_undo_x" && { [ ! "$git_undo_u/pending" -nt "$git_undo_p" ] || [ "$git_undo_u/probe" -nt "$git_undo_p" ] || ! : >|"$git_undo_u/probe"; } && git_undo_x=wait ;;
+    esac
+    if [ "$git_undo_x" != wait ]; then
+      git_undo_b=$git_undo_bun
+      [ -x "$git_undo_b" ] || git_undo_b=$git_undo_root/.tools/node_modules/.bin/bun
+      [ -x "$git_undo_b" ] || git_undo_b=$(command -v bun)
+      # Of two hooks finding no worker, only one starts it: the pid file is
+      # created exclusively (noclobber) with this shell's pid, then the
+      # worker's; the probe after each write keeps other hooks from checking
+      # a reservation as they would a worker whose lease ran out.
+      git_undo_r=
+      if [ -x "$git_undo_b" ] && [ ! -e "$git_undo_p" ]; then
+        (set -C && echo $$ >"$git_undo_p") && : >|"$git_undo_u/probe" && git_undo_r=1 || git_undo_b=
+      fi
+      if [ -x "$git_undo_b" ]; then
+        # Detached, in its own session where there is setsid, holding none of
+        # Git's streams: neither Git nor `out=$(git ...)` waits for it. Bun takes
+        # no cache into $HOME and no bunfig.toml or .env from the user's folder.
+        git_undo_x=$git_undo_root/dist/worker/main.js
+        [ -f "$git_undo_x" ] || git_undo_x=$git_undo_root/worker/main.ts
+        BUN_RUNTIME_TRANSPILER_CACHE_PATH=0 $(command -v setsid) "$git_undo_b" --config=/dev/null --no-env-file --no-install "$git_undo_x" "$git_undo_dir" "$PWD" </dev/null >/dev/null 2>&1 &
+        [ -z "$git_undo_r" ] || { echo $! >|"$git_undo_p" && : >|"$git_undo_u/probe"; }
+      fi
+    fi
+  fi
+  unset git_undo_root git_undo_bun git_undo_dir git_undo_u git_undo_p git_undo_x git_undo_b git_undo_r GIT_UNDO_HOOK_BUN
+  ;;
+esac 2>/dev/null
+# <<< git-undo <<<
