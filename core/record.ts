@@ -99,7 +99,7 @@ export function captureLive(repo: Repo, opts: CaptureOptions = {}): Promise<Live
 export interface CaptureOptions {
   lockHeld?: boolean;
   /** Asked as soon as the index and the files are read: false throws CaptureTorn (RecordOptions.intact). */
-  intact?: () => boolean;
+  intact?: () => boolean | Promise<boolean>;
 }
 
 async function captureState(repo: Repo, opts: CaptureOptions = {}): Promise<LiveCapture> {
@@ -112,8 +112,8 @@ async function captureState(repo: Repo, opts: CaptureOptions = {}): Promise<Live
       await indexing?.catch(() => undefined); // no Git left running on the scratch directory
       throw e;
     });
-    const parts = indexing?.then((index): IndexParts => {
-      if (opts.intact && !opts.intact()) throw new CaptureTorn();
+    const parts = indexing?.then(async (index): Promise<IndexParts> => {
+      if (opts.intact && !(await opts.intact())) throw new CaptureTorn();
       const p: IndexParts = { index: index.index };
       if (index.unmerged) p.indexUnmerged = index.unmerged;
       if (index.worktree) p.worktree = index.worktree;
@@ -251,14 +251,14 @@ export interface RecordOptions {
   from?: number;
   /** How many Git commands the state comes after (the worker's count): the summary says so past one. */
   commands?: number;
-  /** Asked once the state is read and before it is committed: false throws CaptureTorn, and nothing is recorded. */
-  intact?: () => boolean;
+  /** Asked once the index and the files are read, before anything is committed: false throws CaptureTorn, and nothing is recorded. */
+  intact?: () => boolean | Promise<boolean>;
 }
 
 /** A capture another Git command ran into (RecordOptions.intact): it may mix two states, so it was not recorded. */
 export class CaptureTorn extends Error {
   constructor() {
-    super("a Git command changed the index while the state was read");
+    super("a Git command wrote files while the state was read");
   }
 }
 

@@ -37,7 +37,7 @@ export const DEFAULT_CONFIG: Config = {
   worktree: true,
   limit: 1000,
   expireSeconds: 90 * 86400,
-  settleMs: 700,
+  settleMs: 150,
   settleMaxMs: 10 * 60 * 1000,
   color: null,
   maxNewFileSize: 64 * 1024 ** 2,

@@ -42,6 +42,17 @@ export function markAge(undoDir: string, now = Date.now()): number | null {
 export const hasMark = (undoDir: string): boolean => existsSync(undoFile(undoDir, "pending"));
 export const hasTaken = (undoDir: string): boolean => existsSync(undoFile(undoDir, "pendingTaken"));
 
+/** When the current mark was begun (its first hook), or null when there is none. */
+export function markStartedMs(undoDir: string): number | null {
+  try {
+    const st = statSync(undoFile(undoDir, "pending"));
+    // Where the file system keeps no birth time, its last change is the best that is known.
+    return st.birthtimeMs > 0 ? Math.min(st.birthtimeMs, st.mtimeMs) : st.mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
 /** Take the mark for a recording. False when it vanished (another taker). */
 export function takeMark(undoDir: string): boolean {
   try {
@@ -94,12 +105,24 @@ export interface MarkCursor {
 export interface MarkRead {
   /** The pids written since the cursor (older hooks wrote several on a line, or "pid:start"). */
   pids: number[];
+  /** How many post-index-change hooks marked since the cursor (each a write of the index). */
+  indexWrites: number;
+  /** One of them said Git wrote files in the working tree (checkout, reset --hard, merge). */
+  worktreeWritten: boolean;
   /** When a hook last wrote the mark. */
   markMs: number;
   cursor: MarkCursor;
 }
 
-/** What hooks wrote into the mark since `cursor`; null when there is no mark (or it is not a regular file). */
+const PID = /^[1-9]\d{0,9}$/;
+
+/**
+ * What hooks wrote into the mark since `cursor`; null when there is no mark
+ * (or it is not a regular file). A line is `<pid> <hook's first argument>`:
+ * `committed` from reference-transaction, `1` or `0` from post-index-change
+ * (1: it wrote files). Hooks of earlier versions wrote pids alone, several a
+ * line, some as `pid:start`.
+ */
 export function readMark(undoDir: string, cursor: MarkCursor | null): MarkRead | null {
   const path = undoFile(undoDir, "pending");
   let fd: number;
@@ -117,12 +140,22 @@ export function readMark(undoDir: string, cursor: MarkCursor | null): MarkRead |
     const got = buf.length ? readSync(fd, buf, 0, buf.length, from) : 0;
     const text = buf.subarray(0, got).toString("latin1");
     const end = text.lastIndexOf("\n") + 1;
-    const pids: number[] = [];
-    for (const word of text.slice(0, end).split(/\s+/)) {
-      const m = /^([1-9]\d{0,9})(?::\d+)?$/.exec(word);
-      if (m) pids.push(Number(m[1]));
+    const read: MarkRead = { pids: [], indexWrites: 0, worktreeWritten: false, markMs: st.mtimeMs, cursor: { ino: st.ino, offset: from + end } };
+    for (const line of text.slice(0, end).split("\n")) {
+      const words = line.trim().split(/\s+/);
+      const [first, second] = words;
+      if (words.length === 2 && first !== undefined && PID.test(first) && (second === "committed" || second === "0" || second === "1")) {
+        read.pids.push(Number(first));
+        if (second !== "committed") read.indexWrites++;
+        if (second === "1") read.worktreeWritten = true;
+        continue;
+      }
+      for (const word of words) {
+        const m = /^([1-9]\d{0,9})(?::\d+)?$/.exec(word);
+        if (m) read.pids.push(Number(m[1]));
+      }
     }
-    return { pids, markMs: st.mtimeMs, cursor: { ino: st.ino, offset: from + end } };
+    return read;
   } finally {
     closeSync(fd);
   }
@@ -280,7 +313,7 @@ export function claimWorker(undoDir: string, gitDir: string, opts: { waitForHook
  * worker, not one per pause. GIT_UNDO_WORKER_LINGER (milliseconds) sets it;
  * the test suite sets 0, so that a settled worktree has no worker left.
  */
-export const LINGER_MS = 10_000;
+export const LINGER_MS = 30_000;
 
 export function lingerMs(env: NodeJS.ProcessEnv = process.env): number {
   const v = env.GIT_UNDO_WORKER_LINGER;
@@ -357,21 +390,28 @@ export async function lingerForMark(undoDir: string, ms: number, marks: MarkWatc
 }
 
 /**
- * Give the worker the lowest CPU priority (nice 19) and the idle I/O class,
- * both inherited by the Git processes it starts, so that a recording never
- * competes with what the user runs. Best effort: where either is refused or
- * `ionice` is missing, the worker runs as it is.
+ * The worker's CPU priority: below what the user runs, so a recording yields
+ * to it, but not the lowest, which on a busy machine starves a recording for
+ * so long that the next command starts before it has read the state.
+ */
+const WORKER_NICE = 5;
+
+/**
+ * Lower the worker's CPU priority (WORKER_NICE) and I/O priority (the lowest
+ * of the best-effort class), both inherited by the Git processes it starts.
+ * Best effort: where either is refused or `ionice` is missing (macOS, the
+ * BSDs), the worker runs as it is.
  */
 export async function lowerPriority(): Promise<void> {
   try {
-    setPriority(19);
+    setPriority(WORKER_NICE);
   } catch {
     /* not permitted */
   }
   try {
     const ionice = Bun.which("ionice");
     if (!ionice) return;
-    const p = Bun.spawn([ionice, "-c", "3", "-p", String(process.pid)], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    const p = Bun.spawn([ionice, "-c", "2", "-n", "7", "-p", String(process.pid)], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
     await p.exited;
   } catch {
     /* no I/O classes here */

@@ -2,8 +2,9 @@
 # git-undo: 'git undo init' created this file; 'git undo uninstall' deletes it.
 # >>> git-undo >>>
 # Tells git-undo's worker that Git changed something: appends the pid of the
-# Git process running this hook to <gitdir>/undo/pending, and starts the worker
-# when none runs. The worker works out which command that was and records once
+# Git process running this hook and the hook's first argument (post-index-change:
+# 1 when Git wrote files) to <gitdir>/undo/pending, and starts the worker when
+# none runs. The worker works out which command that was and records once
 # it has ended. Shell built-ins only; reads no stdin, prints nothing, never
 # exits, never waits, and leaves the hook's status at 0. One template for every
 # hook (reference-transaction, post-index-change, config-defined hooks): a
@@ -39,7 +40,7 @@ case ${GIT_UNDO_INTERNAL:-}:${1:-} in
   # Only with the toolkit there, and into nothing but a regular file: a FIFO
   # would hang Git, a link write elsewhere.
   if [ -f "$git_undo_u/hooks-enabled" ] && [ -f "$git_undo_root/worker/main.ts" ] && [ ! -h "$git_undo_u/pending" ] && { [ -f "$git_undo_u/pending" ] || [ ! -e "$git_undo_u/pending" ]; }; then
-    echo "$PPID" >>"$git_undo_u/pending"
+    echo "$PPID ${1:-}" >>"$git_undo_u/pending"
     git_undo_p=$git_undo_u/worker.pid
     git_undo_x=
     [ -f "$git_undo_p" ] && [ ! -h "$git_undo_p" ] && IFS= read -r git_undo_x <"$git_undo_p"

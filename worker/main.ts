@@ -16,6 +16,7 @@ import {
   hasMark,
   hasTaken,
   indexLocked,
+  markStartedMs,
   LEASE_RENEW_MS,
   lingerForMark,
   lingerMs,
@@ -30,7 +31,8 @@ import {
   takeMark,
   type MarkCursor,
 } from "../core/settle.ts";
-import { CommandWatch, settleDelay } from "./settle.ts";
+import { DEFAULT_CONFIG, type Repo } from "../core/repo.ts";
+import { CommandWatch, quietFrom, readEarly, settleDelay, type SettleView } from "./settle.ts";
 
 /**
  * The hook's environment describes the Git command that fired it: a temporary
@@ -77,21 +79,78 @@ function cpuMs(): number | null {
   }
 }
 
+/** GIT_UNDO_DEBUG_SETTLE=<file>: a line per decision of the settling loop, for tests being diagnosed. */
+function debug(line: string): void {
+  const path = process.env.GIT_UNDO_DEBUG_SETTLE;
+  if (path) appendFileSync(path, `${Date.now()} ${line}\n`);
+}
+
+/**
+ * Wait, the state read, until `until` (undo.settle after its command ended):
+ * false when a hook marks before then (the next command of a script, which the
+ * recording then covers too).
+ */
+async function quietUntil(undoDir: string, until: number, marks: MarkWatch): Promise<boolean> {
+  for (;;) {
+    const marked = markStartedMs(undoDir);
+    if (marked !== null) return marked >= until;
+    const left = until - Date.now();
+    if (left <= 0) return true;
+    await marks.wait(left);
+  }
+}
+
+/** How long the capture's check waits for a command writing the index to finish and mark. */
+const INTACT_WAIT_MS = 200;
+
+/**
+ * Whether a capture that began with the index at `before` is one state: the
+ * index untouched since, or written only by commands that wrote no files
+ * (`git add`, a commit: the capture's copy of the index and the files it read
+ * still belong together). A command that wrote files, or an index written
+ * with no mark at all (hooks off, another tool), tears it.
+ */
+async function captureIntact(repo: Repo, undoDir: string, before: string | null): Promise<boolean> {
+  const { indexIdentity } = await import("../core/index-file.ts");
+  if (!indexLocked(repo) && indexIdentity(repo.indexFile) === before) return true;
+  const deadline = Date.now() + INTACT_WAIT_MS;
+  while (indexLocked(repo) && Date.now() < deadline) await Bun.sleep(5);
+  // Its post-index-change runs right after the index is written.
+  for (;;) {
+    const mark = readMark(undoDir, null);
+    if (mark?.worktreeWritten) return false;
+    if ((mark?.indexWrites ?? 0) > 0 && !indexLocked(repo)) return true;
+    if (Date.now() >= deadline) return false;
+    await Bun.sleep(10);
+  }
+}
+
 /** How many recordings may fail in a row before the worker leaves the mark to the next one. */
 const MAX_FAILURES = 3;
 
 async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: MarkWatch): Promise<void> {
-  const { openRepo } = await import("../core/repo.ts");
-  const { record, CaptureTorn } = await import("../core/record.ts");
-  const { indexIdentity } = await import("../core/index-file.ts");
   // Pin the repository the hook named; Git then takes the cwd as the worktree top.
   process.env.GIT_DIR = gitDir;
   process.chdir(cwd);
-  const repo = await openRepo(cwd);
+  // The repository is opened and the recorder loaded while the first marks are
+  // followed: the command that started this worker may be about to end, and the
+  // next one to start.
+  const opening = (async () => {
+    const [{ openRepo }, recorder, { indexIdentity }] = await Promise.all([
+      import("../core/repo.ts"),
+      import("../core/record.ts"),
+      import("../core/index-file.ts"),
+    ]);
+    return { repo: await openRepo(cwd), record: recorder.record, CaptureTorn: recorder.CaptureTorn, indexIdentity };
+  })();
+  opening.catch(() => {}); // awaited below
+  let opened: Awaited<typeof opening> | null = null;
   const commands = new CommandWatch(processTable());
   let cursor: MarkCursor | null = null;
   let firstSeen: number | null = null;
   let failures = 0;
+  // When the state being read may be recorded: undo.settle after its command ended (0: at once).
+  let recordFrom = 0;
   for (;;) {
     if (!hasTaken(undoDir)) {
       const mark = readMark(undoDir, cursor);
@@ -116,41 +175,49 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       firstSeen ??= now;
       const operation = operationFiles(gitDir);
       commands.add(mark.pids, mark.markMs, operation);
-      const { settleMs, settleMaxMs } = repo.config;
-      const wait = settleDelay({
+      const { settleMs, settleMaxMs } = opened?.repo.config ?? DEFAULT_CONFIG;
+      const view: SettleView = {
         now,
         markMs: mark.markMs,
         firstSeenMs: firstSeen,
         running: commands.running(now),
         endedMs: commands.endedMs,
         operation,
-        indexLocked: indexLocked(repo),
+        indexLocked: opened !== null && indexLocked(opened.repo),
         settleMs,
         settleMaxMs,
-      });
-      if (wait > 0) {
+      };
+      const wait = settleDelay(view);
+      debug(`pids=${mark.pids} markMs=${Math.round(mark.markMs)} ended=${commands.endedMs} wait=${wait} cmds=${commands.commandCount}`);
+      if (wait > 0 && !readEarly(view)) {
         await marks.wait(wait);
         continue;
       }
+      if (opened === null) {
+        opened = await opening;
+        continue; // looked at again with the repository's own settings
+      }
       if (!takeMark(undoDir)) continue;
+      debug("take");
+      recordFrom = wait > 0 ? quietFrom(view) : 0;
     }
-    // The capture must not mix two commands: the index as it was before any
-    // file was read must still be there after (a Git command that changes
-    // files rewrites the index), and no command may be writing it.
+    opened ??= await opening;
+    const { repo, record, CaptureTorn, indexIdentity } = opened;
     const before = indexIdentity(repo.indexFile);
     try {
       await record(repo, {
         kind: "change",
         commands: commands.commandCount,
-        intact: () => !indexLocked(repo) && indexIdentity(repo.indexFile) === before,
+        intact: async () => (await quietUntil(undoDir, recordFrom, marks)) && (await captureIntact(repo, undoDir, before)),
       });
       dropTaken(undoDir);
+      debug("recorded");
       failures = 0;
     } catch (e) {
       if (e instanceof CaptureTorn) {
         // Another command started during the capture: its own end is the next state to record.
         restoreMark(undoDir);
-        trace("torn");
+        debug("torn");
       } else {
         failures++;
         logLine(undoDir, `recording failed: ${(e as Error)?.message ?? String(e)}`);

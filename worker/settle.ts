@@ -59,6 +59,26 @@ export function settleDelay(v: SettleView): number {
 }
 
 /**
+ * Once every process of the command has exited, the worker reads the state
+ * this soon, and records it when undo.settle has passed with no new mark (a
+ * new mark meanwhile, a script's next command, throws the reading away). A
+ * command typed a quarter of a second later then finds the state read long
+ * before it starts, even on a busy machine; a script's commands, closer than
+ * this, cost no reading at all.
+ */
+export const READ_AFTER_MS = 40;
+
+/** Whether to read the state now, ahead of recording it (READ_AFTER_MS). */
+export function readEarly(v: SettleView): boolean {
+  if (v.running !== false || v.indexLocked) return false;
+  const since = v.now - Math.max(v.endedMs ?? v.markMs, v.markMs);
+  return since >= Math.min(READ_AFTER_MS, v.settleMs);
+}
+
+/** When the quiet after the command's end is over: the snapshot may be recorded from then on. */
+export const quietFrom = (v: SettleView): number => Math.max(v.endedMs ?? v.markMs, v.markMs) + v.settleMs;
+
+/**
  * How often to look whether a command still runs: often in its first seconds,
  * so that its end is seen within a few hundredths of a second (two commands a
  * quarter of a second apart stay apart), then less.
