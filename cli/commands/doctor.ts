@@ -228,7 +228,7 @@ export const doctor: Command = {
     const stray = await strayUndoRefs(repo);
     if (stray.length) {
       note(`${stray.length} ref${stray.length === 1 ? "" : "s"} under refs/undo/ ${stray.length === 1 ? "is" : "are"} not a snapshot and ${stray.length === 1 ? "is" : "are"} ignored (git update-ref -d <ref> removes one):`);
-      for (const r of stray) out(`           ${r.ref} (${STRAY_WHY[r.why]})`);
+      for (const r of stray) out(`           ${escapeControls(r.ref)} (${STRAY_WHY[r.why]})`);
     }
     // Untracked files too large to record: the user should know they are not protected.
     const leftOut = await filesLeftOut(repo);

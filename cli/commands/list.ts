@@ -2,6 +2,7 @@
 import { userSummary } from "../../core/describe.ts";
 import { isReadable, type SnapshotEntry } from "../../core/format.ts";
 import { usage } from "../../core/errors.ts";
+import { escapeControls } from "../../core/validate.ts";
 import { pickaxeFlags, snapshotsBetween, snapshotsChanging, type Pickaxe } from "../../core/find.ts";
 import { checkStates, decodeNewest, decodeSnapshots, position } from "../../core/history.ts";
 import { openRepo, snapshotPrefixFor, type Repo } from "../../core/repo.ts";
@@ -64,7 +65,7 @@ function columnsFor(rows: readonly SnapshotEntry[]): Columns {
   return {
     number: widest(rows.map((s) => `#${s.number}`), 6),
     age: widest(rows.map((s) => relativeAge(s.date)), 0),
-    head: widest(rows.filter(isReadable).map((s) => s.trailers.head), 4),
+    head: widest(rows.filter(isReadable).map((s) => escapeControls(s.trailers.head)), 4),
   };
 }
 
@@ -75,9 +76,9 @@ function line(s: SnapshotEntry, current: number | null, cols: Columns): string {
   const mark = s.number === current ? color.green("*") : " ";
   const num = color.yellow(pad(`#${s.number}`, cols.number));
   const age = pad(relativeAge(s.date), cols.age);
-  if (!isReadable(s)) return `${mark} ${num} ${color.red(pad("unreadable", 8))} ${age} ${color.dim(s.reason)}`;
+  if (!isReadable(s)) return `${mark} ${num} ${color.red(pad("unreadable", 8))} ${age} ${color.dim(escapeControls(s.reason))}`;
   const kind = (s.trailers.kind === "restore" ? color.magenta : color.dim)(pad(s.trailers.kind, 8));
-  const head = color.cyan(pad(s.trailers.head, cols.head));
+  const head = color.cyan(pad(escapeControls(s.trailers.head), cols.head));
   return `${mark} ${num} ${kind} ${color.dim(age)} ${head} ${userSummary(s.summary)}`;
 }
 

@@ -38,7 +38,7 @@ export const snapshot: Command = {
     const given = str(values.message);
     const message = given !== undefined && foldSummary(given) !== "" ? given : undefined;
     const result = await record(repo, { kind: "manual", ...(message !== undefined ? { message } : {}) });
-    if (result.created) out(`#${result.snapshot.number} ${result.snapshot.summary}`);
+    if (result.created) out(`#${result.snapshot.number} ${escapeControls(result.snapshot.summary)}`);
     else out(`no change since #${result.latest.number}`);
     const leftOut = result.capture.leftOut;
     if (leftOut?.length) write(2, `${leftOutLine(leftOut, repo.config.maxNewFileSize)}\n`);
