@@ -8,6 +8,7 @@ import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
 import { onRepoOpened } from "../core/repo.ts";
+import { warnConfigProblems } from "./config-words.ts";
 import { phase, traceStart } from "../core/trace.ts";
 import { endPager, takePagerOptions } from "./pager.ts";
 import { setColorConfig, takeColorOptions, write } from "./ui.ts";
@@ -64,7 +65,10 @@ export async function main(rawArgv: string[]): Promise<number> {
   traceStart();
   // Global options, accepted anywhere as Git accepts them: --color[=<when>], --no-color.
   const argv = takeDirectories(takePagerOptions(takeColorOptions(rawArgv)));
-  onRepoOpened((repo) => setColorConfig(repo.config.color));
+  onRepoOpened((repo) => {
+    setColorConfig(repo.config.color);
+    warnConfigProblems(repo);
+  });
   const [first, ...rest] = argv;
   if (first === "--version") {
     write(1, `${version()}\n`);

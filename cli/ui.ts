@@ -178,6 +178,20 @@ export const isoDate = (unixSeconds: number): string => new Date(unixSeconds * 1
 
 export const short = (oid: string): string => oid.slice(0, 7);
 
+/** A size as people read it: 2.0 MiB, 512 KiB, 300 bytes. */
+export function sizeText(bytes: number): string {
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  if (bytes < 1024) return `${bytes} bytes`;
+  let n = bytes;
+  let unit = "bytes";
+  for (const u of units) {
+    if (n < 1024) break;
+    n /= 1024;
+    unit = u;
+  }
+  return `${Number.isInteger(n) ? n : n.toFixed(1)} ${unit}`;
+}
+
 /**
  * Take `--color[=<when>]` and `--no-color` out of argv (anywhere before `--`),
  * as every Git command accepts them; the last one wins. Returns the rest.
