@@ -178,6 +178,9 @@ export const isoDate = (unixSeconds: number): string => new Date(unixSeconds * 1
 
 export const short = (oid: string): string => oid.slice(0, 7);
 
+/** Said where nothing is recorded because init has not run here (doctor says more). */
+export const RECORDING_OFF = "recording is off here: run git undo init";
+
 /** A size as people read it: 2.0 MiB, 512 KiB, 300 bytes. */
 export function sizeText(bytes: number): string {
   const units = ["KiB", "MiB", "GiB", "TiB"];

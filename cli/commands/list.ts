@@ -10,7 +10,8 @@ import { recordingPending } from "../../core/settle.ts";
 import { scanNewestUndoRefs, scanUndoRefs, type SnapshotRef } from "../../core/refs.ts";
 import { count, str, type Command } from "../command.ts";
 import { startPager } from "../pager.ts";
-import { color, isoDate, json, out, relativeAge } from "../ui.ts";
+import { color, isoDate, json, out, RECORDING_OFF, relativeAge } from "../ui.ts";
+import { hooksEnabled } from "../../core/hooks.ts";
 
 interface Sequence {
   worktree: string | null;
@@ -170,7 +171,8 @@ export const list: Command = {
         out(color.bold(q.worktree === null ? "main worktree" : `worktree ${q.worktree}`));
       }
       if (q.snapshots.length === 0) {
-        out(values["all-worktrees"] ? "  no snapshots" : "no snapshots yet (git undo snapshot records one)");
+        if (values["all-worktrees"]) out("  no snapshots");
+        else out(hooksEnabled(repo) ? "no snapshots yet (git undo snapshot records one)" : `no snapshots yet: ${RECORDING_OFF} (git undo snapshot records one now)`);
         continue;
       }
       const p = position(q.snapshots);
