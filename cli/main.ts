@@ -27,6 +27,12 @@ function mainHelp(): string {
   ].join("\n");
 }
 
+const HELP_USAGE = [
+  "usage: git undo help [<command>]",
+  "",
+  "Describes <command>, as 'git undo <command> -h' does; without one, lists the commands.",
+].join("\n");
+
 /** `git-undo <version>`: package.json's, read only when asked, with no repository. */
 function version(): string {
   const pkg = JSON.parse(readFileSync(join(toolkitRoot(), "package.json"), "utf8")) as { version: string };
@@ -56,7 +62,7 @@ function takeDirectories(argv: string[]): string[] {
 /** Git's answer to an unknown command (help.c): the line, the most similar commands, exit 1. */
 function unknownCommand(name: string): number {
   write(2, `git undo: '${name}' is not a git undo command. See 'git undo --help'.\n`);
-  const similar = mostSimilar(name, COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]));
+  const similar = mostSimilar(name, ["help", ...COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])])]);
   if (similar.length) write(2, `\nThe most similar ${similar.length === 1 ? "command is" : "commands are"}\n${similar.map((c) => `\t${c}\n`).join("")}`);
   return 1;
 }
@@ -83,6 +89,10 @@ export async function main(rawArgv: string[]): Promise<number> {
     if (rest.length > 1) throw usage("git undo help takes one command name, such as 'git undo help restore'");
     if (rest[0] === undefined) {
       write(1, `${mainHelp()}\n`);
+      return 0;
+    }
+    if (rest[0] === "help" || rest[0] === "-h" || rest[0] === "--help") {
+      write(1, `${HELP_USAGE}\n`);
       return 0;
     }
     const entry = findCommand(rest[0]);
