@@ -180,7 +180,10 @@ export const list: Command = {
       if (q.worktree === repo.worktreeName && recordingPending(repo.undoDir, q.snapshots[q.snapshots.length - 1]?.date ?? null)) {
         out(`${color.yellow("  recording…")} ${color.dim("a newer change is being recorded (git undo records it first)")}`);
       }
-      for (const s of newestFirst(q)) out(line(s, p, cols));
+      const rows = newestFirst(q);
+      for (const s of rows) out(line(s, p, cols));
+      // The `*` is further down than the rows shown (-n, a range, a path): say where it is.
+      if (p !== null && !rows.some((s) => s.number === p)) out(`you are at #${p}`);
     }
     return 0;
   },
