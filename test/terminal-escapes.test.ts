@@ -122,7 +122,9 @@ test("the picker's text: printable escapes C1 and bidi characters; fit draws onl
   expect(drawn).not.toContain("\x1b[2J");
   expect(drawn).toContain("\\e[2J\\e[8msecret\\u{202e}");
   setColor(false);
-  expect(fit(line, 60)).toBe("\\e[32m+\\e[2J\\e[8msecret\\u{202e}\\e[m");
+  // With colours off only reverse video and the reset are drawn (the picker's highlighted row).
+  expect(fit(line, 60)).toBe("\\e[32m+\\e[2J\\e[8msecret\\u{202e}\x1b[m\x1b[0m");
+  expect(fit("\x1b[7mrow\x1b[27m", 60)).toBe("\x1b[7mrow\x1b[27m\x1b[0m");
 });
 
 test.skipIf(!hasTmux())("the picker shows a hostile snapshot's summary, branch, plan and diff escaped", async () => {

@@ -10,6 +10,8 @@ import { colorEnabled, visibleSgr } from "../ui.ts";
 const ANSI = /\x1b\[[0-9;:]*m/y;
 const RESET = "\x1b[0m";
 const SGR_ALL = /\x1b\[[0-9;:]*m/g;
+/** What is drawn with colours off: reverse video on and off, and the reset. */
+const NO_COLOUR_SGR = /^\x1b\[(?:0|7|27)?m$/;
 
 /** The columns a string takes on screen, colours ignored. */
 export const width = (s: string): number => Bun.stringWidth(s);
@@ -62,7 +64,8 @@ export function fit(s: string, cols: number, pad = false): string {
 /** Tabs to spaces (stops every 8 columns) and other unsafe characters escaped, colour sequences that may be drawn untouched. */
 function expand(s: string): string {
   const colours = colorEnabled();
-  const drawn = (sgr: string) => colours && visibleSgr(sgr);
+  // Reverse video is no colour: the highlighted row stays marked under NO_COLOR.
+  const drawn = (sgr: string) => visibleSgr(sgr) && (colours || NO_COLOUR_SGR.test(sgr));
   if (!TERMINAL_UNSAFE.test(s.replace(SGR_ALL, (sgr) => (drawn(sgr) ? "" : sgr)))) return s;
   let out = "";
   let col = 0;
