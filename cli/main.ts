@@ -12,6 +12,7 @@ import { warnConfigProblems } from "./config-words.ts";
 import { phase, traceStart } from "../core/trace.ts";
 import { endPager, takePagerOptions } from "./pager.ts";
 import { setColorConfig, takeColorOptions, write } from "./ui.ts";
+import { fitToOutput } from "./wrap.ts";
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
@@ -59,9 +60,14 @@ function takeDirectories(argv: string[]): string[] {
   return argv.slice(i);
 }
 
+/** One message on stderr, broken at spaces to the terminal's width (a pipe gets it whole). */
+function say(line: string): void {
+  write(2, `${fitToOutput([line], 2).join("\n")}\n`);
+}
+
 /** Git's answer to an unknown command (help.c): the line, the most similar commands, exit 1. */
 function unknownCommand(name: string): number {
-  write(2, `git undo: '${name}' is not a git undo command. See 'git undo --help'.\n`);
+  say(`git undo: '${name}' is not a git undo command. See 'git undo --help'.`);
   const similar = mostSimilar(name, ["help", ...COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])])]);
   if (similar.length) write(2, `\nThe most similar ${similar.length === 1 ? "command is" : "commands are"}\n${similar.map((c) => `\t${c}\n`).join("")}`);
   return 1;
@@ -134,20 +140,20 @@ async function report(e: unknown): Promise<number> {
   if (e instanceof RestoreRefused) {
     // Every reason, worded once (cli/plan-words.ts), one line each.
     const { blockerText } = await import("./plan-words.ts");
-    for (const b of e.blockers) write(2, `error: ${oneLine(blockerText(b))}\n`);
+    for (const b of e.blockers) say(`error: ${oneLine(blockerText(b))}`);
     return e.exitCode;
   }
   if (e instanceof UndoError) {
     const prefix = e.kind === "usage" ? "error" : e.kind === "refused" ? "error" : "fatal";
-    write(2, `${prefix}: ${oneLine(e.message)}\n`);
+    say(`${prefix}: ${oneLine(e.message)}`);
     return e.exitCode;
   }
   if (e instanceof GitError) {
-    write(2, `fatal: ${oneLine(e.message)}\n`);
+    say(`fatal: ${oneLine(e.message)}`);
     return 128;
   }
   const err = e as Error;
-  write(2, `fatal: ${oneLine(err?.message ?? String(e))}\n`);
+  say(`fatal: ${oneLine(err?.message ?? String(e))}`);
   if (process.env.GIT_UNDO_DEBUG) write(2, `${err?.stack ?? ""}\n`);
   return 128;
 }

@@ -7,6 +7,7 @@ import { restore, type RestoreRequest } from "../../core/restore.ts";
 import { openRepo } from "../../core/repo.ts";
 import { parseCount, type Command, type Options, type Parsed } from "../command.ts";
 import { color, out, RECORDING_OFF, relativeAge } from "../ui.ts";
+import { fitToOutput } from "../wrap.ts";
 
 export const RESTORE_OPTIONS: Options = {
   force: { type: "boolean", short: "f" },
@@ -40,7 +41,7 @@ export async function runRestore(request: RestoreRequest, values: Parsed["values
   const force = Boolean(values.force);
   const result = await restore(repo, request, { force, dryRun: Boolean(values["dry-run"]), skipMissing: Boolean(values["skip-missing"]) });
   const lines = reportLines(result, { age: (t) => relativeAge(t), strong: color.bold, dim: color.dim }, force);
-  for (const l of lines) out(l);
+  for (const l of fitToOutput(lines, 1)) out(l);
   return result.dryRun && result.plan.blockers.length ? 1 : 0;
 }
 
