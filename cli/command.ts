@@ -156,23 +156,22 @@ function spellOut(options: Options, argv: readonly string[], see: string, alsoKn
 const SIMILARITY_FLOOR = 7;
 
 /**
- * Git's rule for "did you mean" (help.c, help_unknown_cmd): a candidate that
- * starts with what was typed scores 0, any other one its weighted
- * Damerau-Levenshtein distance plus 1 (swap 0, substitution 2, insertion 1,
- * deletion 3). The prefix matches and every candidate tied at the best other
- * score are suggested, in order, when that best score is under the floor;
- * when every candidate is a prefix match, none is.
+ * "Did you mean": the candidates that start with what was typed, when there
+ * are some (and not every candidate does: that says nothing); else Git's rule
+ * (help.c, help_unknown_cmd): each candidate's weighted Damerau-Levenshtein
+ * distance plus 1 (swap 0, substitution 2, insertion 1, deletion 3), and every
+ * candidate tied at the best score, in name order, when it is under the floor.
+ * Git suggests prefix matches only alongside the best of the others, and none
+ * when those are all too far: `restor` got nothing though `rest` got restore.
  */
 export function mostSimilar(typed: string, candidates: readonly string[]): string[] {
-  const scored = [...new Set(candidates)]
-    .map((name) => ({ name, score: name.startsWith(typed) ? 0 : levenshtein(typed, name, 0, 2, 1, 3) + 1 }))
-    .sort((a, b) => a.score - b.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  let n = 0;
-  while (n < scored.length && scored[n]!.score === 0) n++;
-  if (n >= scored.length) return [];
-  const best = scored[n++]!.score;
-  while (n < scored.length && scored[n]!.score === best) n++;
-  return best < SIMILARITY_FLOOR ? scored.slice(0, n).map((s) => s.name) : [];
+  const names = [...new Set(candidates)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const prefixed = names.filter((name) => name.startsWith(typed));
+  if (prefixed.length === names.length) return [];
+  if (prefixed.length) return prefixed;
+  const scored = names.map((name) => ({ name, score: levenshtein(typed, name, 0, 2, 1, 3) + 1 }));
+  const best = Math.min(...scored.map((s) => s.score));
+  return best < SIMILARITY_FLOOR ? scored.filter((s) => s.score === best).map((s) => s.name) : [];
 }
 
 /** Git's levenshtein.c: the cost of turning `a` into `b` with these weights for a swap, substitution, addition and deletion. */

@@ -8,9 +8,11 @@ import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
 import { onRepoOpened } from "../core/repo.ts";
+import { warnConfigProblems } from "./config-words.ts";
 import { phase, traceStart } from "../core/trace.ts";
 import { endPager, takePagerOptions } from "./pager.ts";
 import { setColorConfig, takeColorOptions, write } from "./ui.ts";
+import { fitToOutput } from "./wrap.ts";
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
@@ -25,6 +27,12 @@ function mainHelp(): string {
     "'git undo <command> -h' (or 'git undo help <command>') describes one command.",
   ].join("\n");
 }
+
+const HELP_USAGE = [
+  "usage: git undo help [<command>]",
+  "",
+  "Describes <command>, as 'git undo <command> -h' does; without one, lists the commands.",
+].join("\n");
 
 /** `git-undo <version>`: package.json's, read only when asked, with no repository. */
 function version(): string {
@@ -52,10 +60,15 @@ function takeDirectories(argv: string[]): string[] {
   return argv.slice(i);
 }
 
+/** One message on stderr, broken at spaces to the terminal's width (a pipe gets it whole). */
+function say(line: string): void {
+  write(2, `${fitToOutput([line], 2).join("\n")}\n`);
+}
+
 /** Git's answer to an unknown command (help.c): the line, the most similar commands, exit 1. */
 function unknownCommand(name: string): number {
-  write(2, `git undo: '${name}' is not a git undo command. See 'git undo --help'.\n`);
-  const similar = mostSimilar(name, COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]));
+  say(`git undo: '${name}' is not a git undo command. See 'git undo --help'.`);
+  const similar = mostSimilar(name, ["help", ...COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])])]);
   if (similar.length) write(2, `\nThe most similar ${similar.length === 1 ? "command is" : "commands are"}\n${similar.map((c) => `\t${c}\n`).join("")}`);
   return 1;
 }
@@ -64,7 +77,10 @@ export async function main(rawArgv: string[]): Promise<number> {
   traceStart();
   // Global options, accepted anywhere as Git accepts them: --color[=<when>], --no-color.
   const argv = takeDirectories(takePagerOptions(takeColorOptions(rawArgv)));
-  onRepoOpened((repo) => setColorConfig(repo.config.color));
+  onRepoOpened((repo) => {
+    setColorConfig(repo.config.color);
+    warnConfigProblems(repo);
+  });
   const [first, ...rest] = argv;
   if (first === "--version") {
     write(1, `${version()}\n`);
@@ -79,6 +95,10 @@ export async function main(rawArgv: string[]): Promise<number> {
     if (rest.length > 1) throw usage("git undo help takes one command name, such as 'git undo help restore'");
     if (rest[0] === undefined) {
       write(1, `${mainHelp()}\n`);
+      return 0;
+    }
+    if (rest[0] === "help" || rest[0] === "-h" || rest[0] === "--help") {
+      write(1, `${HELP_USAGE}\n`);
       return 0;
     }
     const entry = findCommand(rest[0]);
@@ -120,20 +140,20 @@ async function report(e: unknown): Promise<number> {
   if (e instanceof RestoreRefused) {
     // Every reason, worded once (cli/plan-words.ts), one line each.
     const { blockerText } = await import("./plan-words.ts");
-    for (const b of e.blockers) write(2, `error: ${oneLine(blockerText(b))}\n`);
+    for (const b of e.blockers) say(`error: ${oneLine(blockerText(b))}`);
     return e.exitCode;
   }
   if (e instanceof UndoError) {
     const prefix = e.kind === "usage" ? "error" : e.kind === "refused" ? "error" : "fatal";
-    write(2, `${prefix}: ${oneLine(e.message)}\n`);
+    say(`${prefix}: ${oneLine(e.message)}`);
     return e.exitCode;
   }
   if (e instanceof GitError) {
-    write(2, `fatal: ${oneLine(e.message)}\n`);
+    say(`fatal: ${oneLine(e.message)}`);
     return 128;
   }
   const err = e as Error;
-  write(2, `fatal: ${oneLine(err?.message ?? String(e))}\n`);
+  say(`fatal: ${oneLine(err?.message ?? String(e))}`);
   if (process.env.GIT_UNDO_DEBUG) write(2, `${err?.stack ?? ""}\n`);
   return 128;
 }

@@ -3,7 +3,8 @@
 // and the picker's preview and confirmation. The core hands over typed plans
 // and blockers (core/plan.ts); nothing there is worded for the user.
 import { headLabel } from "../core/describe.ts";
-import { refParts, type RefLine } from "../core/format.ts";
+import { refParts, type HeadState, type RefLine } from "../core/format.ts";
+import { escapeControls } from "../core/validate.ts";
 import { indexChanges, nameList, operationName, planIsEmpty, type Blocker, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan } from "../core/plan.ts";
 import type { GoBack } from "../core/restore.ts";
 
@@ -11,18 +12,19 @@ export const short = (oid: string): string => oid.slice(0, 7);
 
 export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
-/** A ref as people say it: `main`, `tag v1`, `origin/main`, or the full name. */
+/** A ref as people say it: `main`, `tag v1`, `origin/main`, or the full name (names come from snapshots: escaped). */
 export function refName(name: string): string {
   const { kind, short } = refParts(name);
-  return kind === "tag" ? `tag ${short}` : short;
+  return escapeControls(kind === "tag" ? `tag ${short}` : short);
 }
 
 /** Where a ref points: its commit, or for a symbolic one the ref it names (`origin/main`). */
 export function refWhere(r: RefLine): string {
-  return r.symrefTarget ? refParts(r.symrefTarget).short : short(r.object ?? "");
+  return r.symrefTarget ? escapeControls(refParts(r.symrefTarget).short) : short(r.object ?? "");
 }
 
-export { headLabel as headName };
+/** HEAD as people say it: a branch, or `detached at 1a2b3c4`. */
+export const headName = (head: HeadState): string => escapeControls(headLabel(head));
 
 /** `feature created at 1a2b3c4`, `v1 deleted (was 1a2b3c4)`, `main 1a2b3c4 -> 5d6e7f8`, `origin/HEAD points at origin/dev (was origin/main)`, or why it stays. */
 export function refMovePhrase(m: RefMove, force: boolean): string {
@@ -89,8 +91,12 @@ export function goBackCommand(g: GoBack): string {
   return g.command === "restore" ? `git undo restore ${g.number}` : g.command === "undo" ? "git undo" : "git undo redo";
 }
 
-/** Why a restore cannot go ahead, in one sentence. */
+/** Why a restore cannot go ahead, in one sentence (shown on a terminal: escaped). */
 export function blockerText(b: Blocker): string {
+  return escapeControls(blockerSentence(b));
+}
+
+function blockerSentence(b: Blocker): string {
   const T = `#${b.target}`;
   const names = nameList(b.names);
   const one = b.names.length === 1;
@@ -120,7 +126,7 @@ export function planGist(p: RestorePlan): string {
   if (p.blockers.length) return `refused: ${blockerText(p.blockers[0]!)}`;
   if (planIsEmpty(p)) return "nothing would change";
   const parts: string[] = [];
-  if (p.head) parts.push(`HEAD to ${headLabel(p.head.new)}`);
+  if (p.head) parts.push(`HEAD to ${headName(p.head.new)}`);
   if (p.refs.length) parts.push(plural(p.refs.length, "ref"));
   if (p.stash) {
     parts.push(`stash: ${stashPhrase(p.stash, true)}`);

@@ -5,6 +5,7 @@
 import { userSummary } from "../core/describe.ts";
 import { indexChanges, nameList, operationName, planIsEmpty, type NotRestored, type RefMove, type RestorePlan } from "../core/plan.ts";
 import type { RestoreResult } from "../core/restore.ts";
+import { escapeControls } from "../core/validate.ts";
 import { backBeforeRestore, blockerText, conflictsPhrase, onlyLeftPhrase, filesPhrase, goBackCommand, headName, plural, refMovePhrase, refName, short, stashPhrase } from "./plan-words.ts";
 
 export interface ReportStyle {
@@ -17,7 +18,7 @@ export interface ReportStyle {
 
 function refLine(m: RefMove, force: boolean): string {
   const held = m.checkedOutIn !== undefined && !force;
-  return `${refMovePhrase(m, force)}${!held && m.action !== "delete" && m.newSubject ? `  ${m.newSubject}` : ""}`;
+  return `${refMovePhrase(m, force)}${!held && m.action !== "delete" && m.newSubject ? `  ${escapeControls(m.newSubject)}` : ""}`;
 }
 
 /** What changes, the body shared by the report and the dry run. */
@@ -46,7 +47,7 @@ export function describePlan(plan: RestorePlan, force = false): string[] {
 function notRestoredLine(n: NotRestored): string {
   if (n.kind === "ref") return `${refName(n.name)} (${short(n.object)})`;
   if (n.kind === "head") return `HEAD (${headName(n.head)} in the snapshot)`;
-  return `stash entry '${n.entry.message}' (${short(n.entry.commit)})`;
+  return `stash entry '${escapeControls(n.entry.message)}' (${short(n.entry.commit)})`;
 }
 
 /** `Undid #17 · branch feature deleted`: what `git undo` took back (or redo did again), before where it went. */
@@ -84,7 +85,7 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
   const head = `#${t.number} · ${userSummary(t.summary)} · ${style.age(t.date)}`;
   // A partial restore names what it brings back; a revert, the change it takes out.
   const revert = result.kind === "revert";
-  const what = result.composed ? (revert ? head : result.composed.description) : head;
+  const what = result.composed ? (revert ? head : escapeControls(result.composed.description)) : head;
   const verb = result.dryRun ? (revert ? "Would revert" : "Would restore") : revert ? "Reverted" : "Restored";
   const lines: string[] = [];
   if (result.dryRun) {

@@ -2,7 +2,7 @@
 import { fstatSync, writeSync } from "node:fs";
 import type { Colors } from "picocolors/types";
 import { usage } from "../core/errors.ts";
-import { escapeControls } from "../core/validate.ts";
+import { escapeControls, TERMINAL_UNSAFE } from "../core/validate.ts";
 import { parseColorWhen, type ColorWhen } from "../core/repo.ts";
 
 // picocolors' default export decides on its own at import time, by asking
@@ -91,7 +91,7 @@ export function setStdoutSink(sink: ((bytes: Uint8Array) => void) | null): void 
  */
 export function write(fd: 1 | 2, text: string): void {
   if (closed && fd === 1) return;
-  const bytes = Buffer.from(terminalSafe(text));
+  const bytes = Buffer.from(terminalSafe(text, fd));
   if (fd === 1 && stdoutSink) return stdoutSink(bytes);
   let done = 0;
   try {
@@ -108,29 +108,56 @@ export function write(fd: 1 | 2, text: string): void {
 }
 
 /**
- * What a terminal would act on, made visible: text read from snapshots
- * (summaries, ref names, stash messages, paths) may hold escape sequences
- * that move the cursor, retitle the window or rewrite what was printed. Every
- * write goes through here; only newlines, tabs and the colour sequences
- * (SGR, `ESC [ ... m`) pass. Newlines inside a value (a path) are escaped
- * where the value is put into a line (core/validate.ts escapeControls).
+ * The last guard before the terminal: whatever reaches a write with a
+ * character a terminal would act on (core/validate.ts TERMINAL_UNSAFE) has it
+ * escaped. Text from snapshots is escaped where it is put into a line
+ * (escapeControls), so this only catches what was missed; it lets through
+ * newlines, tabs and, on stdout with colours on, colour sequences (SGR)
+ * that hide nothing: never one that conceals text.
  */
-export function terminalSafe(text: string): string {
-  if (!UNSAFE.test(text)) return text;
-  return text.replace(UNSAFE_ALL, (m) => (m.startsWith("\x1b[") && m.endsWith("m") && m.length > 2 ? m : escapeControls(m)));
+function terminalSafe(text: string, fd: 1 | 2): string {
+  if (!UNSAFE_BUT_LINES.test(text)) return text;
+  const colours = fd === 1 && colorEnabled();
+  return text.replace(UNSAFE_ALL, (m) => (colours && m.startsWith("\x1b[") && visibleSgr(m) ? m : escapeControls(m)));
 }
-// An SGR sequence is matched whole so that it can pass; every other control character is matched alone.
-const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
-const UNSAFE_ALL = /\x1b\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_BUT_LINES = new RegExp(`(?![\\n\\t])${TERMINAL_UNSAFE.source}`, "u");
+// An SGR sequence is matched whole so that it can pass; every other unsafe character alone.
+const UNSAFE_ALL = new RegExp(`\x1b\\[[0-9;:]*m|${UNSAFE_BUT_LINES.source}`, "gu");
+
+/**
+ * Whether a colour sequence (`ESC [ <params> m`) only colours or styles what
+ * follows: it sets no "concealed" attribute (8), which would hide the text
+ * after it. Extended colours (38/48/58;5;n and ;2;r;g;b) are read whole.
+ */
+export function visibleSgr(sequence: string): boolean {
+  const params = sequence.slice(2, -1).split(/[;:]/);
+  for (let i = 0; i < params.length; i++) {
+    const p = Number(params[i] || "0");
+    if (p === 38 || p === 48 || p === 58) i += params[i + 1] === "5" ? 2 : params[i + 1] === "2" ? 4 : 1;
+    else if (p === 8) return false;
+  }
+  return true;
+}
 
 export function out(line = ""): void {
   write(1, `${line}\n`);
 }
 
+/**
+ * JSON carries every string exactly; the characters a terminal would act on
+ * that JSON.stringify leaves raw (C1 controls, format characters, the
+ * separators) are written as \u escapes, so the output is safe on a
+ * terminal and still parses to the same strings.
+ */
 export function json(value: unknown): void {
-  write(1, `${JSON.stringify(value, null, 2)}\n`);
+  write(1, `${jsonText(value)}\n`);
 }
 
+export const jsonText = (value: unknown): string =>
+  JSON.stringify(value, null, 2).replace(JSON_UNSAFE, (c) => c.split("").map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""));
+// Per UTF-16 unit so that a tag character (astral) becomes its two escaped halves;
+// JSON.stringify escapes every C0 control inside a string, so a raw newline is layout.
+const JSON_UNSAFE = new RegExp(UNSAFE_BUT_LINES.source, "gu");
 /** "3 minutes ago", in the steps Git's relative dates use. */
 export function relativeAge(unixSeconds: number, now = Date.now() / 1000): string {
   const d = Math.max(0, Math.round(now - unixSeconds));
@@ -150,6 +177,23 @@ export function relativeAge(unixSeconds: number, now = Date.now() / 1000): strin
 export const isoDate = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString();
 
 export const short = (oid: string): string => oid.slice(0, 7);
+
+/** Said where nothing is recorded because init has not run here (doctor says more). */
+export const RECORDING_OFF = "recording is off here: run git undo init";
+
+/** A size as people read it: 2.0 MiB, 512 KiB, 300 bytes. */
+export function sizeText(bytes: number): string {
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  if (bytes < 1024) return `${bytes} bytes`;
+  let n = bytes;
+  let unit = "bytes";
+  for (const u of units) {
+    if (n < 1024) break;
+    n /= 1024;
+    unit = u;
+  }
+  return `${Number.isInteger(n) ? n : n.toFixed(1)} ${unit}`;
+}
 
 /**
  * Take `--color[=<when>]` and `--no-color` out of argv (anywhere before `--`),

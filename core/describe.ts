@@ -17,6 +17,7 @@ import {
   type StateTree,
 } from "./format.ts";
 import { readObjects } from "./objects.ts";
+import { escapeControls } from "./validate.ts";
 import type { Repo } from "./repo.ts";
 
 /** Longest summary line we write; lists are cut with "and N more". */
@@ -296,8 +297,13 @@ const REBASE_STEPS: Record<string, string> = { start: "started", finish: "finish
  * Git wrote one (the format says so), and Git's rebase lines are written for
  * Git: `rebase (finish): returning to refs/heads/main` reads `rebase finished:
  * back on main`. Only the display changes; the snapshot keeps Git's words.
+ * Read from a snapshot, it is shown with its control characters escaped.
  */
 export function userSummary(summary: string): string {
+  return escapeControls(readableSummary(summary));
+}
+
+function readableSummary(summary: string): string {
   const m = /^((?:pull --rebase|rebase)(?: -i)?) \(([a-z]+)\)(?: \(([a-z]+)\))?: (.*)$/.exec(summary);
   if (!m) return summary;
   const [, op, step, second, rest] = m as unknown as [string, string, string, string | undefined, string];

@@ -1,6 +1,6 @@
 // Repository discovery and git-undo's configuration.
 import { basename, join } from "node:path";
-import { fatal } from "./errors.ts";
+import { fatal, usage } from "./errors.ts";
 import { Git, GitError } from "./git.ts";
 import { phase } from "./trace.ts";
 
@@ -28,7 +28,37 @@ export interface Config {
   color: ColorWhen | null;
   /** undo.maxNewFileSize: bytes above which an untracked file is left out of `worktree`; 0 for no limit. */
   maxNewFileSize: number;
+  /** Values set for git-undo's keys that cannot be used: each key's fallback is in force instead. */
+  problems: ConfigProblem[];
 }
+
+/** git-undo's own configuration keys, as the user spells them. */
+export type ConfigKey = "undo.worktree" | "undo.limit" | "undo.expire" | "undo.settle" | "undo.settleMax" | "undo.maxNewFileSize";
+
+/** What a good value of a key is. */
+export type ConfigExpectation =
+  | { kind: "boolean" }
+  | { kind: "age" }
+  | { kind: "number"; unit: "milliseconds" | "bytes" | "snapshots"; min: number; max: number | null };
+
+/**
+ * A value git-undo cannot use (not of the key's kind, or out of its range).
+ * Reading the configuration never fails on one: the key's fallback is in force
+ * (its default; for undo.limit, no limit, so that no snapshot is deleted by a
+ * number nobody chose), commands that would act on the value refuse, and the
+ * CLI says which.
+ */
+export interface ConfigProblem {
+  key: ConfigKey;
+  /** As Git gives it; null for a key written without `=`. */
+  value: string | null;
+  expected: ConfigExpectation;
+}
+
+/** undo.settle's range: longer than ten seconds would make the worker look stuck. */
+export const SETTLE_MAX_MS = 10_000;
+/** undo.settleMax's range: an hour at most, so that a worker never sleeps for good. */
+export const SETTLE_MAX_MAX_MS = 3600_000;
 
 /** Git's three answers to "colour?": `--color=<when>`, color.ui, color.<command>. */
 export type ColorWhen = "always" | "never" | "auto";
@@ -41,6 +71,7 @@ export const DEFAULT_CONFIG: Config = {
   settleMaxMs: 10 * 60 * 1000,
   color: null,
   maxNewFileSize: 64 * 1024 ** 2,
+  problems: [],
 };
 
 export interface Repo {
@@ -195,25 +226,40 @@ export async function rereadConfig(repo: Repo): Promise<void> {
   repo.configFresh = true;
 }
 
-/** Turn raw undo.* values (last one wins, as Git reads them) into a Config. */
-export function parseConfig(values: Map<string, string | null>): Config {
-  const config = { ...DEFAULT_CONFIG };
-  const get = (key: string) => values.get(key);
-  const wt = get("undo.worktree");
-  if (wt !== undefined) config.worktree = parseBool("undo.worktree", wt);
-  const limit = get("undo.limit");
-  if (limit !== undefined) config.limit = parsePositive("undo.limit", limit);
-  const expire = get("undo.expire");
-  if (expire !== undefined) config.expireSeconds = parseAge("undo.expire", expire ?? "");
-  const settle = get("undo.settle");
-  if (settle !== undefined) config.settleMs = parseNonNegative("undo.settle", settle);
-  const settleMax = get("undo.settlemax");
-  if (settleMax !== undefined) config.settleMaxMs = parseNonNegative("undo.settleMax", settleMax);
-  const maxNewFileSize = get("undo.maxnewfilesize");
-  if (maxNewFileSize !== undefined) config.maxNewFileSize = parseNonNegative("undo.maxNewFileSize", maxNewFileSize);
+/**
+ * Turn raw undo.* values (last one wins, as Git reads them) into a Config.
+ * Never fails: a value that cannot be used is a problem in `problems`, and the
+ * key's fallback applies.
+ */
+export function parseConfig(values: ReadonlyMap<string, string | null>): Config {
+  const config: Config = { ...DEFAULT_CONFIG, problems: [] };
+  const problem = (key: ConfigKey, value: string | null, expected: ConfigExpectation) => config.problems.push({ key, value, expected });
+  /** The value of `key` when it is set and good; a problem, and undefined, when it is set and bad. */
+  const read = <T>(key: ConfigKey, expected: ConfigExpectation, parse: (value: string | null) => T | undefined): T | undefined => {
+    if (!values.has(key.toLowerCase())) return undefined;
+    const value = values.get(key.toLowerCase())!;
+    const parsed = parse(value);
+    if (parsed === undefined) problem(key, value, expected);
+    return parsed;
+  };
+  const number = (key: ConfigKey, unit: "milliseconds" | "bytes" | "snapshots", min: number, max: number | null) =>
+    read(key, { kind: "number", unit, min, max }, (v) => {
+      const n = gitInteger(v);
+      return n !== null && n >= min && (max === null || n <= max) ? n : undefined;
+    });
+
+  config.worktree = read("undo.worktree", { kind: "boolean" }, (v) => gitBool(v) ?? undefined) ?? config.worktree;
+  const limit = number("undo.limit", "snapshots", 1, null);
+  // A limit nobody chose deletes nothing: the snapshots stay until the value is fixed.
+  config.limit = limit ?? (config.problems.some((p) => p.key === "undo.limit") ? Number.POSITIVE_INFINITY : config.limit);
+  const expire = read("undo.expire", { kind: "age" }, (v) => ageSeconds(v ?? ""));
+  if (expire !== undefined) config.expireSeconds = expire;
+  config.settleMs = number("undo.settle", "milliseconds", 0, SETTLE_MAX_MS) ?? config.settleMs;
+  config.settleMaxMs = number("undo.settleMax", "milliseconds", 0, SETTLE_MAX_MAX_MS) ?? config.settleMaxMs;
+  config.maxNewFileSize = number("undo.maxNewFileSize", "bytes", 0, null) ?? config.maxNewFileSize;
   // color.undo wins over color.ui, as color.diff does for git diff.
   for (const key of ["color.ui", "color.undo"]) {
-    const v = get(key);
+    const v = values.get(key);
     if (v !== undefined) config.color = parseColorWhen(v) ?? config.color;
   }
   return config;
@@ -234,13 +280,6 @@ export function gitBool(value: string | null): boolean | null {
   return null;
 }
 
-/** An undo.* boolean: one Git would reject is fatal, as it is for Git's own settings. */
-export function parseBool(key: string, value: string | null): boolean {
-  const b = gitBool(value);
-  if (b === null) throw fatal(`bad boolean config value '${value}' for '${key}'`);
-  return b;
-}
-
 /**
  * A colour setting as Git reads one: always/never/auto, or a boolean where true
  * means auto. A value Git would reject is ignored rather than fatal: a typo in
@@ -253,22 +292,12 @@ export function parseColorWhen(value: string | null): ColorWhen | null {
   return b === null ? null : b ? "auto" : "never";
 }
 
-function parseInteger(key: string, value: string | null): number {
-  const v = (value ?? "").trim();
-  const m = /^(\d+)([kmg]?)$/i.exec(v);
-  if (!m) throw fatal(`bad numeric config value '${value ?? ""}' for '${key}': expected a whole number`);
-  const scale = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2]!.toLowerCase() as "" | "k" | "m" | "g"];
-  return Number(m[1]) * scale;
-}
-
-function parsePositive(key: string, value: string | null): number {
-  const n = parseInteger(key, value);
-  if (n < 1) throw fatal(`bad numeric config value '${value ?? ""}' for '${key}': must be at least 1`);
-  return n;
-}
-
-function parseNonNegative(key: string, value: string | null): number {
-  return parseInteger(key, value);
+/** A whole number with Git's k, m, g units; null for anything else, or one too large to hold exactly. */
+function gitInteger(value: string | null): number | null {
+  const m = /^(\d+)([kmg]?)$/i.exec((value ?? "").trim());
+  if (!m) return null;
+  const n = Number(m[1]) * { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2]!.toLowerCase() as "" | "k" | "m" | "g"];
+  return Number.isSafeInteger(n) ? n : null;
 }
 
 const UNIT_SECONDS: [RegExp, number][] = [
@@ -283,16 +312,23 @@ const UNIT_SECONDS: [RegExp, number][] = [
 
 /**
  * An age in the forms Git's expiry settings accept: `90d`, `2.weeks`, `3 months ago`,
- * `never`/`false` (null: never expire), `now`/`all` (0: everything). Returns seconds.
+ * `never`/`false` (null: never expire), `now`/`all` (0: everything). Returns seconds;
+ * undefined for anything else.
  */
-export function parseAge(key: string, value: string): number | null {
+export function ageSeconds(value: string): number | null | undefined {
   const v = value.trim().toLowerCase();
   if (v === "never" || v === "false") return null;
   if (v === "now" || v === "all") return 0;
   const m = /^(\d+)[.\s]*([a-z]+?)(?:[.\s]+ago)?$/.exec(v);
-  if (m) {
-    const unit = UNIT_SECONDS.find(([re]) => re.test(m[2]!));
-    if (unit) return Number(m[1]) * unit[1];
-  }
-  throw fatal(`bad age '${value}' for '${key}': use forms like 90d, 2.weeks, 6.months or never`);
+  const unit = m ? UNIT_SECONDS.find(([re]) => re.test(m[2]!)) : undefined;
+  if (!m || !unit) return undefined;
+  const seconds = Number(m[1]) * unit[1];
+  return Number.isSafeInteger(seconds) ? seconds : undefined;
+}
+
+/** An age given on the command line (`gc --expire`): as ageSeconds, refused with the forms it takes. */
+export function parseAge(key: string, value: string): number | null {
+  const seconds = ageSeconds(value);
+  if (seconds === undefined) throw usage(`bad age '${value}' for '${key}': use forms like 90d, 2.weeks, 6.months or never`);
+  return seconds;
 }

@@ -59,15 +59,26 @@ const OBJECT_TYPES = new Set(["commit", "tree", "blob", "tag"]);
 const q = (s: string): string => `'${escapeControls(s)}'`;
 
 /**
- * Control characters (C0, DEL, C1) and the bidirectional overrides as visible
- * escapes, so text read from a snapshot cannot move the cursor, retitle the
- * terminal or reorder what is shown: `\n`, `\t`, `\r`, `\e`, else `\xNN` or `\u{NNNN}`.
+ * What a terminal acts on or does not show: control characters (C0, DEL, C1),
+ * the line and paragraph separators, and the invisible format characters
+ * (bidirectional embeddings, overrides and isolates, marks, zero-width spaces,
+ * the byte-order mark, tag characters), all but the zero-width joiner and
+ * non-joiner that emoji and several scripts need.
+ */
+export const TERMINAL_UNSAFE = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\u2028\u2029]/u;
+const TERMINAL_UNSAFE_ALL = new RegExp(TERMINAL_UNSAFE.source, "gu");
+
+/**
+ * Text read from a snapshot (or any data) made safe to show: every character
+ * TERMINAL_UNSAFE names as a visible escape, so that it cannot move the cursor,
+ * recolour or hide what follows, retitle the terminal or reorder the line:
+ * `\n`, `\t`, `\r`, `\e`, else `\xNN` or `\u{NNNN}`. The one function every
+ * reader uses before text reaches a terminal; JSON carries the exact string.
  */
 export function escapeControls(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  if (!/[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/.test(s)) return s;
-  return s.replace(/[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (c) => {
-    const code = c.charCodeAt(0);
+  if (!TERMINAL_UNSAFE.test(s)) return s;
+  return s.replace(TERMINAL_UNSAFE_ALL, (c) => {
+    const code = c.codePointAt(0)!;
     if (c === "\n") return "\\n";
     if (c === "\t") return "\\t";
     if (c === "\r") return "\\r";

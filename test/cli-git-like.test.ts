@@ -63,6 +63,16 @@ describe("help", () => {
     expect(r.ok("help")).toContain("-C <path>");
   });
 
+  test("help help describes help itself, as the man page lists it (issue #30.12); a mistyped help is suggested", () => {
+    const r = makeRepo();
+    for (const args of [["help", "help"], ["help", "-h"]]) {
+      const res = r.undo(args);
+      expect({ args, code: res.code, stderr: res.stderr }).toEqual({ args, code: 0, stderr: "" });
+      expect(res.stdout).toStartWith("usage: git undo help [<command>]\n");
+    }
+    expect(r.undo(["hepl"]).stderr).toEndWith("\nThe most similar command is\n\thelp\n");
+  });
+
   test("help for a command that does not exist: Git's answer, exit 1", () => {
     const r = makeRepo();
     const res = r.undo(["help", "lst"]);
@@ -81,6 +91,8 @@ describe("did you mean", () => {
       stdout: "",
       stderr: "git undo: 'lst' is not a git undo command. See 'git undo --help'.\n\nThe most similar command is\n\tlist\n",
     });
+    // What starts like a command is that command (issue #30.13: 'restor' got no suggestion).
+    expect(r.undo(["restor", "3"]).stderr).toEndWith("\nThe most similar command is\n\trestore\n");
     // A swap costs nothing: 'shwo' is next to 'show' only.
     expect(r.undo(["shwo"]).stderr).toEndWith("\nThe most similar command is\n\tshow\n");
     // Nothing similar enough: the one line only.
@@ -94,12 +106,16 @@ describe("did you mean", () => {
     expect(mostSimilar("restroe", COMMAND_NAMES)).toEqual(["restore"]);
     // An insertion is cheap, a deletion dear: 'lis' is a prefix of 'list'; 'listt' needs a deletion.
     expect(mostSimilar("listt", COMMAND_NAMES)).toEqual(["list"]);
-    // Prefix matches score 0; with them come the candidates tied at the best other score, as in Git.
-    expect(mostSimilar("l", COMMAND_NAMES).slice(0, 2)).toEqual(["list", "log"]);
+    // Prefix matches, when there are some, are the suggestion, alone (issue #30.13: Git adds
+    // the best of the others, and drops them all when those are too far, as for 'restor').
+    expect(mostSimilar("l", COMMAND_NAMES)).toEqual(["list", "log"]);
+    expect(mostSimilar("ab", ["ax", "ay", "abc", "zzzz"])).toEqual(["abc"]);
+    for (const typed of ["restor", "rest", "res", "resto"]) expect({ typed, similar: mostSimilar(typed, COMMAND_NAMES) }).toEqual({ typed, similar: ["restore"] });
+    expect(mostSimilar("resore", COMMAND_NAMES)).toEqual(["restore"]);
+    expect(mostSimilar("re", COMMAND_NAMES)).toEqual(["redo", "restore", "revert"]);
     // Everything a prefix match is too ambiguous to suggest anything.
     expect(mostSimilar("", ["list", "log"])).toEqual([]);
-    // Ties are all listed, in name order; a prefix match brings the best of the others along (help.c counts on from it).
-    expect(mostSimilar("ab", ["ax", "ay", "abc", "zzzz"])).toEqual(["abc", "ax", "ay"]);
+    // Ties are all listed, in name order.
     expect(mostSimilar("xb", ["ab", "cb"])).toEqual(["ab", "cb"]);
     // Substitutions at 2 each: three reach the floor (3 * 2 + 1 = 7), two stay under it.
     expect(mostSimilar("xyzt", ["abzt"])).toEqual(["abzt"]);

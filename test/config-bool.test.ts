@@ -4,7 +4,7 @@
 // recorder looks at mean what they mean to Git.
 import { expect, test } from "bun:test";
 import { appendFileSync } from "node:fs";
-import { gitBool, parseBool, parseColorWhen } from "../core/repo.ts";
+import { gitBool, parseColorWhen, parseConfig } from "../core/repo.ts";
 import { makeRepo } from "./helpers/repo.ts";
 
 const VALUES = ["true", "TRUE", "Yes", "on", "1", "2", "-1", "1k", "false", "No", "OFF", "0", "00", "0k", "", "maybe", "truthy", "1x", "always"];
@@ -24,10 +24,11 @@ test("gitBool reads every value as git config --type=bool does, and null where G
   expect(gitBool(null)).toBe(true);
 });
 
-test("an undo.* boolean Git would refuse is fatal; a colour falls back to booleans", () => {
-  expect(parseBool("undo.worktree", "off")).toBe(false);
-  expect(parseBool("undo.worktree", "2")).toBe(true);
-  expect(() => parseBool("undo.worktree", "maybe")).toThrow(/bad boolean config value 'maybe' for 'undo.worktree'/);
+test("an undo.* boolean Git would refuse is a reported problem, the default in force; a colour falls back to booleans", () => {
+  const worktree = (v: string) => parseConfig(new Map([["undo.worktree", v]]));
+  expect(worktree("off")).toMatchObject({ worktree: false, problems: [] });
+  expect(worktree("2")).toMatchObject({ worktree: true, problems: [] });
+  expect(worktree("maybe")).toMatchObject({ worktree: true, problems: [{ key: "undo.worktree", value: "maybe", expected: { kind: "boolean" } }] });
   expect(parseColorWhen("always")).toBe("always");
   expect(parseColorWhen("yes")).toBe("auto");
   expect(parseColorWhen("0")).toBe("never");

@@ -5,6 +5,7 @@ import type { SnapshotEntry } from "../core/format.ts";
 import { LazyCache } from "../cli/pick/lazy.ts";
 import { contentQuery, PickModel, rowsOf } from "../cli/pick/model.ts";
 import { fit } from "../cli/pick/text.ts";
+import { setColor } from "../cli/ui.ts";
 
 function snap(number: number, summary: string, head = "main", kind: "change" | "manual" | "restore" = "change"): SnapshotEntry {
   return {
@@ -109,10 +110,12 @@ test("a failed preview is reported, not retried in a loop", async () => {
 test("fit cuts to the width with an ellipsis, keeps colours closed, expands tabs", () => {
   expect(fit("abcdef", 4)).toBe("abc…");
   expect(fit("abc", 6, true)).toBe("abc   ");
+  setColor(true);
   expect(fit("\x1b[31mred text\x1b[39m", 4)).toBe("\x1b[31mred…\x1b[0m");
+  setColor(false);
   expect(Bun.stringWidth(fit("日本語のテキスト", 5))).toBeLessThanOrEqual(5);
   expect(fit("a\tb", 20)).toBe("a       b");
-  expect(fit("new\nline", 20)).toBe("new?line");
+  expect(fit("new\nline", 20)).toBe("new\\nline");
 });
 
 test("a filter starting with ? shows the rows a file search found, keeping the old rows while it runs", () => {

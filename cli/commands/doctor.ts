@@ -27,10 +27,10 @@ import { lastLogLines, liveWorker, markAge } from "../../core/settle.ts";
 import { filesLeftOut } from "../../core/state.ts";
 import { escapeControls } from "../../core/validate.ts";
 import type { Command } from "../command.ts";
-import { color, out } from "../ui.ts";
-import { sizeText } from "./snapshot.ts";
+import { color, out, sizeText } from "../ui.ts";
 import { spaceLine } from "./gc.ts";
 import { undoFile } from "../../core/undo-files.ts";
+import { fallbackText, problemsWordedByCommand, problemText } from "../config-words.ts";
 
 const executable = (path: string): boolean => {
   try {
@@ -74,6 +74,7 @@ export const doctor: Command = {
   usage: "git undo doctor\n\nExits 1 when it finds a problem.",
   options: {},
   async run() {
+    problemsWordedByCommand("all"); // listed below, each with what applies instead
     const repo = await openRepo();
     let problems = 0;
     const ok = (msg: string) => out(`${color.green("ok")}       ${msg}`);
@@ -107,6 +108,7 @@ export const doctor: Command = {
 
     if (hooksEnabled(repo)) ok(`recording is on here (${repo.undoDir})`);
     else bad(`recording is off here: init has not run here (no ${undoFile(repo.undoDir, "hooksEnabled")}); ${runInit}`);
+    for (const p of repo.config.problems) bad(`${problemText(p)}; ${fallbackText(p.key)}`);
 
     const bun = hookBun();
     const bunsSeen = new Set<string>();
@@ -228,7 +230,7 @@ export const doctor: Command = {
     const stray = await strayUndoRefs(repo);
     if (stray.length) {
       note(`${stray.length} ref${stray.length === 1 ? "" : "s"} under refs/undo/ ${stray.length === 1 ? "is" : "are"} not a snapshot and ${stray.length === 1 ? "is" : "are"} ignored (git update-ref -d <ref> removes one):`);
-      for (const r of stray) out(`           ${r.ref} (${STRAY_WHY[r.why]})`);
+      for (const r of stray) out(`           ${escapeControls(r.ref)} (${STRAY_WHY[r.why]})`);
     }
     // Untracked files too large to record: the user should know they are not protected.
     const leftOut = await filesLeftOut(repo);

@@ -1,12 +1,12 @@
 // git undo gc: forget snapshots older than undo.expire, never the newest.
-import { usage } from "../../core/errors.ts";
+import { refuse } from "../../core/errors.ts";
+import { problemsWordedByCommand, problemText } from "../config-words.ts";
 import { listSnapshots } from "../../core/history.ts";
 import { openRepo, parseAge, type Repo } from "../../core/repo.ts";
 import { expireSnapshots } from "../../core/gc.ts";
 import { objectStoreSize, snapshotSpace, spaceFreedBy } from "../../core/space.ts";
 import { str, type Command } from "../command.ts";
-import { out } from "../ui.ts";
-import { sizeText } from "./snapshot.ts";
+import { out, sizeText } from "../ui.ts";
 
 export const gc: Command = {
   name: "gc",
@@ -24,13 +24,12 @@ export const gc: Command = {
   options: { expire: { type: "string" }, "dry-run": { type: "boolean", short: "n" } },
   async run({ values }) {
     const given = str(values.expire);
-    let ageGiven: number | null | undefined;
-    try {
-      if (given !== undefined) ageGiven = parseAge("--expire", given);
-    } catch (e) {
-      throw usage((e as Error).message);
-    }
+    const ageGiven = given === undefined ? undefined : parseAge("--expire", given);
+    // Without --expire, gc acts on undo.expire: a value it cannot read is its refusal, not a warning.
+    if (given === undefined) problemsWordedByCommand(["undo.expire"]);
     const repo = await openRepo();
+    const bad = repo.config.problems.find((p) => p.key === "undo.expire");
+    if (given === undefined && bad) throw refuse(`${problemText(bad)}; git undo gc deletes nothing until it is fixed (or is given --expire <age>)`);
     const age = ageGiven !== undefined ? ageGiven : repo.config.expireSeconds;
     const dryRun = Boolean(values["dry-run"]);
     const doomed = await expireSnapshots(repo, await listSnapshots(repo), age, { dryRun });

@@ -27,6 +27,7 @@ import { record } from "../../core/record.ts";
 import { openRepo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
 import { out } from "../ui.ts";
+import { escapeControls } from "../../core/validate.ts";
 
 const SAID: Record<HookAction, string> = {
   create: "installed",
@@ -81,7 +82,7 @@ export const init: Command = {
       out(`added log.excludeDecoration=${EXCLUDED_DECORATION} to ${repo.commonDir}/config (git log does not label commits with snapshot refs)`);
     }
     const result = await record(repo, { kind: "change" });
-    if (result.created) out(`#${result.snapshot.number} ${result.snapshot.summary}`);
+    if (result.created) out(`#${result.snapshot.number} ${escapeControls(result.snapshot.summary)}`);
     else out(`no change since #${result.latest.number}`);
     out("git-undo now records a snapshot after every Git command in this repository.");
     return 0;

@@ -2,6 +2,7 @@
 import { userSummary } from "../../core/describe.ts";
 import { isReadable, type SnapshotEntry } from "../../core/format.ts";
 import { usage } from "../../core/errors.ts";
+import { escapeControls } from "../../core/validate.ts";
 import { pickaxeFlags, snapshotsBetween, snapshotsChanging, type Pickaxe } from "../../core/find.ts";
 import { checkStates, decodeNewest, decodeSnapshots, position } from "../../core/history.ts";
 import { openRepo, snapshotPrefixFor, type Repo } from "../../core/repo.ts";
@@ -9,7 +10,8 @@ import { recordingPending } from "../../core/settle.ts";
 import { scanNewestUndoRefs, scanUndoRefs, type SnapshotRef } from "../../core/refs.ts";
 import { count, str, type Command } from "../command.ts";
 import { startPager } from "../pager.ts";
-import { color, isoDate, json, out, relativeAge } from "../ui.ts";
+import { color, isoDate, json, out, RECORDING_OFF, relativeAge } from "../ui.ts";
+import { hooksEnabled } from "../../core/hooks.ts";
 
 interface Sequence {
   worktree: string | null;
@@ -64,7 +66,7 @@ function columnsFor(rows: readonly SnapshotEntry[]): Columns {
   return {
     number: widest(rows.map((s) => `#${s.number}`), 6),
     age: widest(rows.map((s) => relativeAge(s.date)), 0),
-    head: widest(rows.filter(isReadable).map((s) => s.trailers.head), 4),
+    head: widest(rows.filter(isReadable).map((s) => escapeControls(s.trailers.head)), 4),
   };
 }
 
@@ -75,9 +77,9 @@ function line(s: SnapshotEntry, current: number | null, cols: Columns): string {
   const mark = s.number === current ? color.green("*") : " ";
   const num = color.yellow(pad(`#${s.number}`, cols.number));
   const age = pad(relativeAge(s.date), cols.age);
-  if (!isReadable(s)) return `${mark} ${num} ${color.red(pad("unreadable", 8))} ${age} ${color.dim(s.reason)}`;
+  if (!isReadable(s)) return `${mark} ${num} ${color.red(pad("unreadable", 8))} ${age} ${color.dim(escapeControls(s.reason))}`;
   const kind = (s.trailers.kind === "restore" ? color.magenta : color.dim)(pad(s.trailers.kind, 8));
-  const head = color.cyan(pad(s.trailers.head, cols.head));
+  const head = color.cyan(pad(escapeControls(s.trailers.head), cols.head));
   return `${mark} ${num} ${kind} ${color.dim(age)} ${head} ${userSummary(s.summary)}`;
 }
 
@@ -169,7 +171,8 @@ export const list: Command = {
         out(color.bold(q.worktree === null ? "main worktree" : `worktree ${q.worktree}`));
       }
       if (q.snapshots.length === 0) {
-        out(values["all-worktrees"] ? "  no snapshots" : "no snapshots yet (git undo snapshot records one)");
+        if (values["all-worktrees"]) out("  no snapshots");
+        else out(hooksEnabled(repo) ? "no snapshots yet (git undo snapshot records one)" : `no snapshots yet: ${RECORDING_OFF} (git undo snapshot records one now)`);
         continue;
       }
       const p = position(q.snapshots);
@@ -177,7 +180,10 @@ export const list: Command = {
       if (q.worktree === repo.worktreeName && recordingPending(repo.undoDir, q.snapshots[q.snapshots.length - 1]?.date ?? null)) {
         out(`${color.yellow("  recording…")} ${color.dim("a newer change is being recorded (git undo records it first)")}`);
       }
-      for (const s of newestFirst(q)) out(line(s, p, cols));
+      const rows = newestFirst(q);
+      for (const s of rows) out(line(s, p, cols));
+      // The `*` is further down than the rows shown (-n, a range, a path): say where it is.
+      if (p !== null && !rows.some((s) => s.number === p)) out(`you are at #${p}`);
     }
     return 0;
   },

@@ -10,7 +10,8 @@ import type { StateSide } from "../../core/plan.ts";
 import { captureLive, unchanged } from "../../core/record.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
-import { color, out } from "../ui.ts";
+import { color, out, RECORDING_OFF } from "../ui.ts";
+import { hooksEnabled } from "../../core/hooks.ts";
 import { PickModel, rowsOf } from "../pick/model.ts";
 import { planPreviews, type PreviewSource } from "../pick/preview.ts";
 import { PickPrompt, type PickChoice } from "../pick/prompt.ts";
@@ -41,7 +42,7 @@ export const pick: Command = {
     }
     const repo = await openRepo();
     const snaps = await listSnapshots(repo);
-    if (!snaps.length) throw refuse("nothing to pick: no snapshots yet (git undo snapshot records one)");
+    if (!snaps.length) throw refuse(`nothing to pick: ${hooksEnabled(repo) ? "no snapshots yet (git undo snapshot records one)" : RECORDING_OFF}`);
     const model = new PickModel(rowsOf(snaps, position(snaps)));
 
     // The state being left, read as the restore reads it; the list is drawn before it is known.

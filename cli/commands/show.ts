@@ -74,7 +74,7 @@ export const show: Command = {
     const head = headCommit(state);
     item(
       "HEAD",
-      state.head.kind === "detached" ? `detached at ${short(state.head.commit)}` : `${branchName(state.head.target)}${head ? ` (${short(head)})` : " (unborn)"}`,
+      state.head.kind === "detached" ? `detached at ${short(state.head.commit)}` : `${escapeControls(branchName(state.head.target))}${head ? ` (${short(head)})` : " (unborn)"}`,
     );
     // Refs by kind, each group under its own label.
     const groups: [string, (name: string) => boolean][] = [
@@ -89,9 +89,9 @@ export const show: Command = {
       const mine = refs.filter((r) => !shown.has(r.name) && belongs(r.name));
       mine.forEach((r, i) => {
         shown.add(r.name);
-        const where = r.symrefTarget ? `-> ${r.symrefTarget}` : `${short(r.object ?? "")} ${r.type ?? ""}`;
+        const where = r.symrefTarget ? `-> ${escapeControls(r.symrefTarget)}` : `${short(r.object ?? "")} ${r.type ?? ""}`;
         const peel = r.peeledObject ? ` (peels to ${r.peeledType} ${short(r.peeledObject)})` : "";
-        const text = `${refLabel(r.name).replace(/^(branch|tag|remote branch) /, "")}  ${where}${peel}`;
+        const text = `${escapeControls(refLabel(r.name).replace(/^(branch|tag|remote branch) /, ""))}  ${where}${peel}`;
         if (i === 0) item(name, text);
         else more(text);
       });
@@ -103,11 +103,11 @@ export const show: Command = {
     }
     if (state.stash.length) {
       item("stash", plural(state.stash.length, "entry", "entries"));
-      state.stash.forEach((s, i) => more(`stash@{${i}} ${short(s.commit)} ${s.message}`));
+      state.stash.forEach((s, i) => more(`stash@{${i}} ${short(s.commit)} ${escapeControls(s.message)}`));
     }
     if (state.state.length) item("operation", `${state.state.map((m) => operationName(m).replace(/^an? /, "")).join(", ")} in progress`);
     const trailers = encodeMessage(snap).trimEnd().split("\n").slice(snap.summary.split("\n").length).filter((l) => l.trim());
-    trailers.forEach((l, i) => (i === 0 ? item("trailers", l) : more(l)));
+    trailers.map(escapeControls).forEach((l, i) => (i === 0 ? item("trailers", l) : more(l)));
     const latest = snaps[snaps.length - 1];
     if (latest?.number === snap.number && recordingPending(repo.undoDir, latest.date)) {
       out(color.yellow("recording… a newer change is being recorded (git undo records it first)"));

@@ -5,21 +5,7 @@ import { record } from "../../core/record.ts";
 import { openRepo } from "../../core/repo.ts";
 import { escapeControls } from "../../core/validate.ts";
 import { str, type Command } from "../command.ts";
-import { out, write } from "../ui.ts";
-
-/** A size as people read it: 2.0 MiB, 512 KiB, 300 bytes. */
-export function sizeText(bytes: number): string {
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  if (bytes < 1024) return `${bytes} bytes`;
-  let n = bytes;
-  let unit = "bytes";
-  for (const u of units) {
-    if (n < 1024) break;
-    n /= 1024;
-    unit = u;
-  }
-  return `${Number.isInteger(n) ? n : n.toFixed(1)} ${unit}`;
-}
+import { out, sizeText, write } from "../ui.ts";
 
 /** One line naming the files a recording left out for their size, and the setting that decides it. */
 export function leftOutLine(files: readonly LeftOutFile[], limit: number): string {
@@ -38,7 +24,7 @@ export const snapshot: Command = {
     const given = str(values.message);
     const message = given !== undefined && foldSummary(given) !== "" ? given : undefined;
     const result = await record(repo, { kind: "manual", ...(message !== undefined ? { message } : {}) });
-    if (result.created) out(`#${result.snapshot.number} ${result.snapshot.summary}`);
+    if (result.created) out(`#${result.snapshot.number} ${escapeControls(result.snapshot.summary)}`);
     else out(`no change since #${result.latest.number}`);
     const leftOut = result.capture.leftOut;
     if (leftOut?.length) write(2, `${leftOutLine(leftOut, repo.config.maxNewFileSize)}\n`);

@@ -1,10 +1,13 @@
 // git undo [N]: go back N snapshots (default 1), skipping the navigation streak.
-import { usage } from "../../core/errors.ts";
+import { fatal, refuse, usage } from "../../core/errors.ts";
+import { hooksEnabled } from "../../core/hooks.ts";
+import { scanNewestUndoRefs } from "../../core/refs.ts";
 import { reportLines } from "../report.ts";
 import { restore, type RestoreRequest } from "../../core/restore.ts";
 import { openRepo } from "../../core/repo.ts";
 import { parseCount, type Command, type Options, type Parsed } from "../command.ts";
-import { color, out, relativeAge } from "../ui.ts";
+import { color, out, RECORDING_OFF, relativeAge } from "../ui.ts";
+import { fitToOutput } from "../wrap.ts";
 
 export const RESTORE_OPTIONS: Options = {
   force: { type: "boolean", short: "f" },
@@ -29,10 +32,16 @@ export function steps(positionals: string[], command: string): number {
 /** Shared by undo, redo and restore: run the restore and print its report. */
 export async function runRestore(request: RestoreRequest, values: Parsed["values"]): Promise<number> {
   const repo = await openRepo();
+  // Where init has not run and nothing was ever recorded, say so before the
+  // restore reads the state (which would fill <gitdir>/undo with its caches).
+  if (!hooksEnabled(repo) && !(await scanNewestUndoRefs(repo, repo.snapshotPrefix, 1)).length) {
+    if ("steps" in request) throw refuse(`nothing to ${request.kind}: ${RECORDING_OFF}`);
+    throw fatal(`no snapshot #${request.number}: ${RECORDING_OFF}`);
+  }
   const force = Boolean(values.force);
   const result = await restore(repo, request, { force, dryRun: Boolean(values["dry-run"]), skipMissing: Boolean(values["skip-missing"]) });
   const lines = reportLines(result, { age: (t) => relativeAge(t), strong: color.bold, dim: color.dim }, force);
-  for (const l of lines) out(l);
+  for (const l of fitToOutput(lines, 1)) out(l);
   return result.dryRun && result.plan.blockers.length ? 1 : 0;
 }
 

@@ -11,6 +11,7 @@ import { busyReason, ignoredPaths, quietDelay } from "../../core/settle.ts";
 import type { Command } from "../command.ts";
 import { out, write } from "../ui.ts";
 import { leftOutLine } from "./snapshot.ts";
+import { escapeControls } from "../../core/validate.ts";
 
 /** Paths inside a git directory (ours, or a submodule's) are Git's business, not edits. */
 const inGitDir = (rel: string): boolean => rel === ".git" || rel.startsWith(".git/") || rel.includes("/.git/") || rel.endsWith("/.git");
@@ -55,7 +56,7 @@ export const watch: Command = {
     let leftOutSaid = "";
     const recordNow = async () => {
       const result = await record(repo, { kind: "change" });
-      if (result.created) out(`#${result.snapshot.number} ${result.snapshot.summary}`);
+      if (result.created) out(`#${result.snapshot.number} ${escapeControls(result.snapshot.summary)}`);
       const leftOut = result.capture.leftOut ?? [];
       const said = leftOut.map((f) => f.path).join("\0");
       if (said !== leftOutSaid && leftOut.length) write(2, `${leftOutLine(leftOut, repo.config.maxNewFileSize)}\n`);

@@ -8,6 +8,7 @@ import { color, relativeAge } from "../ui.ts";
 import type { Lazy } from "./lazy.ts";
 import type { PickModel, Row } from "./model.ts";
 import { fit, printable, width } from "./text.ts";
+import { fitHints, type Hint } from "../wrap.ts";
 
 export const SYMBOL = {
   active: "◆",
@@ -145,12 +146,24 @@ function footer(v: View, cols: number): string {
     return `${color.bold(`${actionQuestion(v.action, row?.number ?? 0)}?`)}  ${yes} / ${no}  ${color.dim("y/n · Esc back")}`;
   }
   if (v.note) return color.yellow(v.note);
-  const other = v.mode === "diff" ? "summary" : "diff";
-  const file = v.mode === "diff" ? " · ^F this file" : "";
-  if (cols < 90) return color.dim(`↑↓ move · Tab ${other}${v.mode === "diff" ? " · PgDn" : ""} · Enter restore · ^R revert${file} · Esc quit`);
-  const scroll = v.mode === "diff" ? " · PgUp/PgDn scroll" : "";
-  return color.dim(`↑↓ move · type to filter (?text: in files) · Tab ${other}${scroll} · Enter restore · ^R revert${file} · Esc quit`);
+  // Whole hints, in this order; where they do not all fit, the lowest ranks go first.
+  const diff = v.mode === "diff";
+  const wide = cols >= 90;
+  const hints: Hint[] = [
+    { text: "↑↓ move", rank: 2 },
+    ...(wide ? [{ text: "type to filter (?text: in files)", rank: 0 }] : []),
+    { text: `Tab ${diff ? "summary" : "diff"}`, rank: 4 },
+    ...(diff ? [{ text: wide ? "PgUp/PgDn scroll" : "PgDn", rank: 1 }] : []),
+    { text: "Enter restore", rank: 6 },
+    { text: "^R revert", rank: 3 },
+    ...(diff ? [{ text: "^F this file", rank: 5 }] : []),
+    { text: "Esc quit", rank: 7 },
+  ];
+  return color.dim(fitHints(hints, cols - FOOTER_LEAD));
 }
+
+/** The columns before the footer's hints: `└  `. */
+const FOOTER_LEAD = 3;
 
 /** The whole frame for a terminal of `columns` x `rows`. */
 export function renderFrame(v: View, columns: number, rows: number): string {

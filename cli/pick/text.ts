@@ -1,19 +1,27 @@
 // Terminal text for the picker: every line it draws is cut to the terminal's
-// width (ANSI colours kept, tabs expanded, control characters made visible),
+// width (colours kept, tabs expanded, control characters made visible),
 // so nothing ever wraps and breaks the frame.
+import { escapeControls, TERMINAL_UNSAFE } from "../../core/validate.ts";
+import { colorEnabled, visibleSgr } from "../ui.ts";
 
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/y;
+// Colour sequences (SGR) are drawn when colours are on and they hide nothing
+// (cli/ui.ts visibleSgr): the picker's own, and Git's in its diff, whose lines
+// hold the snapshot's file content. Everything else is escaped.
+const ANSI = /\x1b\[[0-9;:]*m/y;
 const RESET = "\x1b[0m";
+const SGR_ALL = /\x1b\[[0-9;:]*m/g;
+/** What is drawn with colours off: reverse video on and off, and the reset. */
+const NO_COLOUR_SGR = /^\x1b\[(?:0|7|27)?m$/;
 
 /** The columns a string takes on screen, colours ignored. */
 export const width = (s: string): number => Bun.stringWidth(s);
 
-/** Data from Git (paths, summaries) with control characters shown as `?`. */
-export const printable = (s: string): string => s.replace(/[\x00-\x1f\x7f]/g, "?");
+/** Data from a snapshot or from Git (paths, summaries, messages) with every control and invisible format character escaped. */
+export const printable = escapeControls;
 
 /**
  * At most `cols` columns of `s`: escapes kept, tabs expanded to the next
- * multiple of 8, other control characters shown as `?`, a cut marked with `…`.
+ * multiple of 8, other control characters escaped, a cut marked with `…`.
  * With `pad`, the result is filled with spaces to exactly `cols`.
  */
 export function fit(s: string, cols: number, pad = false): string {
@@ -53,15 +61,18 @@ export function fit(s: string, cols: number, pad = false): string {
   return pad && col < cols ? out + " ".repeat(cols - col) : out;
 }
 
-/** Tabs to spaces (stops every 8 columns) and other control bytes to `?`, escapes untouched. */
+/** Tabs to spaces (stops every 8 columns) and other unsafe characters escaped, colour sequences that may be drawn untouched. */
 function expand(s: string): string {
-  if (!/[\x00-\x1a\x1c-\x1f\x7f]/.test(s)) return s;
+  const colours = colorEnabled();
+  // Reverse video is no colour: the highlighted row stays marked under NO_COLOR.
+  const drawn = (sgr: string) => visibleSgr(sgr) && (colours || NO_COLOUR_SGR.test(sgr));
+  if (!TERMINAL_UNSAFE.test(s.replace(SGR_ALL, (sgr) => (drawn(sgr) ? "" : sgr)))) return s;
   let out = "";
   let col = 0;
   for (let i = 0; i < s.length; ) {
     ANSI.lastIndex = i;
     const m = ANSI.exec(s);
-    if (m) {
+    if (m && drawn(m[0])) {
       out += m[0];
       i += m[0].length;
       continue;
@@ -72,9 +83,10 @@ function expand(s: string): string {
       const n = 8 - (col % 8);
       out += " ".repeat(n);
       col += n;
-    } else if (/[\x00-\x1f\x7f]/.test(ch)) {
-      out += "?";
-      col += 1;
+    } else if (TERMINAL_UNSAFE.test(ch)) {
+      const shown = escapeControls(ch);
+      out += shown;
+      col += shown.length;
     } else {
       out += ch;
       col += width(ch);
