@@ -18,7 +18,7 @@ import {
 } from "./format.ts";
 import { readObjects } from "./objects.ts";
 import { escapeControls } from "./validate.ts";
-import type { Repo } from "./repo.ts";
+import { emptyTreeOf, type Repo } from "./repo.ts";
 
 /** Longest summary line we write; lists are cut with "and N more". */
 export const SUMMARY_WIDTH = 72;
@@ -119,6 +119,69 @@ export async function previousParts(repo: Repo, prevTree: ObjectId): Promise<Pre
   };
 }
 
+/** What a change did to paths, in the order a summary names them. */
+type PathWord = "discarded" | "staged" | "unstaged" | "untracked" | "removed from the index" | "discarded edits" | "removed untracked" | "deleted" | "edited";
+const PATH_WORDS: readonly PathWord[] = [
+  "discarded",
+  "staged",
+  "unstaged",
+  "removed from the index",
+  "discarded edits",
+  "edited",
+  "deleted",
+  "untracked",
+  "removed untracked",
+];
+
+/** Paths by status letter, from `git diff-tree -r -z --name-status`. */
+async function treeDiff(repo: Repo, from: string, to: string): Promise<Map<string, string>> {
+  const out = await repo.git.text(["diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to]);
+  return new Map(parseNameStatus(out).map(([status, path]) => [path, status]));
+}
+
+/**
+ * Each path the index or the files changed at, by what happened to it.
+ * `inIndex`/`inWorktree`: status letters of the index's and the files' paths
+ * that differ from the previous snapshot.
+ */
+async function pathWords(repo: Repo, state: StateTree, inIndex: Map<string, string>, inWorktree: Map<string, string>): Promise<Map<PathWord, string[]>> {
+  const words = new Map<PathWord, string[]>(PATH_WORDS.map((w) => [w, []]));
+  if (!inIndex.size && !inWorktree.size) return words;
+  const emptyTree = emptyTreeOf(repo);
+  const headTree = headCommitTree(state);
+  const index = state.index ?? emptyTree;
+  // Staged now: the index against HEAD; unstaged now: the files against the index.
+  const [staged, unstaged] = await Promise.all([
+    inIndex.size ? treeDiff(repo, headTree ?? emptyTree, index) : Promise.resolve(new Map<string, string>()),
+    state.worktree !== undefined ? treeDiff(repo, index, state.worktree) : Promise.resolve(null),
+  ]);
+  const add = (w: PathWord, p: string) => words.get(w)!.push(p);
+  for (const [path, status] of inIndex) {
+    const onDisk = unstaged?.get(path);
+    if (!staged.has(path) && inWorktree.has(path) && onDisk === undefined) add("discarded", path);
+    else if (!staged.has(path)) add("unstaged", path);
+    else if (status === "D" && onDisk === "A") add("removed from the index", path);
+    else add("staged", path);
+  }
+  for (const [path, status] of inWorktree) {
+    if (inIndex.has(path)) continue;
+    const onDisk = unstaged?.get(path);
+    if (status === "D") add(onDisk === "D" ? "deleted" : "removed untracked", path);
+    else if (onDisk === "A" || (status === "A" && unstaged === null)) add("untracked", path);
+    else if (onDisk === undefined && unstaged !== null) add("discarded edits", path);
+    else add("edited", path);
+  }
+  return words;
+}
+
+/** HEAD's commit's tree, by the refs the state holds; null when HEAD's branch is unborn. */
+function headCommitTree(state: StateTree): string | null {
+  if (state.head.kind === "detached") return `${state.head.commit}^{tree}`;
+  const target = state.head.target;
+  const line = state.refs.find((r) => r.name === target);
+  return line && line.type === "commit" ? `${line.object}^{tree}` : null;
+}
+
 /**
  * What differs between the previous snapshot (its tree) and the new state, as a
  * summary line: `branch feature created`, `staged: a.c`, `edited: a.c, b.c`,
@@ -163,13 +226,16 @@ export async function describeChange(repo: Repo, prevTree: ObjectId, state: Stat
     if (path.startsWith("index/") && !quiet.has(path.slice(6))) inIndex.set(path.slice(6), status);
     else if (path.startsWith("worktree/") && !quiet.has(path.slice(9))) inWorktree.set(path.slice(9), status);
   }
-  const staged = [...inIndex.keys()];
-  const untracked = [...inWorktree].filter(([p, s]) => s === "A" && !inIndex.has(p)).map(([p]) => p);
-  const edited = [...inWorktree].filter(([p, s]) => s !== "A" && !inIndex.has(p)).map(([p]) => p);
+  // Which way each path moved is read against HEAD's tree and between the new
+  // index and files (two tree diffs, only when the index or the files changed):
+  // `git add` stages, `git reset`/`rm --cached` unstage, `checkout -- f`
+  // discards edits, `git clean` removes untracked files.
+  const words = await pathWords(repo, state, inIndex, inWorktree);
   // Changes that went into a new stash entry are not news of their own.
-  if (staged.length && !stashed) parts.push(listPhrase("staged", staged));
-  if (edited.length && !stashed) parts.push(listPhrase("edited", edited));
-  if (untracked.length) parts.push(listPhrase("untracked", untracked));
+  for (const [label, paths] of words) {
+    if (paths.length && (!stashed || label === "untracked")) parts.push(listPhrase(label, paths));
+  }
+  const staged = ["staged", "unstaged", "removed from the index", "discarded"].flatMap((w) => words.get(w as PathWord) ?? []);
   if (top.has("state") && !known) parts.push(state.state.length ? `${state.state.join(", ")} in progress` : "operation ended");
   if (!top.has("worktree") && state.worktree === undefined && top.has("index") && !staged.length) parts.push("index changed");
   return cut(parts.length ? parts.join("; ") : "state changed");
@@ -304,6 +370,19 @@ export function userSummary(summary: string): string {
 }
 
 function readableSummary(summary: string): string {
+  return readableRebase(shortIds(collapseRestores(summary)));
+}
+
+/** Object ids as Git shows them: the first seven digits (a detached checkout's reflog line names them in full). */
+const shortIds = (summary: string): string => summary.replace(/\b([0-9a-f]{7})(?:[0-9a-f]{33}|[0-9a-f]{57})\b/g, "$1");
+
+/** The summary of a restore of snapshot `n`: what that snapshot's own change was, named once however often it was restored. */
+export const restoreSummary = (n: number, summary: string): string => cut(`restore #${n}: ${summary.replace(/^(?:restore #\d+: )+/, "")}`);
+
+/** A restore of a restore names the state it came back to once: `restore #39: restore #37: x` reads `restore #39: x`. */
+export const collapseRestores = (summary: string): string => summary.replace(/^(restore #\d+: )(?:restore #\d+: )+/, "$1");
+
+function readableRebase(summary: string): string {
   const m = /^((?:pull --rebase|rebase)(?: -i)?) \(([a-z]+)\)(?: \(([a-z]+)\))?: (.*)$/.exec(summary);
   if (!m) return summary;
   const [, op, step, second, rest] = m as unknown as [string, string, string, string | undefined, string];

@@ -112,6 +112,10 @@ export function snapshotPrefixFor(worktreeName: string | null): string {
 /** Bytes in one of the repository's object ids. */
 export const hashLengthOf = (repo: Repo): number => (repo.objectFormat === "sha256" ? 32 : 20);
 
+/** The empty tree's id in the repository's hash. */
+export const emptyTreeOf = (repo: Repo): string =>
+  repo.objectFormat === "sha256" ? "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321" : "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
 /** Find the repository that contains `cwd`, as Git itself would. */
 export function openRepo(cwd: string = process.cwd()): Promise<Repo> {
   return phase("open repository", () => discover(cwd));

@@ -34,6 +34,7 @@ import { withScratch, writeTagObjects } from "./objects.ts";
 import { addLineCounts, nameList, occupiedNow, parseRawNumstat, planIsEmpty, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
 import { captureLive, captureWith, commitCapture, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
 import { phase } from "./trace.ts";
+import { restoreSummary } from "./describe.ts";
 import type { Repo } from "./repo.ts";
 import { copyIndexFile, indexVersion } from "./index-file.ts";
 import { currentMarkers } from "./refs.ts";
@@ -433,7 +434,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
       recorded,
       composed
         ? { kind: "change", message: composed.summary }
-        : { kind: "restore", restored: target.number, from: fromNumber, message: `restore #${target.number}: ${target.summary}` },
+        : { kind: "restore", restored: target.number, from: fromNumber, message: restoreSummary(target.number, target.summary) },
     );
     if (!made.created) throw fatal("the restore snapshot was not recorded");
     const snap = made.snapshot;

@@ -1,7 +1,7 @@
 // Summaries are shown in people's words (issue 17): Git's rebase reflog lines
 // are reworded for display; the snapshot keeps Git's own line.
 import { expect, test } from "bun:test";
-import { userSummary } from "../core/describe.ts";
+import { restoreSummary, userSummary } from "../core/describe.ts";
 import { makeRepo } from "./helpers/repo.ts";
 
 test("rebase reflog lines read as words; everything else is left as it is", () => {
@@ -29,4 +29,13 @@ test("list and show word a rebase; --json and the snapshot keep Git's line", () 
   expect(r.ok("show", "1")).toMatch(/^summary +rebase finished: back on main$/m);
   expect(r.snapshots()[0]!.summary).toBe(line);
   expect(r.g("log", "-1", "--format=%s", "refs/undo/snapshots/0000000001")).toBe(line);
+});
+
+test("summaries as shown: object ids cut to seven digits, restores of restores named once", () => {
+  const hex = "1a981f6ae5404ed47ac6fc703e382ee075449deb";
+  expect(userSummary(`checkout: moving from ${hex} to wt2`)).toBe("checkout: moving from 1a981f6 to wt2");
+  expect(userSummary("restore #39: restore #37: restore #35: commit: x")).toBe("restore #39: commit: x");
+  // Recorded: a restore of a restore says what the state's own change was.
+  expect(restoreSummary(39, "restore #37: restore #35: commit: x")).toBe("restore #39: commit: x");
+  expect(restoreSummary(4, "commit: x")).toBe("restore #4: commit: x");
 });
