@@ -242,6 +242,8 @@ export interface RecordOptions {
   message?: string;
   restored?: number;
   from?: number;
+  /** Record even when nothing changed since the latest snapshot (a bookmark: `snapshot -m`). */
+  always?: boolean;
 }
 
 export type RecordOutcome =
@@ -336,7 +338,7 @@ export function commitCapture(repo: Repo, capture: LiveCapture, opts: RecordOpti
 
 async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions): Promise<RecordOutcome> {
   const same = unchanged(capture);
-  if (same && opts.kind !== "restore") return { created: false, latest: same, capture };
+  if (same && opts.kind !== "restore" && !opts.always) return { created: false, latest: same, capture };
   // The parents and the committer do not depend on the summary: ask Git for them meanwhile.
   const pending = Promise.all([keepParents(repo, commitsToKeep(capture.state)), committerOf(repo, capture.configDigest)]);
   pending.catch(() => {}); // awaited below; a failing summary must not leave it unhandled

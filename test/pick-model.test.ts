@@ -34,6 +34,11 @@ test("the filter matches number, summary, branch and changed paths; every word m
   expect(m.visible.map((r) => r.number)).toEqual([2]);
   m.setFilter("#3");
   expect(m.visible.map((r) => r.number)).toEqual([3]);
+  // #2 is snapshot 2, not #4 whose summary says "restore #2".
+  m.setFilter("#2");
+  expect(m.visible.map((r) => r.number)).toEqual([2]);
+  m.setFilter("restore #2");
+  expect(m.visible).toEqual([]);
   m.setFilter("feature");
   expect(m.visible.map((r) => r.number)).toEqual([4, 2]);
   m.setFilter("feature fix");

@@ -25,10 +25,18 @@ export function rowsOf(snaps: readonly SnapshotEntry[], position: number | null)
   }));
 }
 
-/** Whether a row matches every word of the filter (number, summary, branch or a path it changed). */
+/**
+ * Whether a row matches every word of the filter (number, summary, branch or a
+ * path it changed). `#<n>` is snapshot n itself: not #42 whose summary says
+ * "restore #40", nor #400.
+ */
 export function matches(row: Row, filter: string): boolean {
   const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
-  return words.every((w) => row.haystack.includes(w) || (row.paths?.some((p) => p.toLowerCase().includes(w)) ?? false));
+  return words.every((w) => {
+    const number = /^#([0-9]+)$/.exec(w);
+    if (number) return row.number === Number(number[1]);
+    return row.haystack.includes(w) || (row.paths?.some((p) => p.toLowerCase().includes(w)) ?? false);
+  });
 }
 
 /**
