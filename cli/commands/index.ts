@@ -21,6 +21,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "list", aliases: ["log"], summary: "list snapshots, newest first (log -- <path>: those that changed it)", load: async () => (await import("./list.ts")).list },
   { name: "show", summary: "show what a snapshot holds", load: async () => (await import("./show.ts")).show },
   { name: "rescue", summary: "find work no ref or snapshot holds (dropped stashes, lost commits), bring it back", load: async () => (await import("./rescue.ts")).rescue },
+  { name: "diff", summary: "what snapshot <n> changed (or between two snapshots), in Git's diff format", load: async () => (await import("./diff.ts")).diff },
   { name: "grep", summary: "search the files of snapshots for a pattern (--all: every snapshot)", load: async () => (await import("./grep.ts")).grep },
   { name: "gc", summary: "delete snapshots older than undo.expire", load: async () => (await import("./gc.ts")).gc },
   { name: "init", summary: "record automatically after every Git command (installs the hooks)", load: async () => (await import("./init.ts")).init },

@@ -3,14 +3,14 @@
 // bringing one back through the same path as every restore.
 import { posix, relative } from "node:path";
 import { usage } from "../../core/errors.ts";
-import { findLost, lostPreviews, stashFiles, type LostFile, type LostItem, type LostStash } from "../../core/find/lost.ts";
+import { findLost, lostPreviews, stashFiles, type LostFile, type LostStash } from "../../core/find/lost.ts";
 import { rescueTarget } from "../../core/find/rescue.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";
 import { escapeControls } from "../../core/validate.ts";
 import { count, str, type Command } from "../command.ts";
 import { startPager } from "../pager.ts";
-import { color, isoDate, json, out, relativeAge } from "../ui.ts";
-import { sizeText } from "./snapshot.ts";
+import { lostLines } from "../lost-words.ts";
+import { color, isoDate, json, out } from "../ui.ts";
 import { RESTORE_FLAGS, RESTORE_OPTIONS, runRestore } from "./undo.ts";
 
 export const rescue: Command = {
@@ -81,39 +81,8 @@ async function list(repo: Repo, limit: number | undefined, asJson: boolean): Pro
     return 0;
   }
   await startPager(repo);
-  const ages = shown.map((i) => (i.date === null ? "time unknown" : relativeAge(i.date)));
-  const ageWidth = Math.max(...ages.map((a) => a.length));
-  const indent = " ".repeat(8 + work.abbrev);
-  shown.forEach((item, k) => {
-    const head = `${color.bold(item.kind.padEnd(6))} ${color.yellow(shortId(item.id))} ${color.dim(ages[k]!.padEnd(ageWidth))}  ${escapeControls(title(item))}`;
-    out(head);
-    for (const d of details(item)) out(`${indent}${d}`);
-  });
+  for (const line of lostLines(shown, work.abbrev)) out(line);
   if (work.items.length > shown.length) out(color.dim(`… ${work.items.length - shown.length} more (without -n)`));
   out(color.dim("'git undo rescue <id>' brings one back; a file's content: 'git undo rescue <id> -- <path>'"));
   return 0;
-}
-
-/** The item's line: a stash entry's message, a commit's subject, a file's name and size. */
-function title(item: LostItem): string {
-  if (item.kind === "stash") return item.message;
-  if (item.kind === "commit") return item.subject;
-  return `${item.path ?? "(no name)"} (${item.binary ? "binary, " : ""}${sizeText(item.size)})`;
-}
-
-/** The lines under it: files, branch and reflogs, first lines. */
-function details(item: LostItem): string[] {
-  const held = item.reflogs.length ? `only a reflog still holds it (${item.reflogs.map((r) => r.replace(/^refs\/(heads\/)?/, "")).join(", ")}), until git gc expires it` : null;
-  if (item.kind === "stash") {
-    const files = item.files.length > 5 ? `${item.files.slice(0, 5).join(", ")} and ${item.files.length - 5} more` : item.files.join(", ");
-    return [`files: ${escapeControls(files || "none")}`, ...(held ? [held] : [])];
-  }
-  if (item.kind === "commit") {
-    const parts: string[] = [];
-    if (item.branch) parts.push(`on ${escapeControls(item.branch)} (as ${item.branchFrom === "reflog" ? "the reflog" : "its message"} says)`);
-    if (item.earlier) parts.push(`with ${item.earlier} lost ${item.earlier === 1 ? "commit" : "commits"} before it`);
-    if (held) parts.push(held);
-    return parts.length ? [parts.join("; ")] : [];
-  }
-  return item.lines.map((l) => color.dim(`| ${escapeControls(l)}`));
 }
