@@ -64,7 +64,8 @@ describe("git undo rescue", () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toContain(`Rescued stash entry 'On main: parser ideas' (${stash.slice(0, 7)})`);
     expect(r.git(["stash", "list", "--format=%H %gs"]).stdout).toBe(`${stash} On main: parser ideas\n`);
-    expect(r.git(["stash", "show", "-p", "--include-untracked"]).stdout).toContain("+an untracked idea");
+    expect(r.git(["stash", "show", "-p"]).stdout).toContain("+work in progress");
+    expect(r.g("show", "stash@{0}^3:new.txt")).toBe("an untracked idea"); // stash show --include-untracked: Git 2.32+
     expect(snapshotCount(r)).toBe(count + 1);
     // Now a snapshot holds it: nothing is lost.
     expect(lost(r)).toEqual([]);
