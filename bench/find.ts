@@ -38,15 +38,15 @@ if (args.help) {
   console.log("usage: bun bench/find.ts [--files N] [--snapshots N] [--runs N] [--warmup N]\n   or: bun bench/find.ts --rescue [--runs N] [--warmup N]");
   process.exit(0);
 }
-if (args.rescue) {
-  await rescueBench();
-  process.exit(0);
-}
 const FILES = Number(args.files);
 const SNAPSHOTS = Number(args.snapshots);
 const RUNS = Number(args.runs);
 const WARMUP = Number(args.warmup);
 const NEEDLE = "a line only one snapshot ever held";
+if (args.rescue) {
+  await rescueBench();
+  process.exit(0);
+}
 
 const wc = await workingCopy({ files: FILES, label: "find" });
 const env: Record<string, string> = { ...wc.env, GIT_UNDO_INTERNAL: "1", ...(process.env.FIND_BENCH_TRACE ? { GIT_UNDO_TRACE_SPAWNS: process.env.FIND_BENCH_TRACE } : {}) };

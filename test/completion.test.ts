@@ -105,8 +105,11 @@ test.skipIf(noBash !== "")(`bash: snapshot numbers for restore <TAB> and show --
   expect(bashComplete(r, "git undo show 2 --against ")).toEqual(all);
   expect(bashComplete(r, "git undo show 2 --against=")).toEqual(all);
   expect(bashComplete(r, `git undo restore -n ${all[0]!.slice(0, 1)}`)).toEqual(all.filter((n) => n.startsWith(all[0]!.slice(0, 1))));
-  // One number only; undo and redo take a count, not a snapshot.
+  // One number only (two for diff); undo and redo take a count, not a snapshot.
   expect(bashComplete(r, "git undo restore 2 ")).toEqual([]);
+  expect(bashComplete(r, "git undo diff ")).toEqual(all);
+  expect(bashComplete(r, "git undo diff 1 ")).toEqual(all);
+  expect(bashComplete(r, "git undo diff 1 2 ")).toEqual([]);
   expect(bashComplete(r, "git undo redo ")).toEqual([]);
   // A ref that is not ten digits is no snapshot.
   r.git(["update-ref", "refs/undo/snapshots/77", "HEAD"]);
@@ -146,6 +149,8 @@ _git-undo`;
   const snaps = r.snapshots();
   expect(run("", "undo", "restore")).toEqual(snaps.map((s) => `${s.number}:${s.summary}`));
   expect(run("", "git-undo", "show", "--against")).toEqual(snaps.map((s) => `${s.number}:${s.summary}`));
+  expect(run("", "undo", "diff", "2")).toEqual(snaps.map((s) => `${s.number}:${s.summary}`));
+  expect(run("", "undo", "diff", "2", "1")).toEqual([]);
   expect(run("", "undo")).toContain("restore:restore the state of snapshot <n>");
   expect(run("--", "undo", "restore").map((l) => l.split(":")[0])).toEqual(["--force", "--dry-run", "--skip-missing", "--staged", "--worktree", "--ref", "--stash", "--only"]);
 });
@@ -167,6 +172,8 @@ test.skipIf(!fish)(`fish: git-undo.fish parses, and completes commands, options 
   // Newest first, as `git undo list` shows them.
   expect(complete("git-undo restore ")).toEqual(r.snapshots().map((s) => `${s.number}\t${s.summary}`));
   expect(complete("git-undo restore 2 ")).toEqual([]);
+  expect(complete("git-undo diff 2 ")).toEqual(r.snapshots().map((s) => `${s.number}\t${s.summary}`));
+  expect(complete("git-undo diff 2 1 ")).toEqual([]);
 });
 
 test("install.sh links the completion scripts where each installed shell looks", () => {
