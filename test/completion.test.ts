@@ -76,9 +76,10 @@ function repoWithSnapshots(): TestRepo {
 const numbers = (r: TestRepo, cwd?: string): string[] =>
   (JSON.parse(r.undo(["list", "--json"], cwd ? { cwd } : {}).stdout) as { number: number }[]).map((s) => String(s.number));
 
-test.skipIf(noBash !== "")(`bash: git undo res<TAB> is restore; git undo <TAB> is every command${noBash}`, () => {
+test.skipIf(noBash !== "")(`bash: git undo rest<TAB> is restore; git undo <TAB> is every command${noBash}`, () => {
   const r = repoWithSnapshots();
-  expect(bashComplete(r, "git undo res")).toEqual(["restore"]);
+  expect(bashComplete(r, "git undo rest")).toEqual(["restore"]);
+  expect(bashComplete(r, "git undo res").sort()).toEqual(["rescue", "restore"]);
   // Read from `git undo -h` at run time: every command the CLI has, a new one too.
   expect(bashComplete(r, "git undo ").sort()).toEqual(COMMANDS.map((c) => c.name).sort());
   expect(bashComplete(r, "git undo help sh")).toEqual(["show"]);
@@ -167,7 +168,7 @@ test.skipIf(!fish)(`fish: git-undo.fish parses, and completes commands, options 
     expect(p.stderr.toString()).toBe("");
     return p.stdout.toString().split("\n").filter(Boolean);
   };
-  expect(complete("git-undo res")).toEqual(["restore\trestore the state of snapshot <n>"]);
+  expect(complete("git-undo rest")).toEqual(["restore\trestore the state of snapshot <n>"]);
   expect(complete("git-undo restore --").map((l) => l.split("\t")[0]).sort()).toEqual(["--dry-run", "--force", "--only", "--ref", "--skip-missing", "--staged", "--stash", "--worktree"]);
   // Newest first, as `git undo list` shows them.
   expect(complete("git-undo restore ")).toEqual(r.snapshots().map((s) => `${s.number}\t${s.summary}`));
