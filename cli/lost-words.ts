@@ -23,7 +23,7 @@ export function title(item: LostItem): string {
 }
 
 /** The lines under it: files, branch and reflogs, first lines. */
-function details(item: LostItem): string[] {
+export function details(item: LostItem): string[] {
   const held = item.reflogs.length ? `only a reflog still holds it (${item.reflogs.map((r) => r.replace(/^refs\/(heads\/)?/, "")).join(", ")}), until git gc expires it` : null;
   if (item.kind === "stash") {
     const files = item.files.length > 5 ? `${item.files.slice(0, 5).join(", ")} and ${item.files.length - 5} more` : item.files.join(", ");
@@ -37,4 +37,13 @@ function details(item: LostItem): string[] {
     return parts.length ? [parts.join("; ")] : [];
   }
   return item.lines.map((l) => color.dim(`| ${escapeControls(l)}`));
+}
+
+/** What `git undo rescue <id>` does with it, or how to rescue it (a content no tree named needs a path). */
+export function rescueOutcome(item: LostItem, abbrev: number): { can: boolean; text: string } {
+  const id = item.id.slice(0, abbrev);
+  if (item.kind === "stash") return { can: true, text: "comes back as the newest stash entry" };
+  if (item.kind === "commit") return { can: true, text: `comes back as the branch rescued/${id}` };
+  if (item.path !== null) return { can: true, text: `comes back as ${escapeControls(item.path)}, if nothing stands there` };
+  return { can: false, text: `no tree named it: 'git undo rescue ${id} -- <path>' writes it to a new file` };
 }

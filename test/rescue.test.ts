@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { settled } from "./helpers/auto.ts";
+import { hasTmux, Terminal } from "./helpers/tmux.ts";
 import { userState } from "./helpers/lost-work.ts";
 import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
 
@@ -232,5 +233,36 @@ describe("git undo rescue", () => {
     // Ids: unknown, too short, or a commit given a path.
     expect(r.undo(["rescue", "0000000"]).code).toBe(1);
     expect(r.undo(["rescue", "ab"]).code).toBe(129);
+  });
+
+  test.skipIf(!hasTmux())("the picker lists lost work after the snapshots; Enter, y rescues it as git undo rescue does", async () => {
+    const r = makeRepo();
+    r.commit("base", { "a.txt": "a\n" });
+    r.ok("snapshot");
+    r.write("a.txt", "a\nidea\n");
+    r.git(["stash", "push", "-q", "-m", "dropped idea"]);
+    const stash = r.g("rev-parse", "stash@{0}");
+    r.git(["stash", "drop", "-q"]);
+    r.ok("snapshot", "-m", "after the drop");
+    const before = userState(r);
+    const t = new Terminal(r, 120, 30);
+    try {
+      t.start(["pick"]);
+      await t.waitForText("lost work (no ref or snapshot holds it; Enter rescues)");
+      t.keys("End");
+      let s = await t.waitForText("what rescuing it does");
+      expect(s).toContain(`stash ${stash.slice(0, 7)}`);
+      expect(s).toContain("Enter: comes back as the newest stash entry");
+      t.keys("Enter");
+      s = await t.waitForText(`Rescue stash ${stash.slice(0, 7)}?`);
+      t.type("y");
+      expect(await t.exitCode()).toBe(0);
+      expect(t.screen()).toContain(`Rescued stash entry 'On main: dropped idea' (${stash.slice(0, 7)})`);
+    } finally {
+      t.kill();
+    }
+    expect(r.git(["stash", "list", "--format=%H"]).stdout).toBe(`${stash}\n`);
+    expect(r.undo([]).code).toBe(0);
+    expect(userState(r)).toBe(before);
   });
 });
