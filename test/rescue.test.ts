@@ -123,6 +123,25 @@ describe("git undo rescue", () => {
     expect(files.map((f) => [f.path, f.lines])).toEqual([["docs/plan.md", ["the plan"]]]);
   });
 
+  test("a content only deleted snapshots held keeps the path they gave it; their own commits are not listed", () => {
+    const r = makeRepo();
+    r.git(["config", "undo.limit", "2"]);
+    r.commit("base", { "a.txt": "a\n" });
+    for (const i of [1, 2, 3, 4]) {
+      r.write("notes/draft.txt", `draft ${i}\n`);
+      r.ok("snapshot");
+    }
+    expect(r.snapshots().map((s) => s.number)).toEqual([4, 3]);
+    const items = lost(r);
+    // Newest first; two written in the same second come in id order, so compared as a set.
+    expect(items.map((i) => `${i.kind} ${i.path} ${i.lines?.join("|")}`).sort()).toEqual(["file notes/draft.txt draft 1", "file notes/draft.txt draft 2"]);
+    // Back at its own path it would stand over the file there now: refused; elsewhere it goes.
+    const first = items.find((i) => i.lines?.[0] === "draft 1")!;
+    expect(r.undo(["rescue", first.shortId, "--", "notes/draft.txt"]).code).toBe(1);
+    expect(r.undo(["rescue", first.shortId, "--", "notes/draft 1.txt"]).code).toBe(0);
+    expect(r.read("notes/draft 1.txt")).toBe("draft 1\n");
+  });
+
   test("an amended commit is a lost commit on its branch, held only by reflogs; a commit of a deleted branch too", () => {
     const r = makeRepo();
     r.commit("one", { "a.txt": "1\n" });

@@ -231,7 +231,7 @@ function newestFirst(a: LostItem, b: LostItem): number {
 async function unreachableObjects(repo: Repo): Promise<Map<ObjectId, string>> {
   // --connectivity-only: which objects are reachable is all we ask, not whether each is intact.
   // fsck exits non-zero when it meets damage; what it listed is still right.
-  const r = await repo.git.run(["fsck", "--connectivity-only", "--unreachable", "--no-reflogs", "--no-progress"], { okExit: [1, 2, 3, 4, 5, 6, 7] });
+  const r = await repo.git.run(["fsck", "--connectivity-only", "--unreachable", "--no-reflogs", "--no-progress"], { okExit: Array.from({ length: 63 }, (_, i) => i + 1) });
   const found = new Map<ObjectId, string>();
   for (const line of new TextDecoder().decode(r.stdout).split("\n")) {
     const m = /^unreachable (commit|tree|blob|tag) ([0-9a-f]{40,64})$/.exec(line);
