@@ -11,7 +11,7 @@ import { count, str, type Command } from "../command.ts";
 import { startPager } from "../pager.ts";
 import { lostLines } from "../lost-words.ts";
 import { color, isoDate, json, out } from "../ui.ts";
-import { RESTORE_FLAGS, RESTORE_OPTIONS, runRestore } from "./undo.ts";
+import { RESTORE_OPTIONS, runRestore } from "./undo.ts";
 
 export const rescue: Command = {
   name: "rescue",
@@ -34,9 +34,13 @@ export const rescue: Command = {
     "",
     "    -n, --max-count <count>   list at most <count> items",
     "    --json                    machine-readable output",
-    RESTORE_FLAGS,
+    "    --dry-run                 with an <id>: print what would change, change nothing",
+    "    -f, --force               with an <id>: bring it back even while a rebase,",
+    "                              merge, cherry-pick, revert, am or bisect is in",
+    "                              progress (ended first with Git's own --quit)",
   ].join("\n"),
-  options: { ...RESTORE_OPTIONS, "max-count": { type: "string", short: "n" }, json: { type: "boolean" } },
+  // -n counts the list here, as in `git undo list`; --dry-run has no short form.
+  options: { force: RESTORE_OPTIONS.force!, "dry-run": { type: "boolean" }, "max-count": { type: "string", short: "n" }, json: { type: "boolean" } },
   takesArguments: true,
   async run({ values, positionals }) {
     const limit = count("-n", str(values["max-count"]));
