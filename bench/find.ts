@@ -6,8 +6,13 @@
 // interleaved: `git undo log -S` against `git log -S` over the chain (target
 // at most 1.5x), `git undo grep --all` for the line only one snapshot holds
 // (under 2 s), and resolving `@{<date>}` to a snapshot (under 100 ms).
+// With --rescue, instead: on a copy of the medium fixture with some lost work
+// (dropped stash entries, amended commits, a deleted branch, contents staged
+// and reset away) and 50 snapshots, `git undo rescue` against
+// `git fsck --unreachable --no-reflogs` (target at most 2x).
 //
 //   bun bench/find.ts [--files N] [--snapshots N] [--runs N] [--warmup N]
+//   bun bench/find.ts --rescue [--runs N] [--warmup N]
 import { readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
@@ -25,11 +30,12 @@ const { values: args } = parseArgs({
     snapshots: { type: "string", default: "1000" },
     runs: { type: "string", default: "5" },
     warmup: { type: "string", default: "1" },
+    rescue: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 if (args.help) {
-  console.log("usage: bun bench/find.ts [--files N] [--snapshots N] [--runs N] [--warmup N]");
+  console.log("usage: bun bench/find.ts [--files N] [--snapshots N] [--runs N] [--warmup N]\n   or: bun bench/find.ts --rescue [--runs N] [--warmup N]");
   process.exit(0);
 }
 const FILES = Number(args.files);
@@ -37,6 +43,10 @@ const SNAPSHOTS = Number(args.snapshots);
 const RUNS = Number(args.runs);
 const WARMUP = Number(args.warmup);
 const NEEDLE = "a line only one snapshot ever held";
+if (args.rescue) {
+  await rescueBench();
+  process.exit(0);
+}
 
 const wc = await workingCopy({ files: FILES, label: "find" });
 const env: Record<string, string> = { ...wc.env, GIT_UNDO_INTERNAL: "1", ...(process.env.FIND_BENCH_TRACE ? { GIT_UNDO_TRACE_SPAWNS: process.env.FIND_BENCH_TRACE } : {}) };
@@ -124,4 +134,76 @@ try {
   );
 } finally {
   wc.remove();
+}
+
+/** `git undo rescue` against `git fsck --unreachable --no-reflogs` on the medium fixture with some lost work. */
+async function rescueBench(): Promise<void> {
+  const wc = await workingCopy({ size: "medium", label: "rescue" });
+  const env: Record<string, string> = { ...wc.env, GIT_UNDO_INTERNAL: "1" };
+  const run = (cmd: string[]) => timed(cmd, wc.repo, env, [0]);
+  const git = (...a: string[]) => run(["git", ...a]);
+  try {
+    useEnv(wc.env);
+    const repo = await openRepo(wc.repo);
+    const file = (i: number) => join(wc.repo, wc.tracked[(i * 7919) % wc.tracked.length]!);
+    const append = (i: number, text: string) => writeFileSync(file(i), `${readFileSync(file(i), "utf8")}${text}\n`);
+    let n = 0;
+    // Snapshots of small edits, so that refs/undo/ holds some history too.
+    for (let i = 0; i < 50; i++) {
+      append(n++, `edit ${i}`);
+      await record(repo, { kind: "manual" });
+    }
+    git("add", "-A");
+    git("commit", "-q", "-m", "edits");
+    // Lost work: 5 dropped stash entries, 5 amended commits, a deleted branch of 10 commits, 20 contents staged and reset away.
+    for (let i = 0; i < 5; i++) {
+      append(n++, `stashed ${i}`);
+      git("stash", "-q");
+      git("stash", "drop", "-q");
+    }
+    for (let i = 0; i < 5; i++) {
+      append(n++, `amended ${i}`);
+      git("commit", "-q", "-a", "-m", `to amend ${i}`);
+      git("commit", "-q", "--amend", "-m", `amended ${i}`);
+    }
+    git("checkout", "-q", "-b", "doomed");
+    for (let i = 0; i < 10; i++) {
+      append(n++, `on the branch ${i}`);
+      git("commit", "-q", "-a", "-m", `doomed ${i}`);
+    }
+    git("checkout", "-q", "main");
+    git("branch", "-q", "-D", "doomed");
+    for (let i = 0; i < 20; i++) {
+      append(n++, `staged ${i}`);
+      git("add", "-A");
+      git("reset", "-q", "--hard");
+    }
+    const fsck: number[] = [];
+    const rescue: number[] = [];
+    let listed = 0;
+    for (let round = 0; round < WARMUP + RUNS; round++) {
+      const a = git("fsck", "--unreachable", "--no-reflogs");
+      const b = run([process.execPath, CLI, "rescue", "--json"]);
+      listed = (JSON.parse(b.stdout) as unknown[]).length;
+      // 5 stash entries, 5 amended commits, the branch's tip, 20 contents.
+      if (listed !== 31) throw new Error(`git undo rescue listed ${listed} items, not 31`);
+      if (round >= WARMUP) {
+        fsck.push(a.ms);
+        rescue.push(b.ms);
+      }
+    }
+    const ratio = median(rescue) / median(fsck);
+    console.log(
+      [
+        `rescue bench: medium fixture (${wc.tracked.length} tracked files), 50 snapshots, ${listed} lost items; ${RUNS} runs (median), load ${loadavg()[0]!.toFixed(2)}; ${git("--version").stdout.trim()}`,
+        "",
+        "| case | median | vs git fsck | target |",
+        "|---|---|---|---|",
+        `| git fsck --unreachable --no-reflogs (plain Git) | ${median(fsck).toFixed(0)} ms | | |`,
+        `| git undo rescue --json | ${median(rescue).toFixed(0)} ms | ${ratio.toFixed(2)}x | at most 2x: ${ratio <= 2 ? "met" : "MISSED"} |`,
+      ].join("\n"),
+    );
+  } finally {
+    wc.remove();
+  }
 }

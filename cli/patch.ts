@@ -20,9 +20,16 @@ export async function showPatch(repo: Repo, snaps: readonly SnapshotEntry[], sna
   ]);
   const pair = treePair(base, target);
   if (!pair) throw refuse("no files to compare: this repository records refs and HEAD only");
-  // Git decides colour and paging itself, unless the user told us.
+  return gitDiff(repo, (color) => diffArgs(pair, color));
+}
+
+/**
+ * Git's own diff, run for the user to see: Git decides colour and paging
+ * itself, unless the user told us. `args` gets the colour to pass on.
+ */
+export async function gitDiff(repo: Repo, args: (color: "always" | "never" | "auto" | undefined) => string[]): Promise<number> {
   const color = colorFlagGiven() ? colorWhen() : process.env.NO_COLOR ? "never" : undefined;
-  const code = await repo.git.runInteractive(diffArgs(pair, color));
+  const code = await repo.git.runInteractive(args(color));
   // A pager the user quit early is not an error (Git exits 141 on SIGPIPE).
   return code === 0 || code === 141 ? 0 : 128;
 }

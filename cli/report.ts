@@ -85,8 +85,9 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
   const head = `#${t.number} · ${userSummary(t.summary)} · ${style.age(t.date)}`;
   // A partial restore names what it brings back; a revert, the change it takes out.
   const revert = result.kind === "revert";
+  const rescue = result.kind === "rescue";
   const what = result.composed ? (revert ? head : escapeControls(result.composed.description)) : head;
-  const verb = result.dryRun ? (revert ? "Would revert" : "Would restore") : revert ? "Reverted" : "Restored";
+  const verb = result.dryRun ? (revert ? "Would revert" : rescue ? "Would rescue" : "Would restore") : revert ? "Reverted" : rescue ? "Rescued" : "Restored";
   const lines: string[] = [];
   if (result.dryRun) {
     lines.push(...steppedLines(result));

@@ -61,11 +61,14 @@ _git_undo ()
 	*,*,-*)
 		__gitcomp "$(__git_undo_options "$command")"
 		return ;;
-	restore,*|revert,*|show,*)
-		# The one snapshot number these take (i is the command's word).
+	restore,*|revert,*|show,*|diff,*)
+		# The snapshot numbers these take: one, two for diff (i is the command's word).
+		local given=0 most=1
+		[ "$command" = diff ] && most=2
 		for ((i++; i < cword; i++)); do
-			case "${words[i]}" in -*) ;; [0-9]*) return ;; esac
+			case "${words[i]}" in -*) ;; [0-9]*) ((given++)) ;; esac
 		done
+		((given < most)) || return
 		__gitcomp_nl "$(__git_undo_snapshots)"
 		return ;;
 	esac

@@ -48,17 +48,21 @@ function __git_undo_snapshots
         string replace -ra '[\x00-\x08\x0a-\x1f\x7f]' '?'
 end
 
-# Whether the word being completed is the snapshot number of restore, revert or show.
+# Whether the word being completed is the snapshot number of restore, revert, show or diff.
 function __git_undo_wants_snapshot
     set -l tokens (commandline -opc)
-    test "$tokens[-1]" = --against; and test (__git_undo_command) = show; and return 0
-    contains -- (__git_undo_command) restore revert show; or return 1
+    set -l command (__git_undo_command)
+    test "$tokens[-1]" = --against; and test "$command" = show; and return 0
+    contains -- "$command" restore revert show diff; or return 1
     string match -q -- '-*' (commandline -ct); and return 1
-    # Not when the number is there already.
+    # Not when the numbers are there already: one, two for diff.
+    set -l most 1
+    test "$command" = diff; and set most 2
+    set -l given 0
     for t in $tokens[2..-1]
-        string match -qr '^[0-9]+$' -- $t; and return 1
+        string match -qr '^[0-9]+$' -- $t; and set given (math $given + 1)
     end
-    return 0
+    test $given -lt $most
 end
 
 complete -c git-undo -f

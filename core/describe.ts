@@ -133,35 +133,64 @@ const PATH_WORDS: readonly PathWord[] = [
   "removed untracked",
 ];
 
-/** Paths by status letter, from `git diff-tree -r -z --name-status`. */
-async function treeDiff(repo: Repo, from: string, to: string): Promise<Map<string, string>> {
-  const out = await repo.git.text(["diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to]);
-  return new Map(parseNameStatus(out).map(([status, path]) => [path, status]));
+/**
+ * `git diff-tree -r -z --name-status` of several pairs of trees in one
+ * process (`--stdin`): for each pair, its paths by status letter. Each pair's
+ * entries follow a line naming the two trees.
+ */
+export async function treeDiffs(repo: Repo, pairs: readonly (readonly [string, string])[]): Promise<Map<string, string>[]> {
+  const out = await repo.git.text(["diff-tree", "--stdin", "-r", "-z", "--no-renames", "--name-status"], {
+    input: pairs.map(([a, b]) => `${a} ${b}\n`).join(""),
+  });
+  const diffs: Map<string, string>[] = [];
+  let i = 0;
+  while (i < out.length) {
+    const header = /^[0-9a-f]{40,64} [0-9a-f]{40,64}\n/.exec(out.slice(i, i + 140));
+    if (header) {
+      diffs.push(new Map());
+      i += header[0].length;
+      continue;
+    }
+    const statusEnd = out.indexOf("\0", i);
+    const pathEnd = out.indexOf("\0", statusEnd + 1);
+    if (statusEnd < 0 || pathEnd < 0 || !diffs.length) break;
+    diffs.at(-1)!.set(out.slice(statusEnd + 1, pathEnd), out.slice(i, statusEnd));
+    i = pathEnd + 1;
+  }
+  return diffs;
 }
 
 /**
  * Each path the index or the files changed at, by what happened to it.
  * `inIndex`/`inWorktree`: status letters of the index's and the files' paths
- * that differ from the previous snapshot.
+ * that differ from the previous snapshot; `unstaged`: the files against the
+ * index now (null without a working tree).
  */
-async function pathWords(repo: Repo, state: StateTree, inIndex: Map<string, string>, inWorktree: Map<string, string>): Promise<Map<PathWord, string[]>> {
+async function pathWords(
+  repo: Repo,
+  state: StateTree,
+  inIndex: Map<string, string>,
+  inWorktree: Map<string, string>,
+  unstaged: Map<string, string> | null,
+): Promise<Map<PathWord, string[]>> {
   const words = new Map<PathWord, string[]>(PATH_WORDS.map((w) => [w, []]));
-  if (!inIndex.size && !inWorktree.size) return words;
-  const emptyTree = emptyTreeOf(repo);
-  const headTree = headCommitTree(state);
-  const index = state.index ?? emptyTree;
-  // Staged now: the index against HEAD; unstaged now: the files against the index.
-  const [staged, unstaged] = await Promise.all([
-    inIndex.size ? treeDiff(repo, headTree ?? emptyTree, index) : Promise.resolve(new Map<string, string>()),
-    state.worktree !== undefined ? treeDiff(repo, index, state.worktree) : Promise.resolve(null),
-  ]);
   const add = (w: PathWord, p: string) => words.get(w)!.push(p);
+  // An index path that now differs from the file, or changed with it: staged
+  // (`add -p`, an edit then `add`) or set back to HEAD (`reset`, `reset --hard`)?
+  // HEAD's tree says, in one more diff, only for those paths.
+  const ambiguous = [...inIndex].filter(([p, status]) => status !== "D" && (unstaged?.has(p) || inWorktree.has(p))).map(([p]) => p);
+  const head = headCommit(state);
+  const staged = ambiguous.length
+    ? parseNameStatus(
+        await repo.git.text(["diff-tree", "-r", "-z", "--no-renames", "--name-status", head ?? emptyTreeOf(repo), state.index ?? emptyTreeOf(repo), "--", ...ambiguous.map((p) => `:(literal)${p}`)]),
+      ).map(([, p]) => p)
+    : [];
   for (const [path, status] of inIndex) {
     const onDisk = unstaged?.get(path);
-    if (!staged.has(path) && inWorktree.has(path) && onDisk === undefined) add("discarded", path);
-    else if (!staged.has(path)) add("unstaged", path);
-    else if (status === "D" && onDisk === "A") add("removed from the index", path);
-    else add("staged", path);
+    if (status === "D" && onDisk === "A") add("removed from the index", path);
+    else if (!ambiguous.includes(path) || staged.includes(path)) add("staged", path);
+    else if (inWorktree.has(path) && onDisk === undefined) add("discarded", path);
+    else add("unstaged", path);
   }
   for (const [path, status] of inWorktree) {
     if (inIndex.has(path)) continue;
@@ -174,12 +203,12 @@ async function pathWords(repo: Repo, state: StateTree, inIndex: Map<string, stri
   return words;
 }
 
-/** HEAD's commit's tree, by the refs the state holds; null when HEAD's branch is unborn. */
-function headCommitTree(state: StateTree): string | null {
-  if (state.head.kind === "detached") return `${state.head.commit}^{tree}`;
+/** HEAD's commit, by the refs the state holds; null when HEAD's branch is unborn. */
+function headCommit(state: StateTree): string | null {
+  if (state.head.kind === "detached") return state.head.commit;
   const target = state.head.target;
   const line = state.refs.find((r) => r.name === target);
-  return line && line.type === "commit" ? `${line.object}^{tree}` : null;
+  return line && line.type === "commit" ? line.object : null;
 }
 
 /**
@@ -188,9 +217,11 @@ function headCommitTree(state: StateTree): string | null {
  * `resolved: a.c` (a conflict the index no longer has)...
  */
 export async function describeChange(repo: Repo, prevTree: ObjectId, state: StateTree, tree: ObjectId, known?: PreviousParts): Promise<string> {
-  const diff = parseNameStatus(
-    await repo.git.text(["diff-tree", "-r", "-z", "--no-renames", "--name-status", prevTree, tree]),
-  );
+  // What changed since the previous snapshot and, in the same process, how the files differ from the index now.
+  const pairs: [string, string][] = [[prevTree, tree]];
+  if (state.index !== undefined && state.worktree !== undefined) pairs.push([state.index, state.worktree]);
+  const [changed = new Map<string, string>(), unstaged = null] = await treeDiffs(repo, pairs);
+  const diff = [...changed].map(([path, status]) => [status, path] as const);
   const top = new Set(diff.map(([, p]) => p.split("/", 1)[0]!));
   const parts: string[] = [];
 
@@ -230,7 +261,7 @@ export async function describeChange(repo: Repo, prevTree: ObjectId, state: Stat
   // index and files (two tree diffs, only when the index or the files changed):
   // `git add` stages, `git reset`/`rm --cached` unstage, `checkout -- f`
   // discards edits, `git clean` removes untracked files.
-  const words = await pathWords(repo, state, inIndex, inWorktree);
+  const words = await pathWords(repo, state, inIndex, inWorktree, pairs.length > 1 ? unstaged : null);
   // Changes that went into a new stash entry are not news of their own.
   for (const [label, paths] of words) {
     if (paths.length && (!stashed || label === "untracked")) parts.push(listPhrase(label, paths));

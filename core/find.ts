@@ -3,22 +3,20 @@
 import { posix } from "node:path";
 import { relative } from "node:path";
 import { fatal, usage } from "./errors.ts";
+import { itemPairs, type LostCommit, type LostItem, type LostStash, type LostWork } from "./find/lost.ts";
+import { blobAfter, diffTreePairs, EMPTY_TREE } from "./find/tree-diff.ts";
+import { readBlobs, readObjects } from "./objects.ts";
 import { GitError } from "./git.ts";
-import { isReadable, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
+import { decodeBytes, decodeStash, isReadable, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
 import { parseGitDate } from "./history.ts";
 import { hashLengthOf, type Repo } from "./repo.ts";
-import { escapeControls } from "./validate.ts";
+import { checkStash, escapeControls, problemOf } from "./validate.ts";
 
 /** The snapshots recorded in [since, until] (committer dates; either end open), given as Git dates. */
 export async function snapshotsBetween(repo: Repo, snaps: readonly SnapshotEntry[], since?: string, until?: string): Promise<SnapshotEntry[]> {
   const [from, to] = await Promise.all([since === undefined ? -Infinity : parseGitDate(repo, since), until === undefined ? Infinity : parseGitDate(repo, until)]);
   return snaps.filter((s) => s.date >= from && s.date <= to);
 }
-
-const EMPTY_TREE: Record<number, ObjectId> = {
-  20: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
-  32: "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
-};
 
 /** The state-tree entries whose files are searched: the index and the working tree. */
 const FILE_TREES = ["index", "worktree"] as const;
@@ -44,17 +42,6 @@ export function statePathspecs(repo: Repo, pathspecs: readonly string[], cwd = p
   return out;
 }
 
-/**
- * The blob a `--raw` record (`<mode> <mode> <id> <id> <status>`, split) leaves
- * at its path: null where the path was removed, or holds no file content to
- * search (a submodule, 160000).
- */
-function blobAfter(meta: readonly string[]): ObjectId | null {
-  const status = meta[4] ?? "";
-  const mode = meta[1] ?? "";
-  return status.startsWith("D") || !/^10[0-7]{4}$|^120000$/.test(mode) ? null : meta[3]!;
-}
-
 /** One changed file of a state-tree diff: `index/<path>` or `worktree/<path>`, and its blob after (null: removed). */
 interface Change {
   where: (typeof FILE_TREES)[number];
@@ -62,44 +49,18 @@ interface Change {
   blob: ObjectId | null;
 }
 
-/**
- * Every pair's changes in one `git diff-tree --stdin`: the output is a header
- * line `<a> <b>\n` per pair that differs, then `:<modes> <ids> <status>\0<path>\0`
- * records. A record starts with ':', so no path is taken for a header.
- */
+/** Every pair's changes to the index and working-tree files, in one `git diff-tree --stdin` (core/find/tree-diff.ts). */
 async function diffPairs(repo: Repo, pairs: readonly [ObjectId, ObjectId][], pathspecs: readonly string[], flags: readonly string[] = []): Promise<Map<string, Change[]>> {
   const result = new Map<string, Change[]>();
-  const todo = pairs.filter(([a, b]) => a !== b);
-  if (!todo.length) return result;
-  const input = todo.map(([a, b]) => `${a} ${b}\n`).join("");
-  const r = await repo.git.run(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--no-abbrev", ...flags, "--", ...pathspecs], { input });
-  const buf = r.stdout;
-  let i = 0;
-  let current: Change[] | null = null;
-  const nul = (from: number) => {
-    const j = buf.indexOf(0, from);
-    if (j === -1) throw fatal("git diff-tree --stdin: truncated output");
-    return j;
-  };
-  while (i < buf.length) {
-    if (buf[i] === 0x3a /* ':' */) {
-      const end = nul(i);
-      const meta = Buffer.from(buf.subarray(i + 1, end)).toString("latin1").split(" ");
-      const pathEnd = nul(end + 1);
-      const full = buf.subarray(end + 1, pathEnd);
-      i = pathEnd + 1;
+  for (const [header, records] of await diffTreePairs(repo, pairs, { pathspecs, flags })) {
+    const changes: Change[] = [];
+    for (const { meta, path: full } of records) {
       const slash = full.indexOf(0x2f);
       const top = Buffer.from(full.subarray(0, slash)).toString("latin1");
-      if (slash === -1 || (top !== "index" && top !== "worktree") || !current) continue;
-      current.push({ where: top, path: full.subarray(slash + 1), blob: blobAfter(meta) });
-    } else {
-      const nl = buf.indexOf(0x0a, i);
-      if (nl === -1) throw fatal("git diff-tree --stdin: truncated output");
-      const header = Buffer.from(buf.subarray(i, nl)).toString("latin1");
-      current = [];
-      result.set(header, current);
-      i = nl + 1;
+      if (slash === -1 || (top !== "index" && top !== "worktree")) continue;
+      changes.push({ where: top, path: full.subarray(slash + 1), blob: blobAfter(meta) });
     }
+    result.set(header, changes);
   }
   return result;
 }
@@ -207,10 +168,16 @@ async function badPattern(repo: Repo, flags: readonly string[], e: unknown): Pro
 }
 
 export interface GrepMatch {
-  /** The newest of the searched snapshots holding this content at this path. */
-  snapshot: number;
-  /** Where the file was: its path in the index or the working tree. */
-  path: string;
+  /** The newest of the searched snapshots holding this content at this path (null: lost work, see `lost`). */
+  snapshot: number | null;
+  /** Every searched snapshot holding it, oldest first. */
+  snapshots: number[];
+  /** A stash entry's file: the entry's position in the newest of those snapshots' stash lists. */
+  stash?: number;
+  /** Lost work (`--lost`): the object `git undo rescue` takes, and what it is. */
+  lost?: { id: ObjectId; kind: LostItem["kind"] };
+  /** Where the file was: its path in the index, the working tree or the stash entry (null: a content no tree named). */
+  path: string | null;
   line: number;
   text: string;
 }
@@ -351,25 +318,176 @@ async function blobsOf(repo: Repo, treeish: string): Promise<Map<string, ObjectI
 }
 
 /**
- * Where `pattern` occurs in the index and working-tree files of `chosen`
- * snapshots, each distinct blob searched once (one git grep over blob ids).
- * With `everyHolder` each chosen snapshot holding a match gets its line; else
- * only the newest of a run of snapshots holding the same content at a path.
- * Newest first.
+ * Where `pattern` occurs in the files of `chosen` snapshots (index, working
+ * tree, and the files of their stash entries), each distinct blob searched
+ * once (one git grep over blob ids). With `everyHolder` each chosen snapshot
+ * holding a match gets its line; else each content at a path is said once,
+ * naming every snapshot holding it. Newest first.
  */
 export async function grepSnapshots(repo: Repo, chosen: readonly Snapshot[], pattern: string, opts: GrepOptions = {}, everyHolder = false): Promise<GrepMatch[]> {
-  const { held, lines } = everyHolder ? await everyHolderRuns(repo, chosen, pattern, opts) : await matchingRuns(repo, chosen, pattern, opts);
+  const [{ held, lines }, stashed] = await Promise.all([
+    everyHolder ? everyHolderRuns(repo, chosen, pattern, opts) : matchingRuns(repo, chosen, pattern, opts),
+    grepStashEntries(repo, chosen, pattern, opts),
+  ]);
+  const numbers = chosen.map((s) => s.number).sort((a, b) => a - b);
+  // Each content at a path once: the runs of the same blob at the same path (index or working tree) together.
+  const groups = new Map<string, { path: string; blob: ObjectId; snapshots: Set<number> }>();
+  for (const h of held) {
+    const key = `${everyHolder ? h.last : ""}\0${h.raw}\0${h.blob}`;
+    const g = groups.get(key) ?? { path: h.path, blob: h.blob, snapshots: new Set<number>() };
+    for (const n of numbers) if (n >= h.first && n <= h.last) g.snapshots.add(n);
+    groups.set(key, g);
+  }
   const seen = new Set<string>();
   const out: GrepMatch[] = [];
-  for (const h of held) {
-    for (const m of lines.get(h.blob) ?? []) {
-      const key = `${h.last}\0${h.path}\0${m.line}\0${m.text}`;
-      if (seen.has(key)) continue; // the same content in the index and the working tree
+  for (const g of groups.values()) {
+    const snapshots = [...g.snapshots].sort((a, b) => a - b);
+    const newest = snapshots[snapshots.length - 1]!;
+    for (const m of lines.get(g.blob) ?? []) {
+      const key = `${newest}\0${g.path}\0${m.line}\0${m.text}`;
+      if (everyHolder && seen.has(key)) continue; // the same line in the index and the working tree
       seen.add(key);
-      out.push({ snapshot: h.last, path: h.path, line: m.line, text: m.text });
+      out.push({ snapshot: newest, snapshots, path: g.path, line: m.line, text: m.text });
     }
   }
-  return out.sort((a, b) => b.snapshot - a.snapshot || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.line - b.line);
+  out.push(...stashed);
+  return out.sort((a, b) => (b.snapshot ?? 0) - (a.snapshot ?? 0) || (a.stash ?? -1) - (b.stash ?? -1) || compareText(a.path ?? "", b.path ?? "") || a.line - b.line);
+}
+
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The matching lines of the files of the stash entries the chosen snapshots
+ * hold (what each entry changed in the working tree and the index, and its
+ * untracked files), each entry once, naming the snapshots holding it. Three
+ * Git processes: the stash lists, the entries' commits, their changes.
+ */
+async function grepStashEntries(repo: Repo, chosen: readonly Snapshot[], pattern: string, opts: GrepOptions): Promise<GrepMatch[]> {
+  if (!chosen.length) return [];
+  const hexLength = hashLengthOf(repo) * 2;
+  const lists = await readBlobs(repo, chosen.map((s) => `${s.tree}:stash`));
+  // Each entry, with the snapshots holding it and its place in the newest one's list.
+  const entries = new Map<ObjectId, { snapshots: number[]; position: number; newest: number }>();
+  chosen.forEach((s, i) => {
+    const blob = lists[i];
+    if (!blob || problemOf(() => checkStash(blob, hexLength))) return; // validated as every reader does
+    decodeStash(blob).forEach((e, position) => {
+      const found = entries.get(e.commit) ?? { snapshots: [], position, newest: -1 };
+      found.snapshots.push(s.number);
+      if (s.number > found.newest) Object.assign(found, { newest: s.number, position });
+      entries.set(e.commit, found);
+    });
+  });
+  if (!entries.size) return [];
+  const commits = await readObjects(repo, [...entries.keys()]);
+  const pairs: [ObjectId, ObjectId | null][] = [];
+  const parts = new Map<ObjectId, ObjectId[]>(); // entry -> the commits whose changes it holds
+  for (const c of commits) {
+    if (!c || c.type !== "commit") continue;
+    const parents = [...decodeBytes(c.content).split("\n\n", 1)[0]!.matchAll(/^parent ([0-9a-f]+)$/gm)].map((m) => m[1]!);
+    const [base, index, untracked] = parents;
+    if (base === undefined) continue;
+    const mine: [ObjectId, ObjectId | null][] = [[c.oid, base]];
+    if (index !== undefined) mine.push([index, base]);
+    if (untracked !== undefined) mine.push([untracked, null]);
+    pairs.push(...mine);
+    parts.set(c.oid, mine.map(([commit]) => commit));
+  }
+  const changes = await diffTreePairs(repo, pairs);
+  const files = new Map<ObjectId, { path: string; blob: ObjectId }[]>();
+  const decoder = new TextDecoder();
+  for (const [entry, commitsOf] of parts) {
+    const held = new Map<string, { path: string; blob: ObjectId }>();
+    for (const commit of commitsOf) {
+      for (const c of changes.get(commit) ?? []) {
+        const blob = blobAfter(c.meta);
+        if (blob) held.set(`${Buffer.from(c.path).toString("latin1")}\0${blob}`, { path: decoder.decode(c.path), blob });
+      }
+    }
+    files.set(entry, [...held.values()]);
+  }
+  const found = await grepBlobs(repo, [...new Set([...files.values()].flat().map((f) => f.blob))], pattern, opts);
+  const out: GrepMatch[] = [];
+  for (const [entry, list] of files) {
+    const where = entries.get(entry)!;
+    const snapshots = [...where.snapshots].sort((a, b) => a - b);
+    for (const f of list) {
+      for (const m of found.get(f.blob) ?? []) out.push({ snapshot: where.newest, snapshots, stash: where.position, path: f.path, line: m.line, text: m.text });
+    }
+  }
+  return out;
+}
+
+/**
+ * Where `pattern` occurs in lost work (core/find/lost.ts): the files of lost
+ * stash entries, of lost commits (what a run of them changed), and the lost
+ * file contents; each distinct blob searched once. Newest item first.
+ */
+export async function grepLost(repo: Repo, work: LostWork, pattern: string, opts: GrepOptions = {}): Promise<GrepMatch[]> {
+  const held = await lostContents(repo, work);
+  const found = await grepBlobs(repo, [...new Set(held.map((h) => h.blob))], pattern, opts);
+  const out: GrepMatch[] = [];
+  for (const h of held) {
+    for (const m of found.get(h.blob) ?? []) out.push({ snapshot: null, snapshots: [], lost: { id: h.item.id, kind: h.item.kind }, path: h.path, line: m.line, text: m.text });
+  }
+  return out;
+}
+
+/** A file a lost item holds: its path (null where no tree named it) and content. */
+interface LostContent {
+  item: LostItem;
+  path: string | null;
+  blob: ObjectId;
+}
+
+/** The files every lost item holds, in the items' order (newest first); one diff-tree for all the stash entries and commits. */
+async function lostContents(repo: Repo, work: LostWork): Promise<LostContent[]> {
+  const withCommits = work.items.filter((i): i is LostStash | LostCommit => i.kind !== "file");
+  const changes = await diffTreePairs(repo, withCommits.flatMap(itemPairs));
+  const decoder = new TextDecoder();
+  const out: LostContent[] = [];
+  for (const item of work.items) {
+    if (item.kind === "file") {
+      out.push({ item, path: item.path, blob: item.id });
+      continue;
+    }
+    const seen = new Set<string>();
+    for (const [commit] of itemPairs(item)) {
+      for (const c of changes.get(commit) ?? []) {
+        const blob = blobAfter(c.meta);
+        const key = `${Buffer.from(c.path).toString("latin1")}\0${blob}`;
+        if (blob === null || seen.has(key)) continue;
+        seen.add(key);
+        out.push({ item, path: decoder.decode(c.path), blob });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The lost items (newest first) that hold a change as `git log -S/-G` finds
+ * one: a stash entry or a run of lost commits compared with what it was made
+ * on, a lost file content compared with nothing (it holds the text, or a
+ * matching line). Git does the search: one diff-tree, one grep.
+ */
+export async function lostChanging(repo: Repo, work: LostWork, pickaxe: Pickaxe): Promise<LostItem[]> {
+  const flags = pickaxeFlags(pickaxe);
+  const withCommits = work.items.filter((i): i is LostStash | LostCommit => i.kind !== "file");
+  const files = work.items.filter((i) => i.kind === "file");
+  // A content compared with nothing changed as -S sees it when the text occurs in it, and as -G sees it when a line matches.
+  const asGrep: GrepOptions = pickaxe.lines !== undefined || pickaxe.regex ? { extendedRegexp: true } : { fixedStrings: true };
+  let changes: Map<string, unknown[]>;
+  let inFiles: Map<ObjectId, unknown[]>;
+  try {
+    [changes, inFiles] = await Promise.all([
+      diffTreePairs(repo, withCommits.flatMap(itemPairs), { flags }),
+      grepBlobs(repo, files.map((f) => f.id), (pickaxe.string ?? pickaxe.lines)!, asGrep),
+    ]);
+  } catch (e) {
+    throw (await badPattern(repo, flags, e)) ?? e;
+  }
+  return work.items.filter((i) => (i.kind === "file" ? inFiles.has(i.id) : itemPairs(i).some(([commit]) => (changes.get(commit)?.length ?? 0) > 0)));
 }
 
 /**

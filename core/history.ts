@@ -222,6 +222,12 @@ export async function resolveSnapshotArg(repoOrOpen: Repo | (() => Promise<Repo>
     if (n === null) throw usage(`'${arg}' is not a snapshot number (such as 12, or @{yesterday})`);
     return n;
   }
+  // Git's @{1} (an earlier value of a ref) and @{-1} (the branch before) are no dates:
+  // its date parser would read a time of day from the digits. Refused, not guessed. More
+  // than eight digits are a unix time, as Git's date parser reads them (@{1700000000}).
+  if (/^\s*(-\s*[0-9]+|\+?[0-9]{1,8})\s*$/.test(at[1]!)) {
+    throw usage(`'${arg}' is not a date: git undo takes a snapshot number (such as 12, from 'git undo list') or @{<date>} (such as @{yesterday}); 'git undo <N>' goes back N steps`);
+  }
   const repo = typeof repoOrOpen === "function" ? await repoOrOpen() : repoOrOpen;
   const t = await parseGitDate(repo, at[1]!);
   const all = snaps ?? decodeSnapshots(await scanUndoRefs(repo, repo.snapshotPrefix), repo.snapshotPrefix);

@@ -151,3 +151,16 @@ export async function withScratch<T>(repo: Repo, fn: (dir: string) => Promise<T>
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** `git cat-file --batch-check` for several objects at once: each one's type and size, null for a missing name. */
+export async function objectSizes(repo: Repo, names: readonly string[]): Promise<({ type: string; size: number } | null)[]> {
+  if (names.length === 0) return [];
+  const out = await repo.git.text(["cat-file", "--batch-check"], { input: names.map((n) => `${n}\n`).join("") });
+  return out
+    .split("\n")
+    .slice(0, names.length)
+    .map((line) => {
+      const m = /^\S+ (\S+) (\d+)$/.exec(line);
+      return m ? { type: m[1]!, size: Number(m[2]) } : null;
+    });
+}

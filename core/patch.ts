@@ -23,6 +23,21 @@ export function treePair(from: StateTree, to: StateTree): TreePair | null {
   return null;
 }
 
+/** The entries of a state tree `git undo diff` compares: what the user sees of a state (git-undo's own records left out). */
+export const STATE_PARTS = ["HEAD", "refs", "stash", "state", "index", "worktree"] as const;
+
+/** The ways `git undo diff` prints a difference, as Git's diff options. */
+export type DiffFormat = "patch" | "stat" | "name-only";
+
+/**
+ * `git diff` arguments for two whole state trees: refs, HEAD and the stash as
+ * their text records, the index and the files under `index/` and `worktree/`.
+ */
+export function stateDiffArgs(from: ObjectId, to: ObjectId, format: DiffFormat, color?: "always" | "never" | "auto"): string[] {
+  const how = format === "stat" ? ["--stat"] : format === "name-only" ? ["--name-only"] : [];
+  return ["diff", ...(color ? [`--color=${color}`] : []), ...how, from, to, "--", ...STATE_PARTS];
+}
+
 /** `git diff` arguments for a pair of trees; `color` as Git's --color takes it. */
 export function diffArgs(pair: TreePair, color?: "always" | "never" | "auto"): string[] {
   return ["diff", ...(color ? [`--color=${color}`] : []), pair.from, pair.to];

@@ -253,6 +253,8 @@ export interface RecordOptions {
   commands?: number;
   /** Asked once the index and the files are read, before anything is committed: false throws CaptureTorn, and nothing is recorded. */
   intact?: () => boolean | Promise<boolean>;
+  /** Record even when nothing changed since the latest snapshot (a bookmark: `snapshot -m`). */
+  always?: boolean;
 }
 
 /** A capture another Git command ran into (RecordOptions.intact): it may mix two states, so it was not recorded. */
@@ -361,7 +363,7 @@ export function commitCapture(repo: Repo, capture: LiveCapture, opts: RecordOpti
 
 async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions): Promise<RecordOutcome> {
   const same = unchanged(capture);
-  if (same && opts.kind !== "restore") return { created: false, latest: same, capture };
+  if (same && opts.kind !== "restore" && !opts.always) return { created: false, latest: same, capture };
   // The parents and the committer do not depend on the summary: ask Git for them meanwhile.
   const pending = Promise.all([keepParents(repo, commitsToKeep(capture.state)), committerOf(repo, capture.configDigest)]);
   pending.catch(() => {}); // awaited below; a failing summary must not leave it unhandled

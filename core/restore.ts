@@ -41,6 +41,7 @@ import { currentMarkers } from "./refs.ts";
 import { captureIndex } from "./state.ts";
 import { composePartial, composeRevert, type ComposedTarget, type CurrentState, type PartialSelection, type RevertConflict } from "./compose.ts";
 import { MODE } from "./mode.ts";
+import { composeRescue, type RescueTarget } from "./find/rescue.ts";
 
 export type RestoreRequest =
   | { kind: Direction; steps: number }
@@ -48,7 +49,9 @@ export type RestoreRequest =
   /** Parts of snapshot `number` over the current state (core/compose.ts). */
   | { kind: "partial"; number: number; selection: PartialSelection }
   /** The current state without the change snapshot `number` recorded. */
-  | { kind: "revert"; number: number };
+  | { kind: "revert"; number: number }
+  /** The current state with lost work added back (core/find/rescue.ts). */
+  | { kind: "rescue"; rescue: RescueTarget };
 
 export interface RestoreOptions {
   force?: boolean;
@@ -136,6 +139,7 @@ function pending(capture: LiveCapture): Snapshot {
 }
 
 function resolveTarget(snaps: readonly SnapshotEntry[], request: RestoreRequest): Snapshot {
+  if (request.kind === "rescue") throw new Error("a rescue is a composed target");
   return "steps" in request ? navigationTarget(snaps, request.kind, request.steps) : readableSnapshot(snaps, request.number);
 }
 
@@ -151,6 +155,7 @@ function changeBase(snaps: readonly SnapshotEntry[], change: Snapshot): Snapshot
 /** The target of a partial restore or a revert, built over the state `now`. */
 async function composeTarget(repo: Repo, scratch: string, request: RestoreRequest, snaps: readonly SnapshotEntry[], now: CurrentState): Promise<ComposedTarget | null> {
   if (request.kind === "partial") return composePartial(repo, scratch, now, readableSnapshot(snaps, request.number), request.selection);
+  if (request.kind === "rescue") return composeRescue(repo, scratch, now, snaps, request.rescue);
   if (request.kind !== "revert") return null;
   const change = readableSnapshot(snaps, request.number);
   return composeRevert(repo, scratch, now, change, changeBase(snaps, change));

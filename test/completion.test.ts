@@ -76,9 +76,10 @@ function repoWithSnapshots(): TestRepo {
 const numbers = (r: TestRepo, cwd?: string): string[] =>
   (JSON.parse(r.undo(["list", "--json"], cwd ? { cwd } : {}).stdout) as { number: number }[]).map((s) => String(s.number));
 
-test.skipIf(noBash !== "")(`bash: git undo res<TAB> is restore; git undo <TAB> is every command${noBash}`, () => {
+test.skipIf(noBash !== "")(`bash: git undo rest<TAB> is restore; git undo <TAB> is every command${noBash}`, () => {
   const r = repoWithSnapshots();
-  expect(bashComplete(r, "git undo res")).toEqual(["restore"]);
+  expect(bashComplete(r, "git undo rest")).toEqual(["restore"]);
+  expect(bashComplete(r, "git undo res").sort()).toEqual(["rescue", "restore"]);
   // Read from `git undo -h` at run time: every command the CLI has, a new one too.
   expect(bashComplete(r, "git undo ").sort()).toEqual(COMMANDS.map((c) => c.name).sort());
   expect(bashComplete(r, "git undo help sh")).toEqual(["show"]);
@@ -105,8 +106,11 @@ test.skipIf(noBash !== "")(`bash: snapshot numbers for restore <TAB> and show --
   expect(bashComplete(r, "git undo show 2 --against ")).toEqual(all);
   expect(bashComplete(r, "git undo show 2 --against=")).toEqual(all);
   expect(bashComplete(r, `git undo restore -n ${all[0]!.slice(0, 1)}`)).toEqual(all.filter((n) => n.startsWith(all[0]!.slice(0, 1))));
-  // One number only; undo and redo take a count, not a snapshot.
+  // One number only (two for diff); undo and redo take a count, not a snapshot.
   expect(bashComplete(r, "git undo restore 2 ")).toEqual([]);
+  expect(bashComplete(r, "git undo diff ")).toEqual(all);
+  expect(bashComplete(r, "git undo diff 1 ")).toEqual(all);
+  expect(bashComplete(r, "git undo diff 1 2 ")).toEqual([]);
   expect(bashComplete(r, "git undo redo ")).toEqual([]);
   // A ref that is not ten digits is no snapshot.
   r.git(["update-ref", "refs/undo/snapshots/77", "HEAD"]);
@@ -146,6 +150,8 @@ _git-undo`;
   const snaps = r.snapshots();
   expect(run("", "undo", "restore")).toEqual(snaps.map((s) => `${s.number}:${s.summary}`));
   expect(run("", "git-undo", "show", "--against")).toEqual(snaps.map((s) => `${s.number}:${s.summary}`));
+  expect(run("", "undo", "diff", "2")).toEqual(snaps.map((s) => `${s.number}:${s.summary}`));
+  expect(run("", "undo", "diff", "2", "1")).toEqual([]);
   expect(run("", "undo")).toContain("restore:restore the state of snapshot <n>");
   expect(run("--", "undo", "restore").map((l) => l.split(":")[0])).toEqual(["--force", "--dry-run", "--skip-missing", "--staged", "--worktree", "--ref", "--stash", "--only"]);
 });
@@ -162,11 +168,13 @@ test.skipIf(!fish)(`fish: git-undo.fish parses, and completes commands, options 
     expect(p.stderr.toString()).toBe("");
     return p.stdout.toString().split("\n").filter(Boolean);
   };
-  expect(complete("git-undo res")).toEqual(["restore\trestore the state of snapshot <n>"]);
+  expect(complete("git-undo rest")).toEqual(["restore\trestore the state of snapshot <n>"]);
   expect(complete("git-undo restore --").map((l) => l.split("\t")[0]).sort()).toEqual(["--dry-run", "--force", "--only", "--ref", "--skip-missing", "--staged", "--stash", "--worktree"]);
   // Newest first, as `git undo list` shows them.
   expect(complete("git-undo restore ")).toEqual(r.snapshots().map((s) => `${s.number}\t${s.summary}`));
   expect(complete("git-undo restore 2 ")).toEqual([]);
+  expect(complete("git-undo diff 2 ")).toEqual(r.snapshots().map((s) => `${s.number}\t${s.summary}`));
+  expect(complete("git-undo diff 2 1 ")).toEqual([]);
 });
 
 test("install.sh links the completion scripts where each installed shell looks", () => {

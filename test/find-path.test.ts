@@ -35,7 +35,9 @@ describe("git undo log -- <pathspec>", () => {
     expect(numbersOf(r.ok("log", "--json", "-n", "2", "--", SPACED))).toEqual([6, 5]);
     // The usual list lines.
     const text = r.ok("log", "--", SPACED);
-    expect(text.split("\n").filter(Boolean).map((l) => /#(\d+)/.exec(l)![1])).toEqual(["6", "5", "4", "2"]);
+    expect(text.split("\n").filter((l) => l && !l.startsWith("you are at")).map((l) => /#(\d+)/.exec(l)![1])).toEqual(["6", "5", "4", "2"]);
+    // The position (#7) is not among them: the last line says where you are.
+    expect(text.trimEnd().split("\n").at(-1)).toBe("you are at #7");
 
     // From a subdirectory, a pathspec is relative to it, as in Git.
     mkdirSync(r.path("notes dir"), { recursive: true });

@@ -62,6 +62,13 @@ describe("@{<date>}", () => {
     expect(r.undo(["show", "1", "-p", "--against", "@{2020-01-02 11:00 +0000}"]).code).toBe(0);
     expect(r.undo(["show", "1", "-p", "--against", "@{2019-01-01}"]).code).toBe(1);
     expect(r.undo(["show", "twelve"]).stderr).toContain("'twelve' is not a snapshot number");
+    // Git's @{1} and @{-1} count back in a reflog: refused, never read as a date.
+    for (const arg of ["@{1}", "@{-1}", "@{ 2 }"]) {
+      const res = r.undo(["show", arg]);
+      expect(res.code).toBe(129);
+      expect(res.stderr).toBe(`error: '${arg}' is not a date: git undo takes a snapshot number (such as 12, from 'git undo list') or @{<date>} (such as @{yesterday}); 'git undo <N>' goes back N steps\n`);
+      expect(r.undo(["restore", arg, "--dry-run"]).code).toBe(129);
+    }
   });
 
   test("with no snapshots at all it says so", () => {

@@ -32,14 +32,16 @@ test("commit, amend, checkout, checkout -- file, resets, add, rm --cached, stash
   await step(() => r.git(["reset", "-q", "--hard", "HEAD~0"]), /^reset: moving to HEAD~0$/);
   r.write("new.txt", "new\n");
   await step(() => r.git(["add", "new.txt"]), /^staged: new\.txt$/);
-  await step(() => r.git(["rm", "-q", "--cached", "new.txt"]), /^unstaged: new\.txt$/);
+  await step(() => r.git(["rm", "-q", "--cached", "new.txt"]), /^removed from the index: new\.txt$/);
   // `git clean` runs no hook: the next snapshot (here one taken by hand) says what it did.
   r.git(["clean", "-q", "-f"]);
   expect(r.ok("snapshot")).toMatch(/removed untracked: new\.txt$/m);
   snaps = list(r);
   await step(() => r.git(["rm", "-q", "--cached", "a.txt"]), /^removed from the index: a\.txt$/);
-  await step(() => r.git(["reset", "-q", "a.txt"]), /^unstaged: a\.txt$/);
+  await step(() => r.git(["add", "a.txt"]), /^staged: a\.txt$/);
   r.write("a.txt", "staged then reset\n");
+  await step(() => r.git(["add", "a.txt"]), /^staged: a\.txt$/);
+  await step(() => r.git(["reset", "-q", "a.txt"]), /^unstaged: a\.txt$/);
   await step(() => r.git(["add", "a.txt"]), /^staged: a\.txt$/);
   // A second reset --hard to the same commit writes the same reflog line: the change itself is described.
   await step(() => r.git(["reset", "-q", "--hard", "HEAD~0"]), /^discarded: a\.txt$/);

@@ -3,7 +3,9 @@
 import { expect, test } from "bun:test";
 import type { SnapshotEntry } from "../core/format.ts";
 import { LazyCache } from "../cli/pick/lazy.ts";
-import { contentQuery, PickModel, rowsOf } from "../cli/pick/model.ts";
+import type { LostItem } from "../core/find/lost.ts";
+import { contentQuery, lostRowsOf, PickModel, rowsOf } from "../cli/pick/model.ts";
+import { renderFrame, type View } from "../cli/pick/render.ts";
 import { fit } from "../cli/pick/text.ts";
 import { setColor } from "../cli/ui.ts";
 
@@ -35,6 +37,11 @@ test("the filter matches number, summary, branch and changed paths; every word m
   expect(m.visible.map((r) => r.number)).toEqual([2]);
   m.setFilter("#3");
   expect(m.visible.map((r) => r.number)).toEqual([3]);
+  // #2 is snapshot 2, not #4 whose summary says "restore #2".
+  m.setFilter("#2");
+  expect(m.visible.map((r) => r.number)).toEqual([2]);
+  m.setFilter("restore #2");
+  expect(m.visible).toEqual([]);
   m.setFilter("feature");
   expect(m.visible.map((r) => r.number)).toEqual([4, 2]);
   m.setFilter("feature fix");
@@ -143,4 +150,59 @@ test("a filter starting with ? shows the rows a file search found, keeping the o
   m.setFilter("?parser");
   m.setFound("parser", new Set());
   expect(m.visible).toEqual([]);
+});
+
+const lostItems: LostItem[] = [
+  { kind: "stash", id: "4c0f7164d03cf56bdb43501f90309c8c3ee6b6e5", date: 1_700_000_100, reflogs: [], message: "On main: parser ideas", branch: "main", base: "b".repeat(40), index: "i".repeat(40), untracked: null, files: ["parse.c"] },
+  { kind: "commit", id: "8c9cd01df3916201d83322fd3cf019318ab32c5f", date: 1_700_000_050, reflogs: ["HEAD"], subject: "Add the lexer", branch: "main", branchFrom: "reflog", earlier: 0, base: null },
+  { kind: "file", id: "a50bcb6003fee24cd0dcb7d7da23c9150cd95457", date: null, reflogs: [], path: null, size: 5, lines: ["lost"], binary: false },
+];
+
+test("lost work is a section after the snapshots: the cursor runs into it, the filter keeps what matches, #n and ?text never", () => {
+  const m = new PickModel(rowsOf(snaps, 3));
+  m.setLost(lostRowsOf(lostItems, 7));
+  expect(m.length).toBe(7);
+  m.end();
+  expect(m.highlighted()).toBeUndefined();
+  expect(m.highlightedLost()?.lost.kind).toBe("file");
+  m.move(-2);
+  expect(m.highlightedLost()?.shortId).toBe("4c0f716");
+  m.move(-1);
+  expect(m.highlighted()?.number).toBe(1);
+  m.setFilter("parser");
+  expect(m.visible.map((r) => r.number)).toEqual([2]);
+  expect(m.visibleLost.map((r) => r.shortId)).toEqual(["4c0f716"]);
+  m.setFilter("lexer");
+  expect(m.visible).toEqual([]);
+  expect(m.highlightedLost()?.lost.kind).toBe("commit");
+  m.setFilter("#2");
+  expect(m.visibleLost).toEqual([]);
+  m.setFilter("?lost");
+  expect(m.visibleLost).toEqual([]);
+  m.setFilter("");
+  expect(m.length).toBe(7);
+});
+
+test("the picker draws the lost section under its title; its preview says what rescuing does, or how", () => {
+  const m = new PickModel(rowsOf(snaps, 3));
+  m.setLost(lostRowsOf(lostItems, 7));
+  const pending = () => ({ state: "pending" }) as const;
+  const view: View = { model: m, phase: "active", mode: "summary", diffTop: 0, typing: false, confirmYes: true, action: { kind: "restore" }, note: null, preview: pending, gist: pending };
+  m.end();
+  m.move(-2); // the stash entry
+  const frame = renderFrame(view, 140, 30);
+  expect(frame).toContain("4 snapshots · 3 lost");
+  expect(frame).toContain("lost work (no ref or snapshot holds it; Enter rescues)");
+  expect(frame).toContain("4c0f716");
+  expect(frame).toContain("Enter: comes back as the newest stash entry");
+  expect(frame).toContain("as git undo rescue 4c0f716 does");
+  expect(frame).toContain("Enter rescue");
+  expect(frame).toContain("files: parse.c");
+  m.end(); // the content no tree named
+  expect(renderFrame(view, 140, 30)).toContain("git undo rescue a50bcb6 -- <path>");
+  // A narrow terminal still shows the section and fits its width.
+  m.home();
+  const narrow = renderFrame(view, 70, 24).split("\n");
+  expect(narrow.join("\n")).toContain("lost work");
+  for (const l of narrow) expect(Bun.stringWidth(l)).toBeLessThanOrEqual(70);
 });

@@ -31,8 +31,12 @@ describe("dedupe", () => {
     const again = r.undo(["snapshot"]);
     expect(again).toEqual({ code: 1, stdout: "no change since #1\n", stderr: "" });
     expect(numbers(r)).toEqual([1]);
-    // A -m message does not make a state new either.
-    expect(r.undo(["snapshot", "-m", "just a label"]).stdout).toBe("no change since #1\n");
+    // A -m message is a bookmark: recorded even though nothing changed, with the same tree.
+    expect(r.undo(["snapshot", "-m", "just a label"])).toEqual({ code: 0, stdout: "#2 just a label\n", stderr: "" });
+    expect(numbers(r)).toEqual([1, 2]);
+    expect(snapshotRefs(r).map((s) => s.tree)).toEqual([snapshotRefs(r)[0]!.tree, snapshotRefs(r)[0]!.tree]);
+    // An empty message says nothing: deduped as without -m.
+    expect(r.undo(["snapshot", "-m", " "]).stdout).toBe("no change since #2\n");
   });
 
   test("a change snapshot is deduped too; a restore snapshot is always created", async () => {
@@ -99,7 +103,9 @@ describe("a lean recording", () => {
     r.write("a.c", "staged\n");
     r.git(["add", "a.c"]);
     r.write("a.c", "staged, then edited\n");
-    expect(spawns(r).length).toBeLessThanOrEqual(budget);
+    // The index changed at a path that also differs from the file: staged (add -p) or
+    // set back (reset)? The summary asks HEAD's tree in one more process.
+    expect(spawns(r).length).toBeLessThanOrEqual(budget + 1);
   });
 
   test("blobs the newest snapshot holds are not written again; after a gc, they are", () => {

@@ -3,7 +3,8 @@ import { userSummary } from "../../core/describe.ts";
 import { isReadable, type SnapshotEntry } from "../../core/format.ts";
 import { usage } from "../../core/errors.ts";
 import { escapeControls } from "../../core/validate.ts";
-import { pickaxeFlags, snapshotsBetween, snapshotsChanging, type Pickaxe } from "../../core/find.ts";
+import { lostChanging, pickaxeFlags, snapshotsBetween, snapshotsChanging, type Pickaxe } from "../../core/find.ts";
+import { findLost } from "../../core/find/lost.ts";
 import { checkStates, decodeNewest, decodeSnapshots, position } from "../../core/history.ts";
 import { openRepo, snapshotPrefixFor, type Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
@@ -98,6 +99,9 @@ export const list: Command = {
     "                              <string> occurs in a file (index or working",
     "                              tree) since the snapshot before, as git log -S",
     "    --pickaxe-regex           -S takes an extended regular expression",
+    "    --lost                    with -S or -G: lost work too (what no ref or",
+    "                              snapshot holds, as 'git undo rescue' lists it),",
+    "                              listed after the snapshots",
     "    -G <regex>                only snapshots that added or removed a line",
     "                              matching <regex> since the snapshot before",
     "    -- <pathspec>...          only snapshots in which a matching path changed",
@@ -114,6 +118,7 @@ export const list: Command = {
     S: { type: "string", short: "S" },
     G: { type: "string", short: "G" },
     "pickaxe-regex": { type: "boolean" },
+    lost: { type: "boolean" },
     "all-worktrees": { type: "boolean" },
     json: { type: "boolean" },
   },
@@ -127,6 +132,10 @@ export const list: Command = {
     const search: Pickaxe = { string: str(values.S), lines: str(values.G), regex: Boolean(values["pickaxe-regex"]) };
     const pickaxe = search.string !== undefined || search.lines !== undefined || search.regex ? search : undefined;
     if (pickaxe) pickaxeFlags(pickaxe); // refused before anything is read
+    if (values.lost && !pickaxe) throw usage("--lost goes with -S or -G (git undo log -S <text> --lost); 'git undo rescue' lists all lost work");
+    // Lost work is searched beside the snapshots.
+    const lost = values.lost && pickaxe ? findLost(repo).then(async (work) => ({ work, items: await lostChanging(repo, work, pickaxe) })) : null;
+    lost?.catch(() => {}); // awaited below
     // Paths only after `--`, as `git log -- <path>` (a lost file need not exist): the words
     // after the command line's first `--` are the last positionals; any other is refused.
     const end = process.argv.indexOf("--");
@@ -154,11 +163,16 @@ export const list: Command = {
       shown.set(q, await checkStates(repo, [...pool].reverse().slice(0, limit ?? pool.length)));
     }
     const newestFirst = (q: Sequence) => shown.get(q)!;
+    const found = lost ? await lost : null;
+    const lostShown = found ? found.items.slice(0, limit ?? found.items.length) : [];
+    // Their words load only when asked for (they bring the size words of `snapshot`).
+    const { lostLines, title } = found ? await import("../lost-words.ts") : { lostLines: null, title: null };
     if (values.json) {
-      const rows = seqs.flatMap((q) => {
+      const rows: unknown[] = seqs.flatMap((q) => {
         const p = position(q.snapshots);
         return newestFirst(q).map((s) => snapshotJson(s, p, values["all-worktrees"] ? q.worktree : undefined));
       });
+      for (const i of lostShown) rows.push({ lost: i.kind, id: i.id, shortId: i.id.slice(0, found!.work.abbrev), date: i.date === null ? null : isoDate(i.date), summary: title!(i) });
       json(rows);
       return 0;
     }
@@ -184,6 +198,11 @@ export const list: Command = {
       for (const s of rows) out(line(s, p, cols));
       // The `*` is further down than the rows shown (-n, a range, a path): say where it is.
       if (p !== null && !rows.some((s) => s.number === p)) out(`you are at #${p}`);
+    }
+    if (found) {
+      out();
+      out(color.bold(lostShown.length ? "lost work ('git undo rescue <id>' brings it back):" : "no lost work found"));
+      for (const l of lostLines!(lostShown, found.work.abbrev)) out(`  ${l}`);
     }
     return 0;
   },

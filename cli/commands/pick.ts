@@ -18,6 +18,12 @@ import { PickPrompt, type PickChoice } from "../pick/prompt.ts";
 import { actionDoing } from "../pick/render.ts";
 import type { Part } from "../../core/compose.ts";
 import { runRestore } from "./undo.ts";
+import { findLost, lostPreviews, stashFiles, type LostFile, type LostStash } from "../../core/find/lost.ts";
+import { rescueTarget } from "../../core/find/rescue.ts";
+import { lostRowsOf } from "../pick/model.ts";
+
+/** The most lost items the picker lists (`git undo rescue` lists them all). */
+const LOST_SHOWN = 500;
 
 export const pick: Command = {
   name: "pick",
@@ -28,7 +34,8 @@ export const pick: Command = {
     "    typing                              filter by number, summary, branch or file",
     "    ?text                               only the snapshots whose files hold text",
     "    Tab                                 preview: what changes / Git's diff",
-    "    Enter                               restore (after confirming)",
+    "    Enter                               restore (after confirming); on lost work",
+    "                                        (listed after the snapshots): rescue it",
     "    Ctrl-R                              revert: take out only the highlighted change",
     "    Ctrl-F                              in Git's diff: restore only the file in view",
     "    Esc                                 back: confirmation, then filter, then leave",
@@ -55,6 +62,19 @@ export const pick: Command = {
     const search = (text: string) => snapshotsHolding(repo, readable, text);
     const prompt = new PickPrompt({ model, previews: lazyPreviews(repo, from), search });
 
+    // Lost work (what no ref or snapshot holds) is found in the background and listed after the snapshots.
+    const lost = findLost(repo).then(async (work) => {
+      const shown = work.items.slice(0, LOST_SHOWN);
+      await Promise.all([
+        stashFiles(repo, shown.filter((i): i is LostStash => i.kind === "stash")),
+        lostPreviews(repo, shown.filter((i): i is LostFile => i.kind === "file")),
+      ]);
+      model.setLost(lostRowsOf(shown, work.abbrev));
+      prompt.redraw();
+      return work;
+    });
+    lost.catch(() => {}); // no section then: the snapshots are the picker's business
+
     // File paths for the filter arrive in the background; the list does not wait for them.
     void changedPaths(repo, snaps)
       .then((paths) => {
@@ -73,6 +93,12 @@ export const pick: Command = {
     }
     const { number, action } = chosen as PickChoice;
     out(`${color.green("◇")}  ${actionDoing(action, number)}`);
+    if (action.kind === "rescue") {
+      // Exactly `git undo rescue <id>`: a named content goes back to its path.
+      const work = await lost;
+      const item = work.items.find((i) => i.id.startsWith(action.id))!;
+      return runRestore({ kind: "rescue", rescue: rescueTarget(work, action.id, item.kind === "file" ? item.path : null) }, {});
+    }
     // Exactly `git undo restore <n>`, `revert <n>` or `restore <n> -- <path>`: the same checks, restore and report.
     if (action.kind === "revert") return runRestore({ kind: "revert", number }, {});
     if (action.kind === "file") {

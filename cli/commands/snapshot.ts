@@ -15,7 +15,15 @@ export function leftOutLine(files: readonly LeftOutFile[], limit: number): strin
 
 export const snapshot: Command = {
   name: "snapshot",
-  usage: "git undo snapshot [-m <message>]\n\n    -m, --message <message>   the summary line (default: what changed)",
+  usage: [
+    "git undo snapshot [-m <message>]",
+    "",
+    "Records the current state now. Without -m, nothing is recorded when nothing",
+    "changed since the latest snapshot (exit 1); with -m it is always recorded, so",
+    "a state can be bookmarked under a name.",
+    "",
+    "    -m, --message <message>   the summary line (default: what changed)",
+  ].join("\n"),
   options: { message: { type: "string", short: "m" } },
   argumentHint: "use -m for a message",
   async run({ values }) {
@@ -23,7 +31,8 @@ export const snapshot: Command = {
     // An empty -m says nothing: describe the change instead, as without -m.
     const given = str(values.message);
     const message = given !== undefined && foldSummary(given) !== "" ? given : undefined;
-    const result = await record(repo, { kind: "manual", ...(message !== undefined ? { message } : {}) });
+    // A message makes a bookmark: recorded even when nothing changed since the latest snapshot.
+    const result = await record(repo, { kind: "manual", ...(message !== undefined ? { message, always: true } : {}) });
     if (result.created) out(`#${result.snapshot.number} ${escapeControls(result.snapshot.summary)}`);
     else out(`no change since #${result.latest.number}`);
     const leftOut = result.capture.leftOut;

@@ -36,7 +36,7 @@ export async function runRestore(request: RestoreRequest, values: Parsed["values
   // restore reads the state (which would fill <gitdir>/undo with its caches).
   if (!hooksEnabled(repo) && !(await scanNewestUndoRefs(repo, repo.snapshotPrefix, 1)).length) {
     if ("steps" in request) throw refuse(`nothing to ${request.kind}: ${RECORDING_OFF}`);
-    throw fatal(`no snapshot #${request.number}: ${RECORDING_OFF}`);
+    if ("number" in request) throw fatal(`no snapshot #${request.number}: ${RECORDING_OFF}`);
   }
   const force = Boolean(values.force);
   const result = await restore(repo, request, { force, dryRun: Boolean(values["dry-run"]), skipMissing: Boolean(values["skip-missing"]) });

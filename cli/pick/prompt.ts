@@ -8,6 +8,7 @@ import { isReadable, type Snapshot } from "../../core/format.ts";
 import { LazyCache } from "./lazy.ts";
 import type { PickModel, Row } from "./model.ts";
 import type { PreviewSource } from "./preview.ts";
+import { rescueOutcome } from "../lost-words.ts";
 import { renderFrame, type Phase, type PickAction, type PreviewMode, type View } from "./render.ts";
 
 /** The picker's answer: a snapshot and what to do with it. */
@@ -131,10 +132,10 @@ export class PickPrompt extends Prompt<PickChoice> {
       return true;
     }
     if (v.model.filter) {
-      const before = v.model.highlighted();
+      const before = v.model.cursor;
       v.typing = false;
       v.model.setFilter("");
-      if (v.model.highlighted() !== before) v.diffTop = 0;
+      if (v.model.cursor !== before) v.diffTop = 0;
       return true;
     }
     if (v.typing) {
@@ -177,6 +178,19 @@ export class PickPrompt extends Prompt<PickChoice> {
   /** Ask before doing `action` with the highlighted snapshot. */
   private confirm(action: PickAction): void {
     const v = this.view;
+    const lost = v.model.highlightedLost();
+    if (lost) {
+      // Lost work is rescued, not restored or reverted.
+      const outcome = rescueOutcome(lost.lost, lost.shortId.length);
+      if (action.kind !== "restore") v.note = "on lost work, Enter rescues it";
+      else if (!outcome.can) v.note = outcome.text;
+      else {
+        v.action = { kind: "rescue", id: lost.shortId, what: lost.lost.kind };
+        v.confirmYes = true;
+        this.setPhase("confirm");
+      }
+      return;
+    }
     const row = v.model.highlighted();
     if (!row) return;
     if (!isReadable(row.entry)) {
@@ -224,8 +238,8 @@ export class PickPrompt extends Prompt<PickChoice> {
     if (v.phase === "confirm") {
       const row = m.highlighted();
       if (char === "y" || char === "Y" || (name === "return" && v.confirmYes)) {
-        if (row && isReadable(row.entry)) {
-          this.value = { number: row.number, action: v.action };
+        if (v.action.kind === "rescue" ? m.highlightedLost() : row && isReadable(row.entry)) {
+          this.value = { number: row?.number ?? 0, action: v.action };
           this.state = "submit";
         }
       } else if (char === "n" || char === "N" || name === "return") {
@@ -240,9 +254,9 @@ export class PickPrompt extends Prompt<PickChoice> {
       v.diffTop = Math.max(0, v.diffTop + by);
     };
     const move = (f: () => void) => {
-      const before = m.highlighted();
+      const before = m.highlighted() ?? m.highlightedLost();
       f();
-      if (m.highlighted() !== before) v.diffTop = 0;
+      if ((m.highlighted() ?? m.highlightedLost()) !== before) v.diffTop = 0;
     };
     switch (name) {
       case "up":

@@ -6,7 +6,8 @@ import { userSummary } from "../../core/describe.ts";
 import { isReadable } from "../../core/format.ts";
 import { color, relativeAge } from "../ui.ts";
 import type { Lazy } from "./lazy.ts";
-import type { PickModel, Row } from "./model.ts";
+import { details, rescueOutcome, title } from "../lost-words.ts";
+import type { LostRow, PickModel, Row } from "./model.ts";
 import { fit, printable, width } from "./text.ts";
 import { fitHints, type Hint } from "../wrap.ts";
 
@@ -25,8 +26,8 @@ export const SYMBOL = {
 
 export type PreviewMode = "summary" | "diff";
 
-/** What the confirmation asks about: the whole state, the highlighted change taken out, or one file. */
-export type PickAction = { kind: "restore" } | { kind: "revert" } | { kind: "file"; path: string };
+/** What the confirmation asks about: the whole state, the highlighted change taken out, one file, or lost work brought back. */
+export type PickAction = { kind: "restore" } | { kind: "revert" } | { kind: "file"; path: string } | { kind: "rescue"; id: string; what: string };
 export type Phase = "active" | "confirm" | "submit" | "cancel";
 
 export interface View {
@@ -79,19 +80,57 @@ function rowLine(row: Row, highlighted: boolean, numWidth: number, branchWidth: 
   return highlighted ? `\x1b[7m${line}\x1b[27m` : line;
 }
 
+/** A row of lost work: its kind, id, age and what it is. */
+function lostRowLine(row: LostRow, highlighted: boolean, cols: number): string {
+  const pointer = highlighted ? color.cyan(SYMBOL.on) : color.dim(SYMBOL.off);
+  const l = row.lost;
+  const age = (l.date === null ? "?" : shortAge(l.date)).padStart(3);
+  const what = highlighted ? printable(title(l)) : color.dim(printable(title(l)));
+  const line = fit(`${pointer}  ${color.yellow(row.shortId)} ${color.dim(age)} ${color.magenta(l.kind.padEnd(6))} ${what}`, cols, highlighted);
+  return highlighted ? `\x1b[7m${line}\x1b[27m` : line;
+}
+
+/** The line that opens the lost work's section. */
+const LOST_HEADER = "lost work (no ref or snapshot holds it; Enter rescues)";
+
 function listLines(v: View, height: number, cols: number): string[] {
   const m = v.model;
-  if (!m.visible.length) return [color.dim(m.rows.length ? "no snapshot matches the filter" : "no snapshots yet")];
-  const top = m.scroll(height);
+  if (!m.length) return [color.dim(m.rows.length ? "no snapshot matches the filter" : "no snapshots yet")];
+  // The lost work's section takes a line for its title.
+  const rowsHigh = m.visibleLost.length ? Math.max(1, height - 1) : height;
+  const top = m.scroll(rowsHigh);
   const numWidth = String(m.rows[0]?.number ?? 0).length + 1;
-  const shown = m.visible.slice(top, top + height);
+  const shown = m.visible.slice(top, top + rowsHigh);
   // Branch names line up, but never take more than a quarter of the line.
   const longest = Math.max(4, ...shown.map((r) => (isReadable(r.entry) ? width(printable(r.entry.trailers.head)) : 0)));
   const branchWidth = Math.min(longest, 16, Math.max(6, Math.floor(cols / 4)));
-  return shown.map((r, i) => rowLine(r, top + i === m.cursor, numWidth, branchWidth, cols));
+  const lines = shown.map((r, i) => rowLine(r, top + i === m.cursor, numWidth, branchWidth, cols));
+  for (let i = Math.max(top, m.visible.length); i < top + rowsHigh && i < m.length; i++) {
+    if (i === m.visible.length) lines.push(fit(color.dim(`${SYMBOL.h.repeat(2)} ${LOST_HEADER} ${SYMBOL.h.repeat(2)}`), cols));
+    lines.push(lostRowLine(m.visibleLost[i - m.visible.length]!, i === m.cursor, cols));
+  }
+  return lines;
+}
+
+/** The preview of lost work: what it is, what it holds, and what rescuing it does. */
+function lostPreview(row: LostRow, height: number): string[] {
+  const l = row.lost;
+  const out = rescueOutcome(l, row.shortId.length);
+  const lines = [
+    `${color.bold(`${l.kind} ${row.shortId}`)} ${color.dim(`· ${l.date === null ? "time unknown" : relativeAge(l.date)}`)}`,
+    `  ${printable(title(l))}`,
+    ...details(l).map((d) => `  ${printable(d)}`),
+    "",
+    ...(out.can
+      ? [`Enter: ${out.text}`, color.dim(`  as git undo rescue ${row.shortId} does; plain git undo takes it back`)]
+      : [color.yellow("no tree named it; to write it to a new file:"), `  git undo rescue ${row.shortId} -- <path>`]),
+  ];
+  return lines.slice(0, Math.max(1, height));
 }
 
 function previewLines(v: View, height: number): { title: string; lines: string[] } {
+  const lost = v.model.highlightedLost();
+  if (lost) return { title: "what rescuing it does", lines: lostPreview(lost, height) };
   const row = v.model.highlighted();
   const title = v.mode === "diff" ? `diff: now -> #${row?.number ?? "?"}` : "what restoring it does";
   if (!row) return { title, lines: [] };
@@ -117,8 +156,9 @@ function previewLines(v: View, height: number): { title: string; lines: string[]
   return { title: title + more, lines: p.value.slice(top, top + height) };
 }
 
-/** `Restore #12`, `Revert #12`, `Restore src/a.c from #12`. */
+/** `Restore #12`, `Revert #12`, `Restore src/a.c from #12`, `Rescue stash 4c0f716`. */
 export function actionQuestion(action: PickAction, number: number): string {
+  if (action.kind === "rescue") return `Rescue ${action.what} ${action.id}`;
   if (action.kind === "revert") return `Revert #${number}`;
   if (action.kind === "file") return `Restore ${printable(action.path)} from #${number}`;
   return `Restore #${number}`;
@@ -126,6 +166,7 @@ export function actionQuestion(action: PickAction, number: number): string {
 
 /** `restoring #12`, `reverting #12`, `restoring src/a.c from #12`: the line left as the picker closes. */
 export function actionDoing(action: PickAction, number: number): string {
+  if (action.kind === "rescue") return `rescuing ${action.what} ${action.id}`;
   if (action.kind === "revert") return `reverting #${number}`;
   if (action.kind === "file") return `restoring ${printable(action.path)} from #${number}`;
   return `restoring #${number}`;
@@ -133,6 +174,7 @@ export function actionDoing(action: PickAction, number: number): string {
 
 /** What a revert or a one-file restore does, for the confirmation (a whole restore shows its plan). */
 function actionGist(action: PickAction, number: number): string | null {
+  if (action.kind === "rescue") return "recorded first and checked like every restore; plain git undo takes it back";
   if (action.kind === "revert") return `take out only what #${number} changed, keeping everything done since (checked before anything changes)`;
   if (action.kind === "file") return `only this file and its index entry as #${number} had them; everything else stays`;
   return null;
@@ -146,6 +188,7 @@ function footer(v: View, cols: number): string {
     return `${color.bold(`${actionQuestion(v.action, row?.number ?? 0)}?`)}  ${yes} / ${no}  ${color.dim("y/n · Esc back")}`;
   }
   if (v.note) return color.yellow(v.note);
+  if (v.model.highlightedLost()) return color.dim(fitHints([{ text: "↑↓ move", rank: 2 }, { text: "type to filter", rank: 0 }, { text: "Enter rescue", rank: 6 }, { text: "Esc quit", rank: 7 }], cols - FOOTER_LEAD));
   // Whole hints, in this order; where they do not all fit, the lowest ranks go first.
   const diff = v.mode === "diff";
   const wide = cols >= 90;
@@ -177,7 +220,8 @@ export function renderFrame(v: View, columns: number, rows: number): string {
   const bar = color.cyan(SYMBOL.bar);
   const count = m.filter ? `${m.visible.length} of ${m.rows.length}` : `${m.rows.length}`;
   const searching = m.pendingSearch() !== null ? " · searching files…" : "";
-  const head = fit(`${color.cyan(SYMBOL.active)}  ${color.bold("Pick a state to restore")}  ${color.dim(`${count} snapshots${searching}`)}`, cols);
+  const lost = m.lostRows.length ? ` · ${m.filter ? `${m.visibleLost.length} of ` : ""}${m.lostRows.length} lost` : "";
+  const head = fit(`${color.cyan(SYMBOL.active)}  ${color.bold("Pick a state to restore")}  ${color.dim(`${count} snapshots${lost}${searching}`)}`, cols);
   const filter =
     m.filter || v.typing
       ? `filter: ${printable(m.filter)}${color.cyan("█")}`
@@ -200,7 +244,7 @@ export function renderFrame(v: View, columns: number, rows: number): string {
       lines.push(fit(`${bar}  ${l} ${color.dim(SYMBOL.bar)} ${fit(r, right)}`, cols));
     }
   } else {
-    const listHeight = Math.max(2, Math.min(m.visible.length || 1, Math.floor((body - 1) * 0.45)));
+    const listHeight = Math.max(2, Math.min(m.length + (m.visibleLost.length ? 1 : 0) || 1, Math.floor((body - 1) * 0.45)));
     const pvHeight = body - 1 - listHeight;
     for (const l of listLines(v, listHeight, inner)) lines.push(fit(`${bar}  ${l}`, cols));
     for (let i = lines.length - 2; i < listHeight; i++) lines.push(bar);
@@ -209,7 +253,10 @@ export function renderFrame(v: View, columns: number, rows: number): string {
     lines.push(fit(`${color.cyan(SYMBOL.connect)}${color.dim(SYMBOL.h.repeat(2) + title + SYMBOL.h.repeat(Math.max(0, cols - 3 - width(title))))}`, cols));
     for (let i = 0; i < pvHeight; i++) lines.push(fit(`${bar}  ${pv.lines[i] ?? ""}`, cols));
   }
-  if (confirming && row) {
+  const lostRow = m.highlightedLost();
+  if (confirming && lostRow) {
+    lines.push(fit(`${color.cyan(SYMBOL.connect)}  ${color.bold(`${lostRow.shortId}:`)} ${rescueOutcome(lostRow.lost, lostRow.shortId.length).text}; ${actionGist(v.action, 0)}`, cols));
+  } else if (confirming && row) {
     const gist = v.gist(row);
     const own = actionGist(v.action, row.number);
     const plan = own ?? (gist.state === "ready" ? printable(gist.value) : gist.state === "pending" ? color.dim("…") : color.red(printable(gist.error.message)));

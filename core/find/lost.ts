@@ -1,0 +1,541 @@
+// Work that no ref and no snapshot holds any more, found in the object
+// database: dropped stash entries, lost commits (amended, reset away, on a
+// deleted branch), and file contents that were staged, or recorded by a
+// snapshot deleted since, and never committed. Git says which objects nothing
+// reaches (one `git fsck --unreachable --no-reflogs`, beside one listing of
+// every reflog); what they are is read in batches (cat-file), never one
+// process per object.
+import { lstatSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { decodeBytes, KEEP_MESSAGE, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, type ObjectId } from "../format.ts";
+import { objectSizes, readObjects } from "../objects.ts";
+import { hashLengthOf, type Repo } from "../repo.ts";
+import { phase } from "../trace.ts";
+import { parseRawTree, type RawTreeEntry } from "../validate.ts";
+import { diffTreePairs } from "./tree-diff.ts";
+
+interface LostBase {
+  /** What `git undo rescue <id>` names: the stash commit, the commit, the blob. */
+  id: ObjectId;
+  /** Unix seconds: a commit's committer date, a loose blob's modification time; null when nothing tells. */
+  date: number | null;
+  /** The refs whose reflog still reaches it (`HEAD`, `refs/heads/main`), when only a reflog does; else empty. */
+  reflogs: string[];
+}
+
+/** A stash entry that is no longer in the stash list. */
+export interface LostStash extends LostBase {
+  kind: "stash";
+  /** Its message as `git stash list` showed it: `WIP on main: 1a2b3c4 subject`, `On main: message`. */
+  message: string;
+  /** The branch it was made on, as its message says. */
+  branch: string | null;
+  /** The commit it was made on, its index commit and its untracked files' commit (null: none). */
+  base: ObjectId;
+  index: ObjectId;
+  untracked: ObjectId | null;
+  /** The files it holds (changed in the working tree or the index, or untracked); filled by lostFiles. */
+  files: string[];
+}
+
+/** A commit nothing reaches but maybe a reflog: the newest of a run of lost commits. */
+export interface LostCommit extends LostBase {
+  kind: "commit";
+  subject: string;
+  /** The branch it was on, as a reflog (the branch's own, or HEAD's) or a message suggests. */
+  branch: string | null;
+  branchFrom: "reflog" | "message" | null;
+  /** How many lost commits come before it (its ancestors that nothing else reaches). */
+  earlier: number;
+  /** Its nearest ancestor along first parents that is not lost (null: the lost run starts at a root). */
+  base: ObjectId | null;
+}
+
+/** A file content no commit holds. */
+export interface LostFile extends LostBase {
+  kind: "file";
+  /** The path a tree gave it (a deleted snapshot's index or working tree, a tree no commit holds); null when none did. */
+  path: string | null;
+  size: number;
+  /** Its first lines (empty for a binary or very large content, or before lostPreviews). */
+  lines: string[];
+  binary: boolean;
+}
+
+export type LostItem = LostStash | LostCommit | LostFile;
+
+/** A commit read from the object database. */
+export interface LostCommitObject {
+  id: ObjectId;
+  tree: ObjectId;
+  parents: ObjectId[];
+  date: number | null;
+  message: string;
+  /** Written by git-undo: a snapshot commit (deleted since) or a keep commit. */
+  ownCommit: boolean;
+}
+
+export interface LostWork {
+  /** Newest first (items without a date last). */
+  items: LostItem[];
+  /** Every unreachable commit read, by id (lost commits before a listed one can be rescued too). */
+  commits: Map<ObjectId, LostCommitObject>;
+  /** Commits that belong to a stash entry (its index and untracked commits), by id, with the entry's id. */
+  stashParts: Map<ObjectId, ObjectId>;
+  /** Unreachable blobs, with their size. */
+  blobs: Map<ObjectId, number>;
+  /** The shortest prefix length (at least 7) that tells every unreachable object apart. */
+  abbrev: number;
+}
+
+/** The most of a content read to show its first lines. */
+const PREVIEW_BYTES = 64 * 1024;
+const PREVIEW_LINES = 3;
+
+/**
+ * Every lost stash entry, lost commit (the newest of each run) and lost file
+ * content, newest first. What the current stash list holds is never lost.
+ */
+export function findLost(repo: Repo): Promise<LostWork> {
+  return phase("find lost work", () => lostWork(repo));
+}
+
+async function lostWork(repo: Repo): Promise<LostWork> {
+  const [unreachable, reflogs] = await Promise.all([unreachableObjects(repo), readReflogs(repo)]);
+  const walkable = [...unreachable].filter(([, type]) => type === "commit" || type === "tree").map(([id]) => id);
+  const blobIds = [...unreachable].filter(([, type]) => type === "blob").map(([id]) => id);
+  const [objects, sizes] = await Promise.all([readObjects(repo, walkable), objectSizes(repo, blobIds)]);
+
+  const hashBytes = hashLengthOf(repo);
+  const commits = new Map<ObjectId, LostCommitObject>();
+  const trees = new Map<ObjectId, RawTreeEntry[]>();
+  for (const o of objects) {
+    if (!o) continue;
+    if (o.type === "commit") commits.set(o.oid, parseCommit(o.oid, o.content));
+    else if (o.type === "tree") {
+      try {
+        trees.set(o.oid, parseRawTree(o.content, hashBytes));
+      } catch {
+        /* a damaged tree names nothing */
+      }
+    }
+  }
+  const blobs = new Map<ObjectId, number>();
+  blobIds.forEach((id, i) => {
+    const s = sizes[i];
+    if (s) blobs.set(id, s.size);
+  });
+
+  // The stash list (refs/stash's reflog) is the user's, not lost: its entries and all they hold are set aside.
+  const stashList = new Set(reflogs.filter((l) => l.ref === "refs/stash").map((l) => l.commit));
+  const byCommit = new Map<ObjectId, ReflogLine[]>();
+  for (const l of reflogs) {
+    if (l.ref === "refs/stash") continue;
+    const list = byCommit.get(l.commit) ?? [];
+    list.push(l);
+    byCommit.set(l.commit, list);
+  }
+
+  // Stash entries: their index and untracked commits are parts of them, not commits of their own.
+  const stashes: LostStash[] = [];
+  const stashParts = new Map<ObjectId, ObjectId>();
+  const held = new Set<ObjectId>(); // commits the stash list holds
+  for (const c of commits.values()) {
+    const shape = stashShape(c, commits);
+    if (!shape) continue;
+    stashParts.set(shape.index, c.id);
+    if (shape.untracked) stashParts.set(shape.untracked, c.id);
+    if (stashList.has(c.id)) {
+      held.add(c.id);
+      continue;
+    }
+    const subject = firstLine(c.message);
+    stashes.push({
+      kind: "stash",
+      id: c.id,
+      date: c.date,
+      reflogs: reflogNames(byCommit.get(c.id)),
+      message: subject,
+      branch: shape.branch,
+      base: c.parents[0]!,
+      index: shape.index,
+      untracked: shape.untracked,
+      files: [],
+    });
+  }
+  // What the stash list holds reaches back through the commits it was made on.
+  const heldCommits = ancestorsWithin(commits, [...held], (id) => !commits.get(id)?.ownCommit);
+
+  // Lost commits: the user's (not git-undo's, not a stash entry or part of one, not the stash list's).
+  const lost = new Set<ObjectId>();
+  const stashIds = new Set(stashes.map((s) => s.id));
+  for (const c of commits.values()) {
+    if (c.ownCommit || stashParts.has(c.id) || heldCommits.has(c.id) || stashIds.has(c.id)) continue;
+    lost.add(c.id);
+  }
+  const isParent = new Set<ObjectId>();
+  for (const id of lost) for (const p of commits.get(id)!.parents) if (lost.has(p)) isParent.add(p);
+  const stashBranch = new Map<ObjectId, string>();
+  for (const s of stashes) if (s.branch) stashBranch.set(s.base, s.branch);
+  const headBranches = headBranchAt(reflogs);
+  const lostCommits: LostCommit[] = [];
+  for (const id of lost) {
+    if (isParent.has(id)) continue;
+    const c = commits.get(id)!;
+    const lines = byCommit.get(id);
+    const fromReflog = lines ? branchOf(lines, headBranches) : null;
+    const fromMessage = fromReflog ? null : (stashBranch.get(id) ?? branchInMessage(c.message));
+    lostCommits.push({
+      kind: "commit",
+      id,
+      date: c.date,
+      reflogs: reflogNames(lines),
+      subject: firstLine(c.message),
+      branch: fromReflog ?? fromMessage,
+      branchFrom: fromReflog ? "reflog" : fromMessage ? "message" : null,
+      earlier: ancestorsWithin(commits, c.parents, (p) => lost.has(p)).size,
+      base: baseOf(commits, lost, c),
+    });
+  }
+
+  // File contents: those no lost commit or stash entry holds (theirs come back with them),
+  // named by the trees that are left: a deleted snapshot's, or one no commit holds.
+  const covered = new Set<ObjectId>();
+  const treeOfCommit = new Set<ObjectId>();
+  for (const c of commits.values()) {
+    treeOfCommit.add(c.tree);
+    if (!c.ownCommit) blobsUnder(trees, c.tree, covered);
+  }
+  const named = nameBlobs(repo, trees, commits, treeOfCommit);
+  const objectsDir = join(repo.commonDir, "objects");
+  const files: LostFile[] = [];
+  for (const [id, size] of blobs) {
+    if (covered.has(id) || named.internal.has(id)) continue;
+    const name = named.paths.get(id);
+    files.push({ kind: "file", id, date: looseTime(objectsDir, id) ?? name?.date ?? null, reflogs: [], path: name?.path ?? null, size, lines: [], binary: false });
+  }
+  const kept = await withoutCurrentFiles(repo, files);
+
+  const items: LostItem[] = [...stashes, ...lostCommits, ...kept].sort(newestFirst);
+  return { items, commits, stashParts, blobs, abbrev: abbreviation([...unreachable.keys()]) };
+}
+
+const KIND_ORDER: Record<LostItem["kind"], number> = { stash: 0, commit: 1, file: 2 };
+
+function newestFirst(a: LostItem, b: LostItem): number {
+  if (a.date !== b.date) return a.date === null ? 1 : b.date === null ? -1 : b.date - a.date;
+  return KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** `git fsck`'s unreachable objects (reflogs not counted), by id with their type. */
+async function unreachableObjects(repo: Repo): Promise<Map<ObjectId, string>> {
+  // --connectivity-only: which objects are reachable is all we ask, not whether each is intact.
+  // fsck exits non-zero when it meets damage; what it listed is still right.
+  const r = await repo.git.run(["fsck", "--connectivity-only", "--unreachable", "--no-reflogs", "--no-progress"], { okExit: Array.from({ length: 63 }, (_, i) => i + 1) });
+  const found = new Map<ObjectId, string>();
+  for (const line of new TextDecoder().decode(r.stdout).split("\n")) {
+    const m = /^unreachable (commit|tree|blob|tag) ([0-9a-f]{40,64})$/.exec(line);
+    if (m) found.set(m[2]!, m[1]!);
+  }
+  return found;
+}
+
+/** One entry of a reflog: the ref, the commit it took, and Git's message for it. */
+export interface ReflogLine {
+  ref: string;
+  commit: ObjectId;
+  message: string;
+}
+
+/** Every reflog entry (snapshot refs left out), newest first per ref, in one Git process, whatever the ref storage. */
+async function readReflogs(repo: Repo): Promise<ReflogLine[]> {
+  // A reflog naming a pruned commit stops Git's walk with an error: what it printed stands.
+  const r = await repo.git.run(["reflog", "show", "--exclude=refs/undo/*", "--all", "--format=%H%x00%gD%x00%gs"], { okExit: [128] });
+  const lines: ReflogLine[] = [];
+  for (const line of decodeBytes(r.stdout).split("\n")) {
+    const [commit, selector, message] = line.split("\0");
+    if (!commit || selector === undefined || message === undefined) continue;
+    const at = selector.lastIndexOf("@{");
+    lines.push({ commit, ref: at < 0 ? selector : selector.slice(0, at), message });
+  }
+  return lines;
+}
+
+/** The refs whose reflogs hold a commit, HEAD first. */
+function reflogNames(lines: readonly ReflogLine[] | undefined): string[] {
+  return [...new Set((lines ?? []).map((l) => l.ref))].sort((a, b) => (a === "HEAD" ? -1 : b === "HEAD" ? 1 : a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * The branch HEAD was on at each of its reflog entries, as Git's messages say
+ * (`checkout: moving from a to b`, `rebase (finish): returning to refs/heads/b`),
+ * keyed by the entry; null where HEAD was detached or nothing says.
+ */
+function headBranchAt(reflogs: readonly ReflogLine[]): Map<ReflogLine, string | null> {
+  const head = reflogs.filter((l) => l.ref === "HEAD").reverse(); // oldest first
+  const at = new Map<ReflogLine, string | null>();
+  const moving = (m: string) => /^checkout: moving from (.+) to (.+)$/.exec(m);
+  const branch = (name: string) => (/^[0-9a-f]{40,64}$/.test(name) ? null : name);
+  // Before the first checkout, HEAD was on the branch that checkout left.
+  const first = head.map((l) => moving(l.message)).find(Boolean);
+  let on: string | null = first ? branch(first[1]!) : null;
+  for (const l of head) {
+    const move = moving(l.message);
+    const back = /^rebase(?: -i)? \(finish\): returning to refs\/heads\/(.+)$/.exec(l.message);
+    if (move) on = branch(move[2]!);
+    else if (back) on = back[1]!;
+    else if (/^rebase(?: -i)? \(start\)/.test(l.message)) on = null;
+    at.set(l, on);
+  }
+  return at;
+}
+
+/** The branch the reflog entries naming a commit suggest: a branch's own reflog first, then the branch HEAD was on. */
+function branchOf(lines: readonly ReflogLine[], headBranches: ReadonlyMap<ReflogLine, string | null>): string | null {
+  const own = lines.find((l) => l.ref.startsWith("refs/heads/"));
+  if (own) return own.ref.slice("refs/heads/".length);
+  for (const l of lines) {
+    const b = l.ref === "HEAD" ? headBranches.get(l) : null;
+    if (b) return b;
+  }
+  const other = lines.find((l) => l.ref !== "HEAD");
+  return other ? other.ref.replace(/^refs\/(remotes\/)?/, "") : null;
+}
+
+/** The branch a commit message names as its own: `Merge branch 'x' into y` was made on y. */
+function branchInMessage(message: string): string | null {
+  const m = /^Merge (?:remote-tracking )?branch '[^']+' into (\S+)/.exec(message);
+  return m ? m[1]! : null;
+}
+
+function firstLine(message: string): string {
+  return message.split("\n", 1)[0]!.trim();
+}
+
+/** A raw commit's tree, parents, committer date and message; whether git-undo wrote it. */
+function parseCommit(id: ObjectId, content: Uint8Array): LostCommitObject {
+  const text = decodeBytes(content);
+  const end = text.indexOf("\n\n");
+  const headers = (end < 0 ? text : text.slice(0, end)).split("\n");
+  const message = end < 0 ? "" : text.slice(end + 2);
+  let tree = "";
+  const parents: ObjectId[] = [];
+  let date: number | null = null;
+  let author = "";
+  for (const h of headers) {
+    if (h.startsWith("tree ")) tree = h.slice(5);
+    else if (h.startsWith("parent ")) parents.push(h.slice(7));
+    else if (h.startsWith("author ")) author = h.slice(7);
+    else if (h.startsWith("committer ")) {
+      const m = / ([0-9]+) [-+][0-9]{4}$/.exec(h);
+      date = m ? Number(m[1]) : null;
+    }
+  }
+  // git-undo's own commits: snapshots and keep commits carry its placeholder author.
+  const ownCommit = author.startsWith(`${PLACEHOLDER_NAME} <${PLACEHOLDER_EMAIL}> `) && (message === KEEP_MESSAGE || /^Undo-Format: /m.test(message));
+  return { id, tree, parents, date, message, ownCommit };
+}
+
+/**
+ * Whether a commit has a stash entry's shape: a merge whose message is `WIP on
+ * <branch>: ...` or `On <branch>: ...`, whose second parent is the index
+ * commit (`index on ...`) and third, when there is one, the untracked files'.
+ */
+function stashShape(c: LostCommitObject, commits: ReadonlyMap<ObjectId, LostCommitObject>): { branch: string | null; index: ObjectId; untracked: ObjectId | null } | null {
+  if (c.parents.length < 2 || c.parents.length > 3) return null;
+  const m = /^(?:WIP on|On) ([^:\n]*): /.exec(c.message);
+  if (!m) return null;
+  const index = commits.get(c.parents[1]!);
+  if (!index || !index.message.startsWith("index on ")) return null;
+  const untracked = c.parents[2] ?? null;
+  if (untracked !== null && !commits.get(untracked)?.message.startsWith("untracked files on ")) return null;
+  return { branch: m[1] === "(no branch)" ? null : m[1]!, index: index.id, untracked };
+}
+
+/** The commits reachable from `starts` through parents, staying where `within` says (the starts themselves included). */
+function ancestorsWithin(commits: ReadonlyMap<ObjectId, LostCommitObject>, starts: readonly ObjectId[], within: (id: ObjectId) => boolean): Set<ObjectId> {
+  const seen = new Set<ObjectId>();
+  const todo = starts.filter(within);
+  while (todo.length) {
+    const id = todo.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    for (const p of commits.get(id)?.parents ?? []) if (within(p) && !seen.has(p)) todo.push(p);
+  }
+  return seen;
+}
+
+/** The first ancestor along first parents that is not lost; null when the lost run reaches a root. */
+function baseOf(commits: ReadonlyMap<ObjectId, LostCommitObject>, lost: ReadonlySet<ObjectId>, tip: LostCommitObject): ObjectId | null {
+  const seen = new Set<ObjectId>();
+  let c: LostCommitObject | undefined = tip;
+  while (c && !seen.has(c.id)) {
+    seen.add(c.id);
+    const p = c.parents[0];
+    if (p === undefined) return null;
+    if (!lost.has(p)) return p;
+    c = commits.get(p);
+  }
+  return null;
+}
+
+/** Every unreachable blob under an unreachable tree, added to `into` (reachable subtrees hold only reachable blobs). */
+function blobsUnder(trees: ReadonlyMap<ObjectId, RawTreeEntry[]>, root: ObjectId, into: Set<ObjectId>, seen = new Set<ObjectId>()): void {
+  const todo = [root];
+  while (todo.length) {
+    const id = todo.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    for (const e of trees.get(id) ?? []) {
+      if (e.mode === "40000") todo.push(e.oid);
+      else if (e.mode !== "160000") into.add(e.oid);
+    }
+  }
+}
+
+/** The top-level entries of a git-undo state tree that hold files; the others are its own records. */
+const STATE_FILES = new Set(["index", "worktree"]);
+
+/** Whether a tree is one of git-undo's state trees (a snapshot's, or a capture no snapshot took). */
+const isStateTree = (entries: readonly RawTreeEntry[]): boolean => entries.some((e) => e.name === "HEAD" && e.mode !== "40000") && entries.some((e) => e.name === "refs");
+
+/**
+ * A path for the unreachable blobs that trees still name: from the trees no
+ * other unreachable tree holds (a deleted snapshot's state tree, by its
+ * `index/` and `worktree/`; a tree written and never committed), newest
+ * first. Also the blobs that are git-undo's own records (HEAD, refs, stash,
+ * state of a state tree), which are no one's work.
+ */
+function nameBlobs(
+  repo: Repo,
+  trees: ReadonlyMap<ObjectId, RawTreeEntry[]>,
+  commits: ReadonlyMap<ObjectId, LostCommitObject>,
+  treeOfCommit: ReadonlySet<ObjectId>,
+): { paths: Map<ObjectId, { path: string; date: number | null }>; internal: Set<ObjectId> } {
+  const inner = new Set<ObjectId>();
+  for (const entries of trees.values()) for (const e of entries) if (e.mode === "40000") inner.add(e.oid);
+  const objectsDir = join(repo.commonDir, "objects");
+  const roots: { tree: ObjectId; date: number | null }[] = [];
+  for (const c of commits.values()) if (c.ownCommit && trees.has(c.tree)) roots.push({ tree: c.tree, date: c.date });
+  for (const id of trees.keys()) if (!inner.has(id) && !treeOfCommit.has(id)) roots.push({ tree: id, date: looseTime(objectsDir, id) });
+  roots.sort((a, b) => (b.date ?? -1) - (a.date ?? -1));
+
+  const paths = new Map<ObjectId, { path: string; date: number | null }>();
+  const internal = new Set<ObjectId>();
+  for (const root of roots) {
+    const top = trees.get(root.tree)!;
+    const state = isStateTree(top);
+    const todo: { tree: ObjectId; prefix: string }[] = [];
+    for (const e of top) {
+      if (state && !STATE_FILES.has(e.name)) {
+        if (e.mode !== "40000") internal.add(e.oid);
+        continue;
+      }
+      if (state) todo.push({ tree: e.oid, prefix: "" });
+      else if (e.mode === "40000") todo.push({ tree: e.oid, prefix: `${e.name}/` });
+      else if (e.mode !== "160000" && !paths.has(e.oid)) paths.set(e.oid, { path: displayPath(e.name), date: root.date });
+    }
+    const seen = new Set<ObjectId>();
+    while (todo.length) {
+      const { tree, prefix } = todo.pop()!;
+      if (seen.has(tree)) continue;
+      seen.add(tree);
+      for (const e of trees.get(tree) ?? []) {
+        if (e.mode === "40000") todo.push({ tree: e.oid, prefix: `${prefix}${e.name}/` });
+        else if (e.mode !== "160000" && !paths.has(e.oid)) paths.set(e.oid, { path: displayPath(prefix + e.name), date: root.date });
+      }
+    }
+  }
+  return { paths, internal };
+}
+
+/** A tree entry's path (bytes read as latin1) as a core string. */
+const displayPath = (latin1: string): string => decodeBytes(Buffer.from(latin1, "latin1"));
+
+/** When a loose object was written (its file's mtime), in unix seconds; null when it is packed. */
+function looseTime(objectsDir: string, id: ObjectId): number | null {
+  try {
+    return Math.floor(statSync(join(objectsDir, id.slice(0, 2), id.slice(2))).mtimeMs / 1000);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The contents without those the file at their path holds right now: a preview
+ * (`show -p`, the picker) writes the current files as objects that nothing
+ * keeps, and those are not lost. One `hash-object` for all of them.
+ */
+async function withoutCurrentFiles(repo: Repo, files: readonly LostFile[]): Promise<LostFile[]> {
+  if (repo.workTree === null) return [...files];
+  const top = repo.workTree;
+  const onDisk = files.filter((f) => {
+    if (f.path === null) return false;
+    try {
+      return lstatSync(join(top, f.path)).isFile();
+    } catch {
+      return false;
+    }
+  });
+  if (!onDisk.length) return [...files];
+  const paths = onDisk.map((f) => join(top, f.path!));
+  const r = await repo.git.run(["hash-object", "--stdin-paths"], { input: `${paths.join("\n")}\n`, okExit: [128] });
+  const ids = new TextDecoder().decode(r.stdout).split("\n");
+  const current = new Set(onDisk.filter((f, i) => ids[i] === f.id));
+  return files.filter((f) => !current.has(f));
+}
+
+/** The shortest prefix length, at least 7, that tells these ids apart. */
+function abbreviation(ids: readonly ObjectId[]): number {
+  const sorted = [...ids].sort();
+  let len = 7;
+  for (let i = 1; i < sorted.length; i++) {
+    const a = sorted[i - 1]!;
+    const b = sorted[i]!;
+    let k = 0;
+    while (k < a.length && a[k] === b[k]) k++;
+    len = Math.max(len, k + 1);
+  }
+  return len;
+}
+
+/** The first lines of the file contents given (read in one cat-file), filled in; binary contents are marked. */
+export async function lostPreviews(repo: Repo, files: readonly LostFile[]): Promise<void> {
+  const small = files.filter((f) => f.size <= PREVIEW_BYTES);
+  const objects = await readObjects(repo, small.map((f) => f.id));
+  small.forEach((f, i) => {
+    const content = objects[i]?.content;
+    if (!content) return;
+    f.binary = content.subarray(0, 8000).includes(0);
+    if (!f.binary) f.lines = decodeBytes(content).split("\n").slice(0, PREVIEW_LINES).map((l) => l.replace(/\r$/, ""));
+    while (f.lines.length && f.lines[f.lines.length - 1] === "") f.lines.pop();
+  });
+  for (const f of files) if (f.size > PREVIEW_BYTES) f.lines = [];
+}
+
+/**
+ * The commits whose changes are what a lost item holds, each with the parent
+ * it is compared with (diffTreePairs keys each by the commit): a stash
+ * entry's working tree and index against the commit it was made on, and its
+ * untracked files; a lost commit against the last commit before it that is
+ * not lost (a whole run of lost commits at once).
+ */
+export function itemPairs(item: LostStash | LostCommit): [ObjectId, ObjectId | null][] {
+  if (item.kind === "commit") return [[item.id, item.base]];
+  const pairs: [ObjectId, ObjectId | null][] = [
+    [item.id, item.base],
+    [item.index, item.base],
+  ];
+  if (item.untracked) pairs.push([item.untracked, null]);
+  return pairs;
+}
+
+/** The files each stash entry holds (changed in its working tree or index, or untracked), filled in with one diff-tree. */
+export async function stashFiles(repo: Repo, stashes: readonly LostStash[]): Promise<void> {
+  const changes = await diffTreePairs(repo, stashes.flatMap(itemPairs));
+  for (const s of stashes) {
+    const names = new Set<string>();
+    for (const [c] of itemPairs(s)) for (const change of changes.get(c) ?? []) names.add(decodeBytes(change.path));
+    s.files = [...names].sort();
+  }
+}
