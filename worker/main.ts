@@ -110,7 +110,7 @@ const INTACT_WAIT_MS = 200;
  * still belong together). A command that wrote files, or an index written
  * with no mark at all (hooks off, another tool), tears it.
  */
-async function captureIntact(repo: Repo, undoDir: string, before: string | null): Promise<boolean> {
+export async function captureIntact(repo: Repo, undoDir: string, before: string | null): Promise<boolean> {
   const { indexIdentity } = await import("../core/index-file.ts");
   if (!indexLocked(repo) && indexIdentity(repo.indexFile) === before) return true;
   const deadline = Date.now() + INTACT_WAIT_MS;

@@ -1,0 +1,87 @@
+// A capture never mixes two commands (format clarifications, "When the worker
+// records"): the refs and the index are read before the files, and a reading
+// that another command wrote files during is thrown away, nothing recorded;
+// a command that only wrote the index leaves it whole.
+import { expect, test } from "bun:test";
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { indexIdentity } from "../core/index-file.ts";
+import { CaptureTorn, record } from "../core/record.ts";
+import { openRepo } from "../core/repo.ts";
+import { restoreMark, takeMark } from "../core/settle.ts";
+import { captureIntact } from "../worker/main.ts";
+import { useRepoEnv } from "./helpers/env.ts";
+import { makeRepo, type TestRepo } from "./helpers/repo.ts";
+
+/** A repository whose hooks mark while a stand-in worker (holding the lease) keeps real workers away. */
+function markingRepo(): { r: TestRepo; undo: string; release: () => void } {
+  const r = makeRepo();
+  r.commit("base", { "a.txt": "a\n", "b.txt": "b\n" });
+  expect(r.undo(["init", "--file-hooks"]).code).toBe(0);
+  const undo = join(r.gitDir(), "undo");
+  const standIn = Bun.spawn({ cmd: ["sh", "-c", "sleep 60", "worker/main.ts", r.gitDir()], stdout: "ignore", stderr: "ignore" });
+  writeFileSync(join(undo, "worker.pid"), `${standIn.pid}\n`);
+  const lease = new Date(Date.now() + 60_000);
+  utimesSync(join(undo, "worker.pid"), lease, lease);
+  rmSync(join(undo, "pending"), { force: true });
+  return { r, undo, release: () => standIn.kill() };
+}
+
+test("a command that wrote files during the reading tears it; one that only wrote the index does not", async () => {
+  const { r, undo, release } = markingRepo();
+  try {
+    await useRepoEnv(r, async () => {
+      const repo = await openRepo(r.dir);
+      const indexFile = repo.indexFile;
+      // Nothing happened: whole.
+      let before = indexIdentity(indexFile);
+      expect(await captureIntact(repo, undo, before)).toBe(true);
+      // `git add` wrote the index, not the files.
+      r.write("a.txt", "edited\n");
+      r.git(["add", "a.txt"]);
+      expect(await captureIntact(repo, undo, before)).toBe(true);
+      // `reset --hard` wrote files.
+      rmSync(join(undo, "pending"), { force: true });
+      before = indexIdentity(indexFile);
+      r.git(["reset", "-q", "--hard"]);
+      expect(await captureIntact(repo, undo, before)).toBe(false);
+      // The index written with no hook at all (another tool, hooks off): it cannot be told, so torn.
+      rmSync(join(undo, "pending"), { force: true });
+      before = indexIdentity(indexFile);
+      r.write("b.txt", "edited\n");
+      r.git(["add", "b.txt"], { env: { GIT_UNDO_INTERNAL: "1" } });
+      expect(await captureIntact(repo, undo, before)).toBe(false);
+    });
+  } finally {
+    release();
+  }
+});
+
+test("a torn reading records nothing, and its mark is put back for the next recording", async () => {
+  const { r, undo, release } = markingRepo();
+  try {
+    r.undo(["snapshot"]); // init recorded #1 already: "no change" is fine
+    const count = r.snapshots().length;
+    r.write("a.txt", "edited before\n");
+    r.git(["add", "a.txt"]);
+    expect(takeMark(undo)).toBe(true);
+    await useRepoEnv(r, async () => {
+      const repo = await openRepo(r.dir);
+      const before = indexIdentity(repo.indexFile);
+      // The next command starts while the state is read: it checks the files out again.
+      const intact = async () => {
+        r.git(["checkout", "-q", "--", "."]);
+        r.git(["reset", "-q", "--hard"]);
+        return captureIntact(repo, undo, before);
+      };
+      await expect(record(repo, { kind: "change", intact })).rejects.toBeInstanceOf(CaptureTorn);
+    });
+    expect(r.snapshots()).toHaveLength(count);
+    // The worker puts the taken mark back beside the new one: one recording covers both commands.
+    restoreMark(undo);
+    expect(existsSync(join(undo, "pending.taken"))).toBe(false);
+    expect(readFileSync(join(undo, "pending"), "latin1").split("\n").filter(Boolean).length).toBeGreaterThanOrEqual(1);
+  } finally {
+    release();
+  }
+});
