@@ -8,10 +8,12 @@ import {
   constants as fsConstants,
   fstatSync,
   linkSync,
+  lstatSync,
   openSync,
   readFileSync,
   readSync,
   renameSync,
+  rmSync,
   statSync,
   unlinkSync,
   utimesSync,
@@ -229,13 +231,35 @@ export function isOurWorker(pid: number, gitDir: string, table: ProcessTable | n
   return args !== null && /worker\/main\.(?:ts|js)\b/.test(args) && args.includes(gitDir);
 }
 
-/** The pid in worker.pid (a number; anything else is no pid). */
+/** The pid in worker.pid (a number; anything else, or anything but a regular file, is no pid). */
 function pidInFile(undoDir: string): number | null {
+  const path = undoFile(undoDir, "workerPid");
   try {
-    const text = readFileSync(undoFile(undoDir, "workerPid"), "utf8").trim();
-    return /^[1-9]\d{0,9}$/.test(text) ? Number(text) : null;
+    // Never block on a FIFO or follow a link planted there.
+    const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+    try {
+      if (!fstatSync(fd).isFile()) return null;
+      const buf = Buffer.alloc(32);
+      const text = buf.subarray(0, readSync(fd, buf, 0, 32, 0)).toString("latin1").trim();
+      return /^[1-9]\d{0,9}$/.test(text) ? Number(text) : null;
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return null;
+  }
+}
+
+/** Remove worker.pid when it is not a regular file (a FIFO, a link, a folder): nothing of ours, and in the way. */
+function clearStrangePidFile(undoDir: string): void {
+  const path = undoFile(undoDir, "workerPid");
+  try {
+    const st = lstatSync(path);
+    if (st.isFile()) return;
+    if (st.isDirectory()) rmSync(path, { recursive: true, force: true });
+    else unlinkSync(path);
+  } catch {
+    /* none */
   }
 }
 
@@ -280,6 +304,7 @@ export function claimWorker(undoDir: string, gitDir: string, opts: { waitForHook
   const path = undoFile(undoDir, "workerPid");
   const mine = process.pid;
   const table = processTable();
+  clearStrangePidFile(undoDir);
   const deadline = Date.now() + (opts.waitForHook === false ? 0 : RESERVATION_WAIT_MS);
   for (;;) {
     const owner = pidInFile(undoDir);

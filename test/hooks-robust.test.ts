@@ -122,6 +122,11 @@ for (const backend of ["proc", "ps"] as const) {
         // The unrelated program was left alone.
         expect(stranger.exitCode).toBeNull();
       }
+      // A FIFO planted at worker.pid: neither a hook nor a worker blocks on it.
+      rmSync(pidFile, { force: true });
+      expect(Bun.spawnSync(["mkfifo", pidFile]).exitCode).toBe(0);
+      r.git(["branch", "after-fifo"]);
+      snaps = await expectRecorded(r, snaps, /after-fifo/, { gitDir });
     } finally {
       stranger.kill();
     }
