@@ -110,9 +110,10 @@ describe("did you mean", () => {
     // the best of the others, and drops them all when those are too far, as for 'restor').
     expect(mostSimilar("l", COMMAND_NAMES)).toEqual(["list", "log"]);
     expect(mostSimilar("ab", ["ax", "ay", "abc", "zzzz"])).toEqual(["abc"]);
-    for (const typed of ["restor", "rest", "res", "resto"]) expect({ typed, similar: mostSimilar(typed, COMMAND_NAMES) }).toEqual({ typed, similar: ["restore"] });
+    for (const typed of ["restor", "rest", "resto"]) expect({ typed, similar: mostSimilar(typed, COMMAND_NAMES) }).toEqual({ typed, similar: ["restore"] });
+    expect(mostSimilar("res", COMMAND_NAMES)).toEqual(["rescue", "restore"]);
     expect(mostSimilar("resore", COMMAND_NAMES)).toEqual(["restore"]);
-    expect(mostSimilar("re", COMMAND_NAMES)).toEqual(["redo", "restore", "revert"]);
+    expect(mostSimilar("re", COMMAND_NAMES)).toEqual(["redo", "rescue", "restore", "revert"]);
     // Everything a prefix match is too ambiguous to suggest anything.
     expect(mostSimilar("", ["list", "log"])).toEqual([]);
     // Ties are all listed, in name order.
