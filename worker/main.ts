@@ -6,10 +6,10 @@
 // mark and records one change snapshot; it repeats while marks arrive, and
 // exits once nothing has been marked for a while (core/settle.ts lingerMs).
 // It never prints: errors go to <gitdir>/undo/worker.log.
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runEntry } from "../core/bundle.ts";
-import { processTable } from "../core/proc/index.ts";
+import { processTable, selfCpuMs } from "../core/proc/index.ts";
 import {
   claimWorker,
   dropTaken,
@@ -65,18 +65,7 @@ export function scrubEnvironment(env: NodeJS.ProcessEnv): void {
 function trace(event: string): void {
   const path = process.env.GIT_UNDO_WORKER_TRACE;
   if (!path) return;
-  appendFileSync(path, event === "stop" ? `stop ${process.pid} ${cpuMs() ?? ""}\n` : `${event} ${process.pid}\n`);
-}
-
-function cpuMs(): number | null {
-  try {
-    const stat = readFileSync("/proc/self/stat", "latin1");
-    // utime, stime, cutime, cstime: fields 14 to 17, in clock ticks (100 a second).
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(f[i]), 0) * 10;
-  } catch {
-    return null;
-  }
+  appendFileSync(path, event === "stop" ? `stop ${process.pid} ${selfCpuMs() ?? ""}\n` : `${event} ${process.pid}\n`);
 }
 
 /** GIT_UNDO_DEBUG_SETTLE=<file>: a line per decision of the settling loop, for tests being diagnosed. */

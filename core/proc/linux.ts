@@ -1,6 +1,6 @@
 // The process table read from Linux's /proc: one small file per process.
 import { readFileSync } from "node:fs";
-import type { ProcessInfo, ProcessTable } from "./index.ts";
+import type { ProcessInfo, ProcessTable } from "./types.ts";
 
 /** Clock ticks per second in /proc/<pid>/stat (USER_HZ: 100 on every architecture Bun runs on). */
 const USER_HZ = 100;
@@ -63,4 +63,19 @@ export function procBackend(): ProcessTable | null {
       }
     },
   };
+}
+
+/**
+ * The CPU this process and the children it has waited for have used, in ms
+ * (utime, stime, cutime, cstime of /proc/self/stat); null without /proc.
+ * For the worker's trace (tests, benches).
+ */
+export function selfCpuMs(): number | null {
+  try {
+    const stat = readFileSync("/proc/self/stat", "latin1");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(f[i]), 0) * (1000 / USER_HZ);
+  } catch {
+    return null;
+  }
 }

@@ -1,7 +1,7 @@
 // The process table from `ps`, for systems without /proc (macOS, the BSDs).
 // Only options POSIX gives ps are used: -A, -p and -o with pid, ppid, etime,
 // stat (state on some systems) and comm, with `=` for no header.
-import type { ProcessInfo, ProcessTable } from "./index.ts";
+import type { ProcessInfo, ProcessTable } from "./types.ts";
 
 /** `[[dd-]hh:]mm:ss` in seconds; NaN when it is not that. */
 export function parseElapsed(text: string): number {
