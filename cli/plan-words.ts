@@ -78,6 +78,12 @@ export function onlyLeftPhrase(files: readonly string[], back: string, max = 5):
   return `only the state left has ${one ? "this file" : "these files"}: ${nameList(files, max)}; to get ${one ? "it" : "them"} back: ${back}`;
 }
 
+/** Submodules the restore takes out of the index whose folders stay on disk, files and all. */
+export function submodulesLeftPhrase(paths: readonly string[], max = 5): string {
+  const one = paths.length === 1;
+  return `${one ? "a submodule's folder stays" : "submodules' folders stay"} on disk with ${one ? "its" : "their"} files: ${nameList(paths, max)} (git-undo never deletes them)`;
+}
+
 /** How to get the state left back before a restore of it is done (a dry run, the picker). */
 export function backBeforeRestore(left: number | null, composed: boolean): string {
   const step = composed ? "git undo" : "git undo redo";
@@ -104,6 +110,8 @@ export function blockerText(b: Blocker): string {
       const what = b.kind === "ignored-file" ? (one ? "an ignored file" : "ignored files") : one ? "a file Git has not recorded" : "files Git has not recorded";
       return `${what} ${one ? "stands" : "stand"} where snapshot ${T} creates ${one ? "one" : "some"}: ${names}; move ${one ? "it" : "them"} away first (git-undo never overwrites a file no snapshot holds)`;
     }
+    case "submodule-in-the-way":
+      return `${one ? "a submodule's folder holds files" : "submodules' folders hold files"} where snapshot ${T} has a file: ${names}; git-undo never deletes a submodule's files (its changes and untracked files may be nowhere else): move ${one ? "the folder" : "the folders"} away first`;
     case "not-uptodate":
       return `a file on disk differs from the state being left (changed while git-undo was reading it?): ${b.names.length ? names : b.detail}; run the command again`;
     case "index-lock":

@@ -5,7 +5,7 @@
 import { userSummary } from "../core/describe.ts";
 import { indexChanges, nameList, operationName, planIsEmpty, type NotRestored, type RefMove, type RestorePlan } from "../core/plan.ts";
 import type { RestoreResult } from "../core/restore.ts";
-import { backBeforeRestore, blockerText, conflictsPhrase, onlyLeftPhrase, filesPhrase, goBackCommand, headName, plural, refMovePhrase, refName, short, stashPhrase } from "./plan-words.ts";
+import { backBeforeRestore, blockerText, conflictsPhrase, onlyLeftPhrase, filesPhrase, goBackCommand, headName, plural, refMovePhrase, refName, short, stashPhrase, submodulesLeftPhrase } from "./plan-words.ts";
 
 export interface ReportStyle {
   /** "3 minutes ago" for a unix time. */
@@ -28,6 +28,7 @@ export function describePlan(plan: RestorePlan, force = false): string[] {
   const w = plan.worktree;
   if (w.mode === "skipped") lines.push(`files left alone: ${w.reason}`);
   else if (w.files.length) lines.push(`files: ${filesPhrase(w.files)}`);
+  if (w.submodulesLeft.length) lines.push(submodulesLeftPhrase(w.submodulesLeft));
   if (plan.index && indexChanges(plan)) {
     const filePaths = new Set(w.files.map((f) => f.path));
     const own = plan.index.entries.filter((e) => !filePaths.has(e.path));

@@ -80,6 +80,11 @@ export interface WorktreePlan {
   /** Why files are left alone when skipped. */
   reason?: string;
   files: FileChange[];
+  /**
+   * Submodules the target does not have whose folders hold files: Git's merge
+   * removes the gitlink but leaves the folder and everything in it on disk.
+   */
+  submodulesLeft: string[];
 }
 
 export interface IndexPlan {
@@ -107,6 +112,11 @@ export type Blocker = { target: number; names: string[] } & (
   | /** An operation is in progress in the state being left (names: its markers). */ { kind: "operation" }
   | /** Objects the target needs are gone (names: what needs them; each with the object). */ { kind: "missing-objects"; missing: { what: string; object: ObjectId }[] }
   | /** Files no snapshot holds stand where the target creates files. */ { kind: "untracked-file" | "ignored-file" }
+  | /**
+     * A submodule's working tree (or another repository inside the working
+     * tree) holds files where the target has a file or symlink: Git's merge
+     * would delete the whole folder, its uncommitted work with it (names: the folders).
+     */ { kind: "submodule-in-the-way" }
   | /** A file on disk differs from the state being left (changed while git-undo read it). */ { kind: "not-uptodate"; detail: string }
   | /** index.lock exists (names: its path). */ { kind: "index-lock" }
   | /** The target's HEAD branch is checked out in another worktree (names: the branch). */ { kind: "head-in-other-worktree"; worktree: string }
@@ -502,10 +512,7 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
   if (elsewhere) blockers.push(elsewhere);
 
   // Spec step 4: the files.
-  if (worktree.mode === "merge") {
-    const occupied = await occupiedBlocker(repo, target.number, worktree.files);
-    if (occupied) blockers.push(occupied);
-  }
+  if (worktree.mode === "merge") blockers.push(...(await worktreeBlockers(repo, target.number, worktree.files)));
 
   // Spec step 5: the index.
   let index: IndexPlan | null = null;
@@ -652,11 +659,31 @@ function planWorktree(repo: Repo, s: StateTree, t: StateTree, target: Snapshot, 
       !repo.config.worktree || s.worktree === undefined
         ? "undo.worktree is false"
         : `snapshot #${target.number} has no record of the files (undo.worktree was false)`;
-    return { mode: "skipped", reason: repo.bare ? "a bare repository has no files" : why, files: [] };
+    return { mode: "skipped", reason: repo.bare ? "a bare repository has no files" : why, files: [], submodulesLeft: [] };
   }
-  if (s.worktree === t.worktree) return { mode: "same", files: [] };
+  if (s.worktree === t.worktree) return { mode: "same", files: [], submodulesLeft: [] };
   const files = changes.filter((c) => c.path.startsWith("worktree/")).map((c) => stripPrefix(c, "worktree/"));
-  return { mode: files.length ? "merge" : "same", files };
+  const submodulesLeft = repo.workTree === null ? [] : submodulesWithFiles(repo.workTree, files.filter((f) => f.oldMode === MODE.gitlink && f.newMode === MODE.absent));
+  return { mode: files.length ? "merge" : "same", files, submodulesLeft };
+}
+
+/**
+ * Of the paths given (gitlinks in the state left), those whose folder on disk
+ * holds anything: a submodule's checkout, with whatever it has not committed.
+ * An empty folder (a submodule never checked out) holds nothing to lose.
+ */
+function submodulesWithFiles(workTree: string, gitlinks: readonly FileChange[]): string[] {
+  const top = Buffer.from(`${workTree}/`);
+  return gitlinks
+    .filter((f) => {
+      const abs = Buffer.concat([top, f.raw]);
+      try {
+        return lstatSync(abs).isDirectory() && readdirSync(abs).length > 0;
+      } catch {
+        return false;
+      }
+    })
+    .map((f) => f.path);
 }
 
 /** Most lookups onlyInLeft asks one cat-file for (files times snapshots); past it, a file counts as held only now. */
@@ -696,8 +723,21 @@ async function onlyInLeft(repo: Repo, files: readonly FileChange[], earlier: rea
  * plan was made (a build running meanwhile) would be overwritten by the merge,
  * which treats ignored files as expendable. Only lstat()s, unless one is found.
  */
-export async function occupiedNow(repo: Repo, plan: RestorePlan): Promise<Blocker | null> {
-  return plan.worktree.mode === "merge" ? occupiedBlocker(repo, plan.target.number, plan.worktree.files) : null;
+export async function occupiedNow(repo: Repo, plan: RestorePlan): Promise<Blocker[]> {
+  return plan.worktree.mode === "merge" ? worktreeBlockers(repo, plan.target.number, plan.worktree.files) : [];
+}
+
+/** What on disk stops the merge: files no snapshot holds where T creates one, and submodules T replaces by a file. */
+async function worktreeBlockers(repo: Repo, target: number, files: readonly FileChange[]): Promise<Blocker[]> {
+  if (repo.workTree === null) return [];
+  const blockers: Blocker[] = [];
+  // Git's merge checks nothing inside a gitlink it replaces by a file or symlink: it deletes the folder.
+  const replaced = files.filter((f) => f.oldMode === MODE.gitlink && f.newMode !== MODE.gitlink && f.newMode !== MODE.absent);
+  const inTheWay = submodulesWithFiles(repo.workTree, replaced);
+  if (inTheWay.length) blockers.push({ kind: "submodule-in-the-way", target, names: inTheWay });
+  const occupied = await occupiedBlocker(repo, target, files);
+  if (occupied) blockers.push(occupied);
+  return blockers;
 }
 
 /**

@@ -675,7 +675,7 @@ async function restoreWorktree({ repo, plan, journal }: StepContext, mergeIndex:
   // halfway (a directory it may not write in, a full disk, a signal): then some
   // files are T's and others S's, and its index is left as it was.
   const occupied = await occupiedNow(repo, plan);
-  if (occupied) throw refusal([occupied]);
+  if (occupied.length) throw refusal(occupied);
   // S's files kept by hard links, so that going back needs no disk space; then
   // the merge index is refreshed again, as a link changes a file's ctime.
   const backup = linkBackup(repo, scratch, plan);

@@ -8,7 +8,7 @@ import { listSnapshots } from "../../core/history.ts";
 import type { Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
 import { color, colorEnabled } from "../ui.ts";
-import { backBeforeRestore, blockerText, planGist, conflictsPhrase, filesPhrase, headName, onlyLeftPhrase, plural, refMovePhrase, refMoveSubject, short, stashPhrase } from "../plan-words.ts";
+import { backBeforeRestore, blockerText, planGist, conflictsPhrase, filesPhrase, headName, onlyLeftPhrase, plural, refMovePhrase, refMoveSubject, short, stashPhrase, submodulesLeftPhrase } from "../plan-words.ts";
 import { printable } from "./text.ts";
 
 /** Where previews come from; the picker only ever asks for one at a time. */
@@ -102,6 +102,7 @@ export function describePlan(p: RestorePlan): string[] {
     // Counts before the path: a long path is cut at its end, the counts stay.
     for (const f of wt.files) lines.push(`  ${ACTION_MARK[f.action]} ${stat(f.added, f.removed)}  ${printable(f.path)}`);
   }
+  if (wt.submodulesLeft.length) lines.push(color.yellow(printable(submodulesLeftPhrase(wt.submodulesLeft, 10))));
   if (p.index && indexChanges(p)) {
     const e = p.index.entries;
     // Entries that change exactly as their file does were listed under files already.
