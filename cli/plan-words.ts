@@ -4,7 +4,7 @@
 // and blockers (core/plan.ts); nothing there is worded for the user.
 import { headLabel } from "../core/describe.ts";
 import { refParts, type RefLine } from "../core/format.ts";
-import { indexChanges, nameList, operationName, planIsEmpty, type Blocker, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan } from "../core/plan.ts";
+import { indexChanges, nameList, operationName, planIsEmpty, type Blocker, type RefProblem, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan } from "../core/plan.ts";
 import type { GoBack } from "../core/restore.ts";
 
 export const short = (oid: string): string => oid.slice(0, 7);
@@ -120,6 +120,30 @@ export function blockerText(b: Blocker): string {
       return `snapshot ${T} has HEAD on ${headLabel({ kind: "symbolic", target: b.names[0]! })}, which is checked out in ${b.worktree} (use --force to check it out here too)`;
     case "revert-conflict":
       return `what ${T} changed has changed again since: ${names}; nothing was reverted`;
+    case "ref-refused":
+      return `Git would refuse ${one ? "a ref" : "refs"} snapshot ${T} has: ${nameList(b.refs.map(refProblemText), 3)}`;
+    case "missing-conflict-blobs":
+      return `the conflicted files snapshot ${T} has in the index are gone from the repository: ${nameList(b.missing.map((m) => `${m.path} (${short(m.object)})`))}; 'git undo restore ${b.target} --only refs,head,worktree,stash' restores the rest`;
+  }
+}
+
+/** A ref name as a message shows it: a very long one cut, with its length. */
+function shownRef(name: string): string {
+  return name.length > 80 ? `${name.slice(0, 60)}... (${Buffer.byteLength(name)} bytes)` : name;
+}
+
+/** One ref Git would refuse, and why. */
+function refProblemText(p: RefProblem): string {
+  const name = shownRef(p.name);
+  switch (p.why) {
+    case "conflict":
+      return `${name} (Git cannot have it and ${shownRef(p.other)} at once)`;
+    case "too-long":
+      return `${name} (a name too long for ${p.storage === "reftable" ? "reftable" : "the files"} ref storage)`;
+    case "not-a-commit":
+      return `${name} (a branch naming a ${p.type}; Git puts only commits on branches)`;
+    case "loop":
+      return `${name} (a symbolic ref in a loop: ${p.loop.map(shownRef).join(" -> ")})`;
   }
 }
 

@@ -6,6 +6,7 @@ import { existsSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import {
   decodeUnmerged,
+  unmergedBlobIds,
   pathKey,
   type HeadState,
   type ObjectId,
@@ -21,7 +22,7 @@ import { recoverTags, type KeptTag } from "./keep.ts";
 import { escapeControls, isSafePath, SnapshotRefused } from "./validate.ts";
 import { indexLockHeld, indexLockPath } from "./lock.ts";
 import { readObjects } from "./objects.ts";
-import type { Repo } from "./repo.ts";
+import type { Repo, RefStorage } from "./repo.ts";
 import { MODE } from "./mode.ts";
 import { phase } from "./trace.ts";
 
@@ -121,7 +122,19 @@ export type Blocker = { target: number; names: string[] } & (
   | /** index.lock exists (names: its path). */ { kind: "index-lock" }
   | /** The target's HEAD branch is checked out in another worktree (names: the branch). */ { kind: "head-in-other-worktree"; worktree: string }
   | /** A revert: what the change touched has changed again (names: the refs and paths). */ { kind: "revert-conflict" }
+  | /** Refs of the target Git would refuse to write here (names: the refs; each with why). */ { kind: "ref-refused"; refs: RefProblem[] }
+  | /**
+     * Objects the index needs are gone: the blobs of conflicted entries (names:
+     * the paths). --skip-missing cannot leave a part of the index out.
+     */ { kind: "missing-conflict-blobs"; missing: { path: string; object: ObjectId }[] }
 );
+
+/** Why Git would refuse to write a ref of the target (checked before anything moves). */
+export type RefProblem =
+  | /** A ref that stays (or is also written) is this ref's folder, or has it as its folder. */ { name: string; why: "conflict"; other: string }
+  | /** Longer than the ref storage holds: a file name past 255 bytes, a reftable record past a block. */ { name: string; why: "too-long"; storage: RefStorage }
+  | /** A branch (refs/heads/) naming something other than a commit: Git writes only commits there. */ { name: string; why: "not-a-commit"; type: string }
+  | /** A symbolic ref that would end up naming itself, through the refs in `loop`. */ { name: string; why: "loop"; loop: string[] };
 
 export type BlockerKind = Blocker["kind"];
 
@@ -510,6 +523,8 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
   await addSubjects(repo, moves, t, found);
   const elsewhere = await checkedOutElsewhere(repo, moves, t, target, opts);
   if (elsewhere) blockers.push(elsewhere);
+  const refused = refProblems(repo, s, moves, opts.force ?? false);
+  if (refused.length) blockers.push({ kind: "ref-refused", target: target.number, names: refused.map((p) => p.name), refs: refused });
 
   // Spec step 4: the files.
   if (worktree.mode === "merge") blockers.push(...(await worktreeBlockers(repo, target.number, worktree.files)));
@@ -519,6 +534,8 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
   if (!repo.bare && t.index !== undefined) {
     const entries = changes.filter((c) => c.path.startsWith("index/")).map((c) => stripPrefix(c, "index/"));
     index = { entries, conflictsNow: conflictPaths(s), conflictsAfter: conflictPaths(t) };
+    const gone = await missingConflictBlobs(repo, s, t);
+    if (gone.length) blockers.push({ kind: "missing-conflict-blobs", target: target.number, names: [...new Set(gone.map((g) => g.path))], missing: gone });
   }
 
   // Spec step 1: an operation in progress; and a Git command writing the index now.
@@ -650,6 +667,89 @@ async function checkedOutElsewhere(repo: Repo, moves: Moves, t: StateTree, targe
     return { kind: "head-in-other-worktree", target: target.number, names: [headTo], worktree: elsewhere.get(headTo)! };
   }
   return null;
+}
+
+/** Longest ref name each storage takes: a file name's 255 bytes less `.lock`; a reftable block (4 KiB) less a reflog record's other fields. */
+const REF_NAME_LIMIT = { fileNameBytes: 250, pathBytes: 4000, reftableBytes: 3800 } as const;
+
+/**
+ * The refs of the plan Git would refuse to write, found before anything
+ * moves: each fails the transaction, which the restore then rolls back as a
+ * whole. The refs after the restore are the ones now, less those it deletes,
+ * plus those it writes (a branch checked out elsewhere stays unless forced).
+ */
+function refProblems(repo: Repo, s: StateTree, moves: Moves, force: boolean): RefProblem[] {
+  const applied = moves.refs.filter((m) => force || m.checkedOutIn === undefined);
+  const after = new Map<string, RefLine>(s.refs.map((r) => [r.name, r]));
+  for (const m of applied) {
+    if (m.new) after.set(m.name, m.new);
+    else after.delete(m.name);
+  }
+  if (moves.stash) {
+    if (moves.stash.after.length) after.set("refs/stash", { name: "refs/stash", object: moves.stash.after[0]!.commit, type: "commit", symrefTarget: null, peeledObject: null, peeledType: null });
+    else after.delete("refs/stash");
+  }
+  // Every folder the refs after the restore need, with one ref inside it.
+  const folders = new Map<string, string>();
+  for (const name of after.keys()) {
+    for (let i = name.indexOf("/"); i > 0; i = name.indexOf("/", i + 1)) if (!folders.has(name.slice(0, i))) folders.set(name.slice(0, i), name);
+  }
+  const problems: RefProblem[] = [];
+  const enc = new TextEncoder();
+  for (const m of applied) {
+    if (!m.new) continue;
+    const name = m.name;
+    const inside = folders.get(name);
+    let above: string | undefined;
+    for (let i = name.indexOf("/"); i > 0 && above === undefined; i = name.indexOf("/", i + 1)) if (after.has(name.slice(0, i))) above = name.slice(0, i);
+    if (inside !== undefined || above !== undefined) {
+      problems.push({ name, why: "conflict", other: (inside ?? above)! });
+      continue;
+    }
+    const bytes = enc.encode(name).length;
+    const tooLong =
+      repo.refStorage === "reftable"
+        ? bytes > REF_NAME_LIMIT.reftableBytes
+        : name.split("/").some((part) => enc.encode(part).length > REF_NAME_LIMIT.fileNameBytes) || enc.encode(repo.commonDir).length + bytes > REF_NAME_LIMIT.pathBytes;
+    if (tooLong) {
+      problems.push({ name, why: "too-long", storage: repo.refStorage });
+      continue;
+    }
+    if (!m.new.symrefTarget && name.startsWith("refs/heads/") && m.new.type !== "commit") {
+      problems.push({ name, why: "not-a-commit", type: m.new.type ?? "unknown" });
+      continue;
+    }
+    if (m.new.symrefTarget) {
+      // Follow the chain through the refs after the restore: back at a ref already passed is a loop.
+      const chain = [name];
+      for (let next = m.new.symrefTarget; next; next = after.get(next)?.symrefTarget ?? "") {
+        const seen = chain.indexOf(next);
+        if (seen >= 0) {
+          problems.push({ name, why: "loop", loop: [...chain.slice(seen), next] });
+          break;
+        }
+        chain.push(next);
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * The blobs of T's conflicted entries that are in neither the repository nor
+ * T's index-blobs (a damaged or crafted snapshot): update-index takes such an
+ * entry, and the restore would fail only when it records the result. One
+ * `cat-file --batch-check`, only when T has conflicts that differ from now's.
+ */
+async function missingConflictBlobs(repo: Repo, s: StateTree, t: StateTree): Promise<{ path: string; object: ObjectId }[]> {
+  if (!t.indexUnmerged || bytesEqual(s.indexUnmerged, t.indexUnmerged)) return [];
+  const entries = decodeUnmerged(t.indexUnmerged).filter((e) => e.mode !== MODE.gitlink);
+  const ids = unmergedBlobIds(entries);
+  if (!ids.length) return [];
+  const out = await repo.git.text(["cat-file", "--batch-check=%(objectname) %(objecttype)"], { input: ids.map((id) => `${id}\n`).join("") });
+  const lines = out.split("\n");
+  const gone = new Set(ids.filter((id, i) => lines[i] !== `${id} blob`));
+  return entries.filter((e) => gone.has(e.object)).map((e) => ({ path: Buffer.from(e.path).toString("utf8"), object: e.object }));
 }
 
 /** What happens to the files: merged, the same on both sides, or left alone (a side has no record of them). */
