@@ -4,6 +4,7 @@
 // and blockers (core/plan.ts); nothing there is worded for the user.
 import { headLabel } from "../core/describe.ts";
 import { refParts, type RefLine } from "../core/format.ts";
+import { escapeControls } from "../core/validate.ts";
 import { indexChanges, nameList, operationName, planIsEmpty, type Blocker, type RefProblem, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan } from "../core/plan.ts";
 import type { GoBack } from "../core/restore.ts";
 
@@ -84,6 +85,9 @@ export function submodulesLeftPhrase(paths: readonly string[], max = 5): string 
   return `${one ? "a submodule's folder stays" : "submodules' folders stay"} on disk with ${one ? "its" : "their"} files: ${nameList(paths, max)} (git-undo never deletes them)`;
 }
 
+/** The folder the user is in, emptied by the restore and kept. */
+export const keptFolderPhrase = (folder: string): string => `the folder you are in stays, now empty: ${escapeControls(folder)} (Git never removes the current directory)`;
+
 /** How to get the state left back before a restore of it is done (a dry run, the picker). */
 export function backBeforeRestore(left: number | null, composed: boolean): string {
   const step = composed ? "git undo" : "git undo redo";
@@ -120,6 +124,8 @@ export function blockerText(b: Blocker): string {
       return `snapshot ${T} has HEAD on ${headLabel({ kind: "symbolic", target: b.names[0]! })}, which is checked out in ${b.worktree} (use --force to check it out here too)`;
     case "revert-conflict":
       return `what ${T} changed has changed again since: ${names}; nothing was reverted`;
+    case "current-directory":
+      return `snapshot ${T} has a file where the folder you are in is: ${names}; cd out of it first (Git never removes the current directory)`;
     case "ref-refused":
       return `Git would refuse ${one ? "a ref" : "refs"} snapshot ${T} has: ${nameList(b.refs.map(refProblemText), 3)}`;
     case "missing-conflict-blobs":

@@ -5,7 +5,7 @@
 import { userSummary } from "../core/describe.ts";
 import { indexChanges, nameList, operationName, planIsEmpty, type NotRestored, type RefMove, type RestorePlan } from "../core/plan.ts";
 import type { RestoreResult } from "../core/restore.ts";
-import { backBeforeRestore, blockerText, conflictsPhrase, onlyLeftPhrase, filesPhrase, goBackCommand, headName, plural, refMovePhrase, refName, short, stashPhrase, submodulesLeftPhrase } from "./plan-words.ts";
+import { backBeforeRestore, blockerText, conflictsPhrase, onlyLeftPhrase, filesPhrase, goBackCommand, headName, keptFolderPhrase, plural, refMovePhrase, refName, short, stashPhrase, submodulesLeftPhrase } from "./plan-words.ts";
 
 export interface ReportStyle {
   /** "3 minutes ago" for a unix time. */
@@ -104,6 +104,7 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
   for (const l of describePlan(plan, force)) lines.push(`  ${l}`);
   const onlyLeft = onlyLeftLine(result);
   if (onlyLeft) lines.push(`  ${onlyLeft}`);
+  if (result.keptFolder !== null) lines.push(`  ${keptFolderPhrase(result.keptFolder)}`);
   const skipped = plan.notRestored;
   for (const n of skipped) lines.push(`  ${result.dryRun ? "would not restore" : "not restored"}: ${notRestoredLine(n)}: its objects are gone, left as it is`);
   for (const d of result.differences) {

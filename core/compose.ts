@@ -4,14 +4,14 @@
 // (`git undo revert <n>`). Each is written as a state tree and then planned,
 // checked and applied by the restorer like any snapshot, so a partial restore
 // has every guarantee a whole one has; it is recorded as a change snapshot.
-import { realpathSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cut, refLabel } from "./describe.ts";
 import { refuse } from "./errors.ts";
 import { compareBytes, nulRecords, pathKey, type HeadState, type ObjectId, type RefLine, type Snapshot, type StashEntry, type StateTree } from "./format.ts";
 import { loadState } from "./inspect.ts";
 import { readObjects } from "./objects.ts";
-import { headsEqual } from "./plan.ts";
+import { currentFolder, headsEqual } from "./plan.ts";
 import { writeStateTree } from "./record.ts";
 import { hashLengthOf, type Repo } from "./repo.ts";
 import { MODE } from "./mode.ts";
@@ -259,14 +259,7 @@ class PathComposer {
 
 /** The user's directory when it is inside the working tree (pathspecs are relative to it), else the top. */
 function userDirectory(repo: Repo): string | undefined {
-  if (repo.workTree === null) return undefined;
-  try {
-    const here = realpathSync(process.cwd());
-    const top = realpathSync(repo.workTree);
-    return here === top || here.startsWith(`${top}/`) ? here : top;
-  } catch {
-    return repo.workTree;
-  }
+  return repo.workTree === null ? undefined : (currentFolder(repo)?.abs ?? repo.workTree);
 }
 
 /** The path of an `ls-files -s` record (`mode oid stage\tpath`). */

@@ -2,7 +2,7 @@
 // left (S, usually just captured) and the target (T), as a typed plan. --dry-run
 // prints it, the restorer carries it out, the picker previews it. It is computed
 // from the two state trees with a handful of batched Git calls and some lstat()s.
-import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import {
   decodeUnmerged,
@@ -122,6 +122,7 @@ export type Blocker = { target: number; names: string[] } & (
   | /** index.lock exists (names: its path). */ { kind: "index-lock" }
   | /** The target's HEAD branch is checked out in another worktree (names: the branch). */ { kind: "head-in-other-worktree"; worktree: string }
   | /** A revert: what the change touched has changed again (names: the refs and paths). */ { kind: "revert-conflict" }
+  | /** The target has a file where the folder the user is in is (names: that path): Git would have to remove the folder. */ { kind: "current-directory" }
   | /** Refs of the target Git would refuse to write here (names: the refs; each with why). */ { kind: "ref-refused"; refs: RefProblem[] }
   | /**
      * Objects the index needs are gone: the blobs of conflicted entries (names:
@@ -527,7 +528,12 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
   if (refused.length) blockers.push({ kind: "ref-refused", target: target.number, names: refused.map((p) => p.name), refs: refused });
 
   // Spec step 4: the files.
-  if (worktree.mode === "merge") blockers.push(...(await worktreeBlockers(repo, target.number, worktree.files)));
+  if (worktree.mode === "merge") {
+    blockers.push(...(await worktreeBlockers(repo, target.number, worktree.files)));
+    const here = currentFolder(repo);
+    const over = here && worktree.files.find((f) => f.newMode !== MODE.absent && f.newMode !== MODE.gitlink && (here.rel === f.path || here.rel.startsWith(`${f.path}/`)));
+    if (over) blockers.push({ kind: "current-directory", target: target.number, names: [over.path] });
+  }
 
   // Spec step 5: the index.
   let index: IndexPlan | null = null;
@@ -750,6 +756,22 @@ async function missingConflictBlobs(repo: Repo, s: StateTree, t: StateTree): Pro
   const lines = out.split("\n");
   const gone = new Set(ids.filter((id, i) => lines[i] !== `${id} blob`));
   return entries.filter((e) => gone.has(e.object)).map((e) => ({ path: Buffer.from(e.path).toString("utf8"), object: e.object }));
+}
+
+/**
+ * The folder the user is in, when it is inside the working tree below its top:
+ * its absolute path, and its path from the top as Git names paths. Null at the
+ * top, outside the working tree, or when the folder is gone.
+ */
+export function currentFolder(repo: Repo): { abs: string; rel: string } | null {
+  if (repo.workTree === null) return null;
+  try {
+    const here = realpathSync(process.cwd());
+    const top = realpathSync(repo.workTree);
+    return here.startsWith(`${top}/`) ? { abs: here, rel: here.slice(top.length + 1) } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** What happens to the files: merged, the same on both sides, or left alone (a side has no record of them). */
