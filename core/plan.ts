@@ -488,7 +488,7 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
   const blockers: Blocker[] = [];
   const worktree = planWorktree(repo, s, t, target, changes);
   // Which files only the state being left holds: its own cat-file, run beside the checks below.
-  const onlyLeft = opts.earlier && worktree.mode === "merge" ? onlyInLeft(repo, worktree.files, opts.earlier) : Promise.resolve([]);
+  const onlyLeft = opts.earlier && worktree.mode === "merge" ? onlyInLeft(repo, worktree.files, t, opts.earlier) : Promise.resolve([]);
   onlyLeft.catch(() => undefined); // awaited below; a refusal thrown first must not leave it unhandled
 
   // Spec step 2: refs, HEAD and the stash, and the objects they need.
@@ -808,30 +808,53 @@ function submodulesWithFiles(workTree: string, gitlinks: readonly FileChange[]):
     .map((f) => f.path);
 }
 
-/** Most lookups onlyInLeft asks one cat-file for (files times snapshots); past it, a file counts as held only now. */
+/** Most lookups onlyInLeft asks one cat-file for (files times places); past it, a file counts as held only now. */
 const ONLY_LEFT_LOOKUPS = 20_000;
 
 /**
- * The files of a plan whose current content (what the restore removes or
- * replaces) is in none of `earlier`'s worktree records: newest snapshots
- * first, in one `cat-file --batch-check`. Unsure means listed: saying too much
- * costs a line, saying too little loses track of work.
+ * Where the target keeps files once it is restored, as `cat-file` prefixes
+ * (`<commit>:`): the commits its HEAD, stash entries (their files, index and
+ * untracked parts) and refs point at. A file the restore takes off disk is not
+ * lost when one of these holds it (undoing a stash pop puts the entry back;
+ * undoing a rebase leaves the branch it was rebased onto).
  */
-async function onlyInLeft(repo: Repo, files: readonly FileChange[], earlier: readonly SnapshotEntry[]): Promise<string[]> {
+function targetCommits(t: StateTree): string[] {
+  const commits: string[] = [];
+  if (t.head.kind === "detached") commits.push(`${t.head.commit}:`);
+  for (const e of t.stash) commits.push(`${e.commit}:`, `${e.commit}^2:`, `${e.commit}^3:`);
+  // HEAD's branch first: its commit is the one the user lands on.
+  const headRef = t.head.kind === "symbolic" ? t.head.target : null;
+  const refs = [...t.refs].sort((a, b) => Number(b.name === headRef) - Number(a.name === headRef));
+  for (const r of refs) {
+    const c = commitOf(r);
+    if (c) commits.push(`${c}:`);
+  }
+  return [...new Set(commits)];
+}
+
+/**
+ * The files of a plan whose current content (what the restore removes or
+ * replaces) is in none of the places it stays reachable: the target's commits
+ * and stash entries (targetCommits), then `earlier`'s worktree records, newest
+ * snapshots first, all in one `cat-file --batch-check`. Unsure means listed:
+ * saying too much costs a line, saying too little loses track of work.
+ */
+async function onlyInLeft(repo: Repo, files: readonly FileChange[], t: StateTree, earlier: readonly SnapshotEntry[]): Promise<string[]> {
   const zero = /^0+$/;
   const candidates = files.filter((f) => f.action !== "created" && f.oldMode !== MODE.gitlink && !zero.test(f.oldObject));
   if (!candidates.length) return [];
   // A path with a newline cannot be asked for on cat-file's line-based input.
   const askable = candidates.filter((f) => !f.raw.includes(10));
-  const trees = [...new Set(earlier.map((e) => e.tree).reverse())].slice(0, Math.max(1, Math.floor(ONLY_LEFT_LOOKUPS / Math.max(1, askable.length))));
+  const snapshots = [...new Set(earlier.map((e) => e.tree).reverse())].map((tree) => `${tree}:worktree/`);
+  const places = [...targetCommits(t), ...snapshots].slice(0, Math.max(1, Math.floor(ONLY_LEFT_LOOKUPS / Math.max(1, askable.length))));
   const held = new Set<string>();
-  if (askable.length && trees.length) {
+  if (askable.length && places.length) {
     const lines: Buffer[] = [];
-    for (const tree of trees) for (const f of askable) lines.push(Buffer.from(`${tree}:worktree/`), Buffer.from(f.raw), Buffer.from("\n"));
+    for (const place of places) for (const f of askable) lines.push(Buffer.from(place), Buffer.from(f.raw), Buffer.from("\n"));
     const r = await repo.git.run(["cat-file", "--batch-check=%(objectname)"], { input: Buffer.concat(lines) });
     const answers = new TextDecoder().decode(r.stdout).split("\n");
     let i = 0;
-    for (let t = 0; t < trees.length; t++) {
+    for (let p = 0; p < places.length; p++) {
       for (const f of askable) {
         if (answers[i++] === f.oldObject) held.add(f.path);
       }
