@@ -5,7 +5,8 @@
 import { headLabel } from "../core/describe.ts";
 import { refParts, type RefLine } from "../core/format.ts";
 import { escapeControls } from "../core/validate.ts";
-import { indexChanges, nameList, operationName, planIsEmpty, type Blocker, type RefProblem, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan } from "../core/plan.ts";
+import { MODE } from "../core/mode.ts";
+import { filesOnDisk, indexChanges, nameList, submoduleOnly, operationName, planIsEmpty, type Blocker, type RefProblem, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan, type WorktreePlan } from "../core/plan.ts";
 import type { GoBack } from "../core/restore.ts";
 
 export const short = (oid: string): string => oid.slice(0, 7);
@@ -77,6 +78,26 @@ export function conflictsPhrase(index: IndexPlan, max = 3): string | null {
 export function onlyLeftPhrase(files: readonly string[], back: string, max = 5): string {
   const one = files.length === 1;
   return `only the state left has ${one ? "this file" : "these files"}: ${nameList(files, max)}; to get ${one ? "it" : "them"} back: ${back}`;
+}
+
+/**
+ * Submodules whose recorded commit changes, or that go, while no file of
+ * theirs changes (null when none): `submodule sub: #3 records 1a2b3c4, its
+ * files stay as they are (git submodule update checks it out)`. Those whose
+ * folders keep files when they go are said by submodulesLeftPhrase.
+ */
+export function submodulesPhrase(w: WorktreePlan, target: number, max = 3): string | null {
+  const only = w.files.filter(submoduleOnly);
+  const recorded = only.filter((f) => f.newMode === MODE.gitlink);
+  const gone = only.filter((f) => f.newMode === MODE.absent && !w.submodulesLeft.includes(f.path));
+  const parts: string[] = [];
+  if (recorded.length) {
+    const one = recorded.length === 1;
+    const what = one ? `#${target} records ${short(recorded[0]!.newObject)}` : `#${target} records other commits`;
+    parts.push(`${one ? "submodule" : "submodules"} ${nameList(recorded.map((f) => f.path), max)}: ${what}, ${one ? "its files stay" : "their files stay"} as they are (git submodule update checks ${one ? "it" : "them"} out)`);
+  }
+  if (gone.length) parts.push(`${gone.length === 1 ? "submodule" : "submodules"} ${nameList(gone.map((f) => f.path), max)}: not in #${target} (an empty folder, removed)`);
+  return parts.length ? parts.join("; ") : null;
 }
 
 /** Submodules the restore takes out of the index whose folders stay on disk, files and all. */
@@ -163,7 +184,10 @@ export function planGist(p: RestorePlan): string {
   if (p.stash) {
     parts.push(`stash: ${stashPhrase(p.stash, true)}`);
   }
-  if (p.worktree.mode !== "skipped" && p.worktree.files.length) parts.push(plural(p.worktree.files.length, "file"));
+  const files = filesOnDisk(p.worktree);
+  const submodules = p.worktree.files.length - files.length;
+  if (p.worktree.mode !== "skipped" && files.length) parts.push(plural(files.length, "file"));
+  else if (p.worktree.mode !== "skipped" && submodules) parts.push(plural(submodules, "submodule"));
   else if (p.index && indexChanges(p)) parts.push(plural(p.index.entries.length, "index entry", "index entries"));
   if (p.onlyLeft.length) parts.push(`${plural(p.onlyLeft.length, "file")} kept only in the state left`);
   return parts.join(", ");

@@ -904,6 +904,17 @@ function stripPrefix(c: FileChange, prefix: string): FileChange {
   return { ...c, path: c.path.slice(prefix.length), raw: c.raw.slice(Buffer.byteLength(prefix)) };
 }
 
+/**
+ * Whether a change is only a submodule's recorded commit: a gitlink on one
+ * side and no file on the other. The merge moves no submodule's checkout (and
+ * leaves a folder with files, submodulesLeft), so no file on disk changes.
+ */
+export const submoduleOnly = (f: FileChange): boolean =>
+  (f.oldMode === MODE.gitlink || f.newMode === MODE.gitlink) && (f.oldMode === MODE.gitlink || f.oldMode === MODE.absent) && (f.newMode === MODE.gitlink || f.newMode === MODE.absent);
+
+/** The changes of a plan's files that change something on disk (submodules' recorded commits left out). */
+export const filesOnDisk = (w: WorktreePlan): FileChange[] => w.files.filter((f) => !submoduleOnly(f));
+
 /** Whether the plan changes nothing at all. */
 export function planIsEmpty(p: RestorePlan): boolean {
   return !p.refs.length && !p.head && !p.worktree.files.length && !p.stash && !indexChanges(p);

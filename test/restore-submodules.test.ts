@@ -152,3 +152,29 @@ test("a folder holding an ignored file, where the target has a file: refused, th
   expect(r.read("d/build.log")).toBe("PRECIOUS, ignored\n");
   expect(existsSync(join(r.dir, "d", "a.txt"))).toBe(true);
 });
+
+describe("a submodule at another commit (issue #30.11)", () => {
+  test("no file is said to change: the report, the dry run and the preview name the submodule once", () => {
+    const upstream = makeRepo();
+    const one = upstream.commit("one", { "s.txt": "1\n" });
+    upstream.commit("two", { "s.txt": "2\n" });
+    const r = makeRepo();
+    r.commit("base", { "a.txt": "a\n" });
+    r.git([...ALLOW_FILE, "submodule", "add", "-q", upstream.dir, "sub"]);
+    r.git(["-C", "sub", "checkout", "-q", one]);
+    r.git(["add", "sub"]);
+    r.git(["commit", "-q", "-m", "sub at one"]);
+    r.ok("snapshot"); // #1
+    r.git(["-C", "sub", "checkout", "-q", "main"]);
+    r.git(["add", "sub"]);
+    r.git(["commit", "-q", "-m", "sub at two"]);
+    r.ok("snapshot"); // #2
+    const said = `submodule sub: #1 records ${one.slice(0, 7)}, its files stay as they are (git submodule update checks it out)`;
+    const preview = previewOf(r, 1).stdout;
+    for (const out of [r.ok("undo", "--dry-run"), preview.slice(0, preview.indexOf("diff --git")), r.ok("undo")]) {
+      expect(out).toContain(said);
+      expect(out).not.toMatch(/files:|^files |\+1 -1|note: worktree/m);
+    }
+    expect(r.read("sub/s.txt")).toBe("2\n");
+  });
+});

@@ -3,12 +3,12 @@
 // or Git's diff from the current state to it. Each is computed once, on demand.
 import type { Snapshot } from "../../core/format.ts";
 import { diffArgs, treePair } from "../../core/patch.ts";
-import { indexChanges, operationName, planIsEmpty, planRestore, type RestorePlan, type StateSide } from "../../core/plan.ts";
+import { filesOnDisk, indexChanges, operationName, planIsEmpty, planRestore, submoduleOnly, type RestorePlan, type StateSide } from "../../core/plan.ts";
 import { listSnapshots } from "../../core/history.ts";
 import type { Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
 import { color, colorEnabled } from "../ui.ts";
-import { backBeforeRestore, blockerText, planGist, conflictsPhrase, filesPhrase, headName, onlyLeftPhrase, plural, refMovePhrase, refMoveSubject, short, stashPhrase, submodulesLeftPhrase } from "../plan-words.ts";
+import { backBeforeRestore, blockerText, planGist, conflictsPhrase, filesPhrase, headName, onlyLeftPhrase, plural, refMovePhrase, refMoveSubject, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase } from "../plan-words.ts";
 import { printable } from "./text.ts";
 
 /** Where previews come from; the picker only ever asks for one at a time. */
@@ -97,19 +97,26 @@ export function describePlan(p: RestorePlan): string[] {
   if (p.operations.length) lines.push(color.yellow(`in progress now: ${p.operations.map(operationName).join(", ")}`));
   const wt = p.worktree;
   if (wt.mode === "skipped") lines.push(color.dim(`files  left alone: ${wt.reason ?? "not recorded"}`));
-  else if (wt.files.length) {
-    lines.push(color.bold(`files  ${filesPhrase(wt.files)}`));
+  else if (filesOnDisk(wt).length) {
+    lines.push(color.bold(`files  ${filesPhrase(filesOnDisk(wt))}`));
     // Counts before the path: a long path is cut at its end, the counts stay.
-    for (const f of wt.files) lines.push(`  ${ACTION_MARK[f.action]} ${stat(f.added, f.removed)}  ${printable(f.path)}`);
+    for (const f of filesOnDisk(wt)) lines.push(`  ${ACTION_MARK[f.action]} ${stat(f.added, f.removed)}  ${printable(f.path)}`);
   }
+  const submodules = submodulesPhrase(wt, p.target.number, 10);
+  if (submodules) lines.push(printable(submodules));
   if (wt.submodulesLeft.length) lines.push(color.yellow(printable(submodulesLeftPhrase(wt.submodulesLeft, 10))));
   if (p.index && indexChanges(p)) {
-    const e = p.index.entries;
+    const key = (f: { path: string; newObject: string }) => `${f.path}\0${f.newObject}`;
+    // A submodule's entry that changes as its record does was said above.
+    const asSubmodule = new Set(wt.files.filter(submoduleOnly).map(key));
+    const e = p.index.entries.filter((f) => !asSubmodule.has(key(f)));
     // Entries that change exactly as their file does were listed under files already.
-    const asFile = new Set(wt.files.map((f) => `${f.path}\0${f.newObject}`));
-    const own = e.filter((f) => !asFile.has(`${f.path}\0${f.newObject}`));
+    const asFile = new Set(filesOnDisk(wt).map(key));
+    const own = e.filter((f) => !asFile.has(key(f)));
     const also = e.length - own.length;
-    if (!own.length) lines.push(`${color.bold("index")}  follows the files (${plural(e.length, "entry", "entries")})`);
+    if (!e.length) {
+      /* only submodules' entries */
+    } else if (!own.length) lines.push(`${color.bold("index")}  follows the files (${plural(e.length, "entry", "entries")})`);
     else lines.push(color.bold(`index  ${plural(e.length, "entry", "entries")} differ${e.length === 1 ? "s" : ""}`) + (also ? color.dim(` (${also} as the files)`) : ""));
     for (const f of own) lines.push(`  ${ACTION_MARK[f.action]} ${stat(f.added, f.removed)}  ${printable(f.path)}`);
     const conflicts = conflictsPhrase(p.index, 10);
