@@ -109,16 +109,13 @@ export function submodulesLeftPhrase(paths: readonly string[], max = 5): string 
 /** The folder the user is in, emptied by the restore and kept. */
 export const keptFolderPhrase = (folder: string): string => `the folder you are in stays, now empty: ${escapeControls(folder)} (Git never removes the current directory)`;
 
-/** How to get the state left back before a restore of it is done (a dry run, the picker). */
-export function backBeforeRestore(left: number | null, composed: boolean): string {
-  const step = composed ? "git undo" : "git undo redo";
-  return left !== null ? `${step} or git undo restore ${left}` : `${step} (they are saved first)`;
-}
-
 /** A way back as the command to type. */
 export function goBackCommand(g: GoBack): string {
   return g.command === "restore" ? `git undo restore ${g.number}` : g.command === "undo" ? "git undo" : "git undo redo";
 }
+
+/** The ways back to the state a restore leaves, as the report, the dry run and the picker say them: `git undo redo or git undo restore 8`. */
+export const waysBackPhrase = (ways: readonly GoBack[], separator = " or "): string => ways.map(goBackCommand).join(separator);
 
 /** Why a restore cannot go ahead, in one sentence. */
 export function blockerText(b: Blocker): string {

@@ -6,7 +6,7 @@ import { userSummary } from "../core/describe.ts";
 import { filesOnDisk, indexChanges, nameList, operationName, planIsEmpty, submoduleOnly, type NotRestored, type RefMove, type RestorePlan } from "../core/plan.ts";
 import type { RestoreResult } from "../core/restore.ts";
 import { MODE } from "../core/mode.ts";
-import { backBeforeRestore, blockerText, conflictsPhrase, onlyLeftPhrase, filesPhrase, goBackCommand, headName, keptFolderPhrase, plural, refMovePhrase, refName, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase } from "./plan-words.ts";
+import { blockerText, conflictsPhrase, onlyLeftPhrase, filesPhrase, headName, keptFolderPhrase, plural, refMovePhrase, refName, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase, waysBackPhrase } from "./plan-words.ts";
 
 export interface ReportStyle {
   /** "3 minutes ago" for a unix time. */
@@ -65,18 +65,13 @@ function steppedLines(result: RestoreResult): string[] {
 /**
  * The files only the state left holds, and how to get them back: the restore
  * takes them off disk or changes them, and no snapshot before the state left
- * has their content.
+ * has their content. The way back is the real restore's (a dry run's is worked
+ * out for the restore it would make).
  */
 function onlyLeftLine(result: RestoreResult): string | null {
   const files = result.plan.onlyLeft;
   if (!files.length) return null;
-  const left = result.plan.from.number;
-  const back = !result.dryRun
-    ? result.goBack.length
-      ? result.goBack.map(goBackCommand).join(" or ")
-      : `git undo restore ${left ?? "?"}`
-    : backBeforeRestore(left, result.composed !== undefined);
-  return onlyLeftPhrase(files, back);
+  return onlyLeftPhrase(files, result.goBack.length ? waysBackPhrase(result.goBack) : `git undo restore ${result.plan.from.number ?? "?"}`);
 }
 
 /** The report of a restore, or of a dry run. */
@@ -135,7 +130,7 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
     if (plan.blockers.length) for (const b of plan.blockers) lines.push(`would refuse: ${blockerText(b)}`);
     lines.push(dim("Nothing was changed (--dry-run)."));
   } else if (result.restoreSnapshot) {
-    const back = result.goBack.length ? ` To go back: ${result.goBack.map(goBackCommand).join(", or ")}` : "";
+    const back = result.goBack.length ? ` To go back: ${waysBackPhrase(result.goBack, ", or ")}` : "";
     lines.push(dim(`Recorded as #${result.restoreSnapshot.number}.${back}`));
     if (skipped.length) lines.push(`warning: ${plural(skipped.length, "part")} of #${t.number} could not be restored (objects gone; see 'not restored' above)`);
   }

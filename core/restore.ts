@@ -79,7 +79,7 @@ export interface RestoreResult {
   restoreSnapshot: Snapshot | null;
   /** Where the state after the restore differs from the target. */
   differences: PartDifference[];
-  /** The ways back to the state left: redo or undo when one step lands on it, and restore of its number. */
+  /** The ways back to the state left: redo or undo when one step lands on it, and restore of its number (on a dry run, those the restore would offer). */
   goBack: GoBack[];
   /**
    * `git undo`: the changes it undid, newest first; `git undo redo`: the ones
@@ -382,7 +382,10 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     keptFolder: null,
   };
   if (composed) result.composed = { description: composed.description, summary: composed.summary };
-  if (opts.dryRun) return result;
+  if (opts.dryRun) {
+    result.goBack = waysBack(capture.snapshots, from, target, composed !== null);
+    return result;
+  }
   if (plan.blockers.length) throw refusal(plan.blockers);
 
   const journal = new Journal();
@@ -1331,6 +1334,34 @@ function steppedOver(snaps: readonly SnapshotEntry[], direction: Direction, targ
   const over = candidates(snaps).filter((s) => (direction === "undo" ? s.number > target.number && s.number <= p : s.number > p && s.number <= target.number));
   if (direction === "undo") over.reverse();
   return over.map((s) => (s.number === pendingNumber ? { number: null, summary: "" } : { number: s.number, summary: s.summary }));
+}
+
+/**
+ * The ways back a restore of `target` from the state `from` will offer once
+ * done (goBack), worked out before it runs, for a dry run and the picker's
+ * preview: on the sequence as it will be then, the state left recorded first
+ * when it is new, and the restore's own snapshot after it (a change for a
+ * partial restore or a revert).
+ */
+export function waysBack(snaps: readonly SnapshotEntry[], from: { number: number | null; tree: ObjectId }, target: Snapshot, composed: boolean): GoBack[] {
+  const sequence = [...snaps];
+  const next = () => (sequence[sequence.length - 1]?.number ?? 0) + 1;
+  const provisional = (number: number, tree: ObjectId, trailers: Partial<Snapshot["trailers"]>): Snapshot => ({
+    number,
+    ref: "",
+    commit: "",
+    tree,
+    date: 0,
+    summary: "",
+    trailers: { format: 1, kind: "change", head: "", ...trailers },
+  });
+  let left = from.number;
+  if (left === null) {
+    left = next();
+    sequence.push(provisional(left, from.tree, { kind: "change" }));
+  }
+  sequence.push(provisional(next(), target.tree, composed ? { kind: "change" } : { kind: "restore", restored: target.number, from: left }));
+  return goBack(sequence, left);
 }
 
 /** How to get back to the state left: redo or undo when one step lands on it, and restore always. */

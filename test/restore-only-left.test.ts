@@ -2,8 +2,9 @@
 // restore takes off disk that nothing keeps once it is done. Content the
 // target's own commits or stash entries hold is kept: undoing a stash pop puts
 // the entry back, undoing a rebase leaves the branch it was rebased onto.
-import { expect, test } from "bun:test";
-import { makeRepo } from "./helpers/repo.ts";
+import { describe, expect, test } from "bun:test";
+import { previewOf } from "./helpers/hostile.ts";
+import { makeRepo, type TestRepo } from "./helpers/repo.ts";
 
 test("undoing a stash pop: the popped edit is in the stash entry it puts back, so no warning", () => {
   const r = makeRepo();
@@ -54,4 +55,48 @@ test("content nothing keeps is still named (a fresh edit, and a file no commit o
   r.ok("snapshot"); // #2
   const out = r.ok("undo");
   expect(out).toMatch(/only the state left has these files: n\.txt, t\.txt; to get them back: git undo redo/);
+});
+
+describe("the way back, said before and after (issue #30.8)", () => {
+  /** #1 to #8, one edit each; #8's content is in no earlier snapshot. */
+  function eight(): TestRepo {
+    const r = makeRepo();
+    r.commit("base", { "n.txt": "0\n" });
+    for (let i = 1; i <= 8; i++) {
+      r.write("n.txt", `${i}\n`);
+      r.ok("snapshot");
+    }
+    return r;
+  }
+
+  test("restore 4 from #8: redo would go to #5, so only 'git undo restore 8' is offered, by the dry run, the preview and the report alike", () => {
+    const r = eight();
+    const said = "only the state left has this file: n.txt; to get it back: git undo restore 8";
+    expect(r.ok("restore", "4", "--dry-run")).toContain(said);
+    expect(previewOf(r, 4).stdout).toContain(said);
+    const out = r.ok("restore", "4");
+    expect(out).toContain(said);
+    expect(out).toContain("To go back: git undo restore 8");
+    // And that is where it leads: redo goes elsewhere.
+    r.ok("redo");
+    expect(r.read("n.txt")).toBe("5\n");
+  });
+
+  test("git undo from #8: redo lands on #8, and both say so", () => {
+    const r = eight();
+    const said = "to get it back: git undo redo or git undo restore 8";
+    expect(r.ok("undo", "--dry-run")).toContain(said);
+    expect(previewOf(r, 7).stdout).toContain(said);
+    expect(r.ok("undo")).toContain(said);
+  });
+
+  test("unrecorded changes: the number they will be saved as is the one offered", () => {
+    const r = eight();
+    r.write("n.txt", "9, not recorded\n");
+    const said = "to get it back: git undo redo or git undo restore 9";
+    expect(r.ok("undo", "--dry-run")).toContain(said);
+    expect(r.ok("undo")).toContain(said);
+    expect(r.ok("redo")).toMatch(/Redid #9/);
+    expect(r.read("n.txt")).toBe("9, not recorded\n");
+  });
 });

@@ -5,10 +5,11 @@ import type { Snapshot } from "../../core/format.ts";
 import { diffArgs, treePair } from "../../core/patch.ts";
 import { filesOnDisk, indexChanges, operationName, planIsEmpty, planRestore, submoduleOnly, type RestorePlan, type StateSide } from "../../core/plan.ts";
 import { listSnapshots } from "../../core/history.ts";
+import { waysBack, type GoBack } from "../../core/restore.ts";
 import type { Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
 import { color, colorEnabled } from "../ui.ts";
-import { backBeforeRestore, blockerText, planGist, conflictsPhrase, filesPhrase, headName, onlyLeftPhrase, plural, refMovePhrase, refMoveSubject, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase } from "../plan-words.ts";
+import { blockerText, planGist, conflictsPhrase, filesPhrase, headName, onlyLeftPhrase, plural, refMovePhrase, refMoveSubject, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase, waysBackPhrase } from "../plan-words.ts";
 import { printable } from "./text.ts";
 
 /** Where previews come from; the picker only ever asks for one at a time. */
@@ -44,7 +45,8 @@ export function planPreviews(repo: Repo, from: StateSide): PreviewSource {
   };
   return {
     async summary(snap) {
-      const lines = describePlan(await plan(snap));
+      const p = await plan(snap);
+      const lines = describePlan(p, waysBack(await all, p.from, snap, false));
       if (recordingPending(repo.undoDir, (await all.catch(() => [])).at(-1)?.date ?? null)) {
         lines.push(color.yellow("recording… a newer change is being recorded; the list may not show it yet"));
       }
@@ -75,7 +77,7 @@ const ACTION_MARK = { created: "A", removed: "D", changed: "M" } as const;
  * width), below the header the picker draws itself. What happens to HEAD, the
  * refs and the stash comes first: a long file list must not hide it.
  */
-export function describePlan(p: RestorePlan): string[] {
+export function describePlan(p: RestorePlan, back: readonly GoBack[]): string[] {
   const lines: string[] = [];
   for (const b of p.blockers) lines.push(color.red(`refused: ${printable(blockerText(b))}`));
   if (p.recordFirst) lines.push(color.yellow("Your unrecorded changes are saved as a new snapshot first."));
@@ -122,6 +124,6 @@ export function describePlan(p: RestorePlan): string[] {
     const conflicts = conflictsPhrase(p.index, 10);
     if (conflicts) lines.push(`  ${printable(conflicts)}`);
   }
-  if (p.onlyLeft.length) lines.push(color.yellow(printable(onlyLeftPhrase(p.onlyLeft, backBeforeRestore(p.from.number, false), 10))));
+  if (p.onlyLeft.length) lines.push(color.yellow(printable(onlyLeftPhrase(p.onlyLeft, waysBackPhrase(back), 10))));
   return lines;
 }
