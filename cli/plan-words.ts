@@ -8,6 +8,7 @@ import { escapeControls } from "../core/validate.ts";
 import { MODE } from "../core/mode.ts";
 import { filesOnDisk, indexChanges, nameList, submoduleOnly, operationName, planIsEmpty, type Blocker, type RefProblem, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan, type WorktreePlan } from "../core/plan.ts";
 import type { GoBack } from "../core/restore.ts";
+import { PARTS, type PartialSelection } from "../core/compose.ts";
 
 export const short = (oid: string): string => oid.slice(0, 7);
 
@@ -108,6 +109,17 @@ export function submodulesLeftPhrase(paths: readonly string[], max = 5): string 
 
 /** The folder the user is in, emptied by the restore and kept. */
 export const keptFolderPhrase = (folder: string): string => `the folder you are in stays, now empty: ${escapeControls(folder)} (Git never removes the current directory)`;
+
+/** A partial restore as the command to type: `git undo restore 3 --ref main --only index,worktree`. */
+export function partialCommand(target: number, sel: PartialSelection): string {
+  const parts = PARTS.filter((p) => sel.parts.includes(p));
+  return [`git undo restore ${target}`, ...sel.refs.map((r) => `--ref ${escapeControls(r)}`), ...(parts.length ? [`--only ${parts.join(",")}`] : [])].join(" ");
+}
+
+/** A partial restore moving the branch checked out here, the index and the files left (as git reset --soft leaves them). */
+export function branchAlonePhrase(branch: string, target: number, withFiles: PartialSelection): string {
+  return `${refName(branch)} is checked out here: the index and the files stay as they are (as after git reset --soft); to bring them too: ${partialCommand(target, withFiles)}`;
+}
 
 /** A way back as the command to type. */
 export function goBackCommand(g: GoBack): string {

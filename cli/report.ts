@@ -6,7 +6,7 @@ import { userSummary } from "../core/describe.ts";
 import { filesOnDisk, indexChanges, nameList, operationName, planIsEmpty, submoduleOnly, type NotRestored, type RefMove, type RestorePlan } from "../core/plan.ts";
 import type { RestoreResult } from "../core/restore.ts";
 import { MODE } from "../core/mode.ts";
-import { blockerText, conflictsPhrase, onlyLeftPhrase, filesPhrase, headName, keptFolderPhrase, plural, refMovePhrase, refName, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase, waysBackPhrase } from "./plan-words.ts";
+import { blockerText, branchAlonePhrase, conflictsPhrase, onlyLeftPhrase, filesPhrase, headName, keptFolderPhrase, plural, refMovePhrase, refName, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase, waysBackPhrase } from "./plan-words.ts";
 
 export interface ReportStyle {
   /** "3 minutes ago" for a unix time. */
@@ -103,6 +103,8 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
   const onlyLeft = onlyLeftLine(result);
   if (onlyLeft) lines.push(`  ${onlyLeft}`);
   if (result.keptFolder !== null) lines.push(`  ${keptFolderPhrase(result.keptFolder)}`);
+  const alone = result.composed?.branchAlone;
+  if (alone) lines.push(`  ${branchAlonePhrase(alone.branch, t.number, alone.withFiles)}`);
   const skipped = plan.notRestored;
   const submodulesSaid = new Set(
     [...plan.worktree.files.filter((f) => submoduleOnly(f) && f.newMode !== MODE.absent).map((f) => f.path), ...plan.worktree.submodulesLeft].map((p) => `${p} (submodule checkout)`),

@@ -45,6 +45,12 @@ export interface ComposedTarget {
   summary: string;
   /** revert: what stops it (the target keeps the current state there). */
   conflicts: RevertConflict[];
+  /**
+   * A partial restore that moves the branch checked out here while the index
+   * and the files stay (as `git reset --soft` does): the branch, and the
+   * selection that would bring them with it.
+   */
+  branchAlone?: { branch: string; withFiles: PartialSelection };
 }
 
 /** The current state, just captured. */
@@ -166,7 +172,19 @@ export async function composePartial(repo: Repo, scratch: string, now: CurrentSt
 
   const tree = await writeStateTree(repo, scratch, next);
   const description = `${listWords(what)} from #${source.number}`;
-  return { target: { ...source, tree }, description, summary: cut(`restored ${description}`), conflicts: [] };
+  const composed: ComposedTarget = { target: { ...source, tree }, description, summary: cut(`restored ${description}`), conflicts: [] };
+  const branch = branchMovedAlone(cur, next, wantIndex && wantWorktree && !sel.paths.length);
+  if (branch) composed.branchAlone = { branch, withFiles: { parts: [...new Set([...sel.parts, "index", "worktree"] as Part[])], paths: [], refs: [...sel.refs] } };
+  return composed;
+}
+
+/** The branch HEAD is on, when it moves and stays checked out while the index and files do not follow it whole. */
+function branchMovedAlone(cur: StateTree, next: StateTree, filesFollow: boolean): string | null {
+  if (filesFollow || cur.head.kind !== "symbolic" || next.head.kind !== "symbolic" || cur.head.target !== next.head.target) return null;
+  const branch = cur.head.target;
+  const before = cur.refs.find((r) => r.name === branch);
+  const after = next.refs.find((r) => r.name === branch);
+  return before && after && before.object !== after.object ? branch : null;
 }
 
 /** `a, b and c`. */

@@ -92,7 +92,7 @@ export interface RestoreResult {
   /** The folder the user is in, which the restore emptied and kept (path from the top). */
   keptFolder: string | null;
   /** A partial restore or a revert: what it brings back (`src/a.c from #12`, `#17`) and what it records. */
-  composed?: { description: string; summary: string };
+  composed?: { description: string; summary: string; branchAlone?: ComposedTarget["branchAlone"] };
 }
 
 /** One way back to the state a restore left. */
@@ -381,7 +381,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     kind: request.kind,
     keptFolder: null,
   };
-  if (composed) result.composed = { description: composed.description, summary: composed.summary };
+  if (composed) result.composed = { description: composed.description, summary: composed.summary, ...(composed.branchAlone ? { branchAlone: composed.branchAlone } : {}) };
   if (opts.dryRun) {
     result.goBack = waysBack(capture.snapshots, from, target, composed !== null);
     return result;
