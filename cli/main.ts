@@ -65,6 +65,18 @@ function say(line: string): void {
   write(2, `${fitToOutput([line], 2).join("\n")}\n`);
 }
 
+/**
+ * A command started in a folder that is gone (removed while a shell was in
+ * it) fails in one line, before anything asks where it runs.
+ */
+function checkCurrentDirectory(): void {
+  try {
+    process.cwd();
+  } catch {
+    throw fatal("the current directory no longer exists (it was removed); cd into the repository again");
+  }
+}
+
 /** Git's answer to an unknown command (help.c): the line, the most similar commands, exit 1. */
 function unknownCommand(name: string): number {
   say(`git undo: '${name}' is not a git undo command. See 'git undo --help'.`);
@@ -109,6 +121,7 @@ export async function main(rawArgv: string[]): Promise<number> {
   // `git undo`, `git undo 3`, `git undo --dry-run`: the undo command itself
   // (a word starting with a digit is a step count, refused there when it is not one).
   if (first === undefined || /^\s*\+?[0-9]/.test(first) || first.startsWith("-")) {
+    checkCurrentDirectory();
     const undoCommand = await phase("load undo", () => findCommand("undo")!.load());
     const parsedUndo = parse(undoCommand, argv, "git undo", ["version"]);
     if (parsedUndo === "help") {
@@ -119,6 +132,7 @@ export async function main(rawArgv: string[]): Promise<number> {
   }
   const entry = findCommand(first);
   if (!entry) return unknownCommand(first);
+  checkCurrentDirectory();
   const command = await phase(`load ${entry.name}`, () => entry.load());
   const parsed = parse(command, rest, `git undo ${first}`);
   if (parsed === "help") {

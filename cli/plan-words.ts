@@ -5,8 +5,10 @@
 import { headLabel } from "../core/describe.ts";
 import { refParts, type HeadState, type RefLine } from "../core/format.ts";
 import { escapeControls } from "../core/validate.ts";
-import { indexChanges, nameList, operationName, planIsEmpty, type Blocker, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan } from "../core/plan.ts";
+import { MODE } from "../core/mode.ts";
+import { filesOnDisk, indexChanges, nameList, submoduleOnly, operationName, planIsEmpty, type Blocker, type RefProblem, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan, type WorktreePlan } from "../core/plan.ts";
 import type { GoBack } from "../core/restore.ts";
+import { PARTS, type PartialSelection } from "../core/compose.ts";
 
 export const short = (oid: string): string => oid.slice(0, 7);
 
@@ -80,16 +82,53 @@ export function onlyLeftPhrase(files: readonly string[], back: string, max = 5):
   return `only the state left has ${one ? "this file" : "these files"}: ${nameList(files, max)}; to get ${one ? "it" : "them"} back: ${back}`;
 }
 
-/** How to get the state left back before a restore of it is done (a dry run, the picker). */
-export function backBeforeRestore(left: number | null, composed: boolean): string {
-  const step = composed ? "git undo" : "git undo redo";
-  return left !== null ? `${step} or git undo restore ${left}` : `${step} (they are saved first)`;
+/**
+ * Submodules whose recorded commit changes, or that go, while no file of
+ * theirs changes (null when none): `submodule sub: #3 records 1a2b3c4, its
+ * files stay as they are (git submodule update checks it out)`. Those whose
+ * folders keep files when they go are said by submodulesLeftPhrase.
+ */
+export function submodulesPhrase(w: WorktreePlan, target: number, max = 3): string | null {
+  const only = w.files.filter(submoduleOnly);
+  const recorded = only.filter((f) => f.newMode === MODE.gitlink);
+  const gone = only.filter((f) => f.newMode === MODE.absent && !w.submodulesLeft.includes(f.path));
+  const parts: string[] = [];
+  if (recorded.length) {
+    const one = recorded.length === 1;
+    const what = one ? `#${target} records ${short(recorded[0]!.newObject)}` : `#${target} records other commits`;
+    parts.push(`${one ? "submodule" : "submodules"} ${nameList(recorded.map((f) => f.path), max)}: ${what}, ${one ? "its files stay" : "their files stay"} as they are (git submodule update checks ${one ? "it" : "them"} out)`);
+  }
+  if (gone.length) parts.push(`${gone.length === 1 ? "submodule" : "submodules"} ${nameList(gone.map((f) => f.path), max)}: not in #${target} (an empty folder, removed)`);
+  return parts.length ? parts.join("; ") : null;
+}
+
+/** Submodules the restore takes out of the index whose folders stay on disk, files and all. */
+export function submodulesLeftPhrase(paths: readonly string[], max = 5): string {
+  const one = paths.length === 1;
+  return `${one ? "a submodule's folder stays" : "submodules' folders stay"} on disk with ${one ? "its" : "their"} files: ${nameList(paths, max)} (git-undo never deletes them)`;
+}
+
+/** The folder the user is in, emptied by the restore and kept. */
+export const keptFolderPhrase = (folder: string): string => `the folder you are in stays, now empty: ${escapeControls(folder)} (Git never removes the current directory)`;
+
+/** A partial restore as the command to type: `git undo restore 3 --ref main --only index,worktree`. */
+export function partialCommand(target: number, sel: PartialSelection): string {
+  const parts = PARTS.filter((p) => sel.parts.includes(p));
+  return [`git undo restore ${target}`, ...sel.refs.map((r) => `--ref ${escapeControls(r)}`), ...(parts.length ? [`--only ${parts.join(",")}`] : [])].join(" ");
+}
+
+/** A partial restore moving the branch checked out here, the index and the files left (as git reset --soft leaves them). */
+export function branchAlonePhrase(branch: string, target: number, withFiles: PartialSelection): string {
+  return `${refName(branch)} is checked out here: the index and the files stay as they are (as after git reset --soft); to bring them too: ${partialCommand(target, withFiles)}`;
 }
 
 /** A way back as the command to type. */
 export function goBackCommand(g: GoBack): string {
   return g.command === "restore" ? `git undo restore ${g.number}` : g.command === "undo" ? "git undo" : "git undo redo";
 }
+
+/** The ways back to the state a restore leaves, as the report, the dry run and the picker say them: `git undo redo or git undo restore 8`. */
+export const waysBackPhrase = (ways: readonly GoBack[], separator = " or "): string => ways.map(goBackCommand).join(separator);
 
 /** Why a restore cannot go ahead, in one sentence (shown on a terminal: escaped). */
 export function blockerText(b: Blocker): string {
@@ -110,6 +149,8 @@ function blockerSentence(b: Blocker): string {
       const what = b.kind === "ignored-file" ? (one ? "an ignored file" : "ignored files") : one ? "a file Git has not recorded" : "files Git has not recorded";
       return `${what} ${one ? "stands" : "stand"} where snapshot ${T} creates ${one ? "one" : "some"}: ${names}; move ${one ? "it" : "them"} away first (git-undo never overwrites a file no snapshot holds)`;
     }
+    case "submodule-in-the-way":
+      return `${one ? "a submodule's folder holds files" : "submodules' folders hold files"} where snapshot ${T} has a file: ${names}; git-undo never deletes a submodule's files (its changes and untracked files may be nowhere else): move ${one ? "the folder" : "the folders"} away first`;
     case "not-uptodate":
       return `a file on disk differs from the state being left (changed while git-undo was reading it?): ${b.names.length ? names : b.detail}; run the command again`;
     case "index-lock":
@@ -118,6 +159,32 @@ function blockerSentence(b: Blocker): string {
       return `snapshot ${T} has HEAD on ${headLabel({ kind: "symbolic", target: b.names[0]! })}, which is checked out in ${b.worktree} (use --force to check it out here too)`;
     case "revert-conflict":
       return `what ${T} changed has changed again since: ${names}; nothing was reverted`;
+    case "current-directory":
+      return `snapshot ${T} has a file where the folder you are in is: ${names}; cd out of it first (Git never removes the current directory)`;
+    case "ref-refused":
+      return `Git would refuse ${one ? "a ref" : "refs"} snapshot ${T} has: ${nameList(b.refs.map(refProblemText), 3)}`;
+    case "missing-conflict-blobs":
+      return `the conflicted files snapshot ${T} has in the index are gone from the repository: ${nameList(b.missing.map((m) => `${m.path} (${short(m.object)})`))}; 'git undo restore ${b.target} --only refs,head,worktree,stash' restores the rest`;
+  }
+}
+
+/** A ref name as a message shows it: a very long one cut, with its length. */
+function shownRef(name: string): string {
+  return name.length > 80 ? `${name.slice(0, 60)}... (${Buffer.byteLength(name)} bytes)` : name;
+}
+
+/** One ref Git would refuse, and why. */
+function refProblemText(p: RefProblem): string {
+  const name = shownRef(p.name);
+  switch (p.why) {
+    case "conflict":
+      return `${name} (Git cannot have it and ${shownRef(p.other)} at once)`;
+    case "too-long":
+      return `${name} (a name too long for ${p.storage === "reftable" ? "reftable" : "the files"} ref storage)`;
+    case "not-a-commit":
+      return `${name} (a branch naming a ${p.type}; Git puts only commits on branches)`;
+    case "loop":
+      return `${name} (a symbolic ref in a loop: ${p.loop.map(shownRef).join(" -> ")})`;
   }
 }
 
@@ -131,7 +198,10 @@ export function planGist(p: RestorePlan): string {
   if (p.stash) {
     parts.push(`stash: ${stashPhrase(p.stash, true)}`);
   }
-  if (p.worktree.mode !== "skipped" && p.worktree.files.length) parts.push(plural(p.worktree.files.length, "file"));
+  const files = filesOnDisk(p.worktree);
+  const submodules = p.worktree.files.length - files.length;
+  if (p.worktree.mode !== "skipped" && files.length) parts.push(plural(files.length, "file"));
+  else if (p.worktree.mode !== "skipped" && submodules) parts.push(plural(submodules, "submodule"));
   else if (p.index && indexChanges(p)) parts.push(plural(p.index.entries.length, "index entry", "index entries"));
   if (p.onlyLeft.length) parts.push(`${plural(p.onlyLeft.length, "file")} kept only in the state left`);
   return parts.join(", ");

@@ -3,10 +3,11 @@
 // stash, whether the state was saved first, and how to go back. Worded with
 // cli/plan-words.ts, as the picker's preview is.
 import { userSummary } from "../core/describe.ts";
-import { indexChanges, nameList, operationName, planIsEmpty, type NotRestored, type RefMove, type RestorePlan } from "../core/plan.ts";
+import { filesOnDisk, indexChanges, nameList, operationName, planIsEmpty, submoduleOnly, type NotRestored, type RefMove, type RestorePlan } from "../core/plan.ts";
 import type { RestoreResult } from "../core/restore.ts";
 import { escapeControls } from "../core/validate.ts";
-import { backBeforeRestore, blockerText, conflictsPhrase, onlyLeftPhrase, filesPhrase, goBackCommand, headName, plural, refMovePhrase, refName, short, stashPhrase } from "./plan-words.ts";
+import { MODE } from "../core/mode.ts";
+import { blockerText, branchAlonePhrase, conflictsPhrase, onlyLeftPhrase, filesPhrase, headName, keptFolderPhrase, plural, refMovePhrase, refName, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase, waysBackPhrase } from "./plan-words.ts";
 
 export interface ReportStyle {
   /** "3 minutes ago" for a unix time. */
@@ -28,7 +29,10 @@ export function describePlan(plan: RestorePlan, force = false): string[] {
   if (plan.head) lines.push(`HEAD ${headName(plan.head.old)} -> ${headName(plan.head.new)}`);
   const w = plan.worktree;
   if (w.mode === "skipped") lines.push(`files left alone: ${w.reason}`);
-  else if (w.files.length) lines.push(`files: ${filesPhrase(w.files)}`);
+  else if (filesOnDisk(w).length) lines.push(`files: ${filesPhrase(filesOnDisk(w))}`);
+  const submodules = submodulesPhrase(w, plan.target.number);
+  if (submodules) lines.push(submodules);
+  if (w.submodulesLeft.length) lines.push(submodulesLeftPhrase(w.submodulesLeft));
   if (plan.index && indexChanges(plan)) {
     const filePaths = new Set(w.files.map((f) => f.path));
     const own = plan.index.entries.filter((e) => !filePaths.has(e.path));
@@ -62,18 +66,13 @@ function steppedLines(result: RestoreResult): string[] {
 /**
  * The files only the state left holds, and how to get them back: the restore
  * takes them off disk or changes them, and no snapshot before the state left
- * has their content.
+ * has their content. The way back is the real restore's (a dry run's is worked
+ * out for the restore it would make).
  */
 function onlyLeftLine(result: RestoreResult): string | null {
   const files = result.plan.onlyLeft;
   if (!files.length) return null;
-  const left = result.plan.from.number;
-  const back = !result.dryRun
-    ? result.goBack.length
-      ? result.goBack.map(goBackCommand).join(" or ")
-      : `git undo restore ${left ?? "?"}`
-    : backBeforeRestore(left, result.composed !== undefined);
-  return onlyLeftPhrase(files, back);
+  return onlyLeftPhrase(files, result.goBack.length ? waysBackPhrase(result.goBack) : `git undo restore ${result.plan.from.number ?? "?"}`);
 }
 
 /** The report of a restore, or of a dry run. */
@@ -105,7 +104,13 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
   for (const l of describePlan(plan, force)) lines.push(`  ${l}`);
   const onlyLeft = onlyLeftLine(result);
   if (onlyLeft) lines.push(`  ${onlyLeft}`);
+  if (result.keptFolder !== null) lines.push(`  ${keptFolderPhrase(result.keptFolder)}`);
+  const alone = result.composed?.branchAlone;
+  if (alone) lines.push(`  ${branchAlonePhrase(alone.branch, t.number, alone.withFiles)}`);
   const skipped = plan.notRestored;
+  const submodulesSaid = new Set(
+    [...plan.worktree.files.filter((f) => submoduleOnly(f) && f.newMode !== MODE.absent).map((f) => f.path), ...plan.worktree.submodulesLeft].map((p) => `${p} (submodule checkout)`),
+  );
   for (const n of skipped) lines.push(`  ${result.dryRun ? "would not restore" : "not restored"}: ${notRestoredLine(n)}: its objects are gone, left as it is`);
   for (const d of result.differences) {
     // The parts left as they are (above) are why refs, HEAD or the stash differ: not said twice.
@@ -116,14 +121,20 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
       if (names.length) lines.push(`  note: refs differ from #${t.number}: ${nameList(names, 3)}`);
       continue;
     }
-    if (d.part === "state") lines.push(`  note: the operation in progress in #${t.number} is not re-created`);
-    else lines.push(`  note: ${d.part} differs from #${t.number}${d.names.length ? `: ${nameList(d.names, 3)}` : ""}`);
+    if (d.part === "state") {
+      lines.push(`  note: the operation in progress in #${t.number} is not re-created`);
+      continue;
+    }
+    // Submodule checkouts left as they are were said above.
+    const names = d.part === "worktree" ? d.names.filter((n) => !submodulesSaid.has(n)) : d.names;
+    if (d.part === "worktree" && d.names.length && !names.length) continue;
+    lines.push(`  note: ${d.part} differs from #${t.number}${names.length ? `: ${nameList(names, 3)}` : ""}`);
   }
   if (result.dryRun) {
     if (plan.blockers.length) for (const b of plan.blockers) lines.push(`would refuse: ${blockerText(b)}`);
     lines.push(dim("Nothing was changed (--dry-run)."));
   } else if (result.restoreSnapshot) {
-    const back = result.goBack.length ? ` To go back: ${result.goBack.map(goBackCommand).join(", or ")}` : "";
+    const back = result.goBack.length ? ` To go back: ${waysBackPhrase(result.goBack, ", or ")}` : "";
     lines.push(dim(`Recorded as #${result.restoreSnapshot.number}.${back}`));
     if (skipped.length) lines.push(`warning: ${plural(skipped.length, "part")} of #${t.number} could not be restored (objects gone; see 'not restored' above)`);
   }

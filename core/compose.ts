@@ -4,14 +4,14 @@
 // (`git undo revert <n>`). Each is written as a state tree and then planned,
 // checked and applied by the restorer like any snapshot, so a partial restore
 // has every guarantee a whole one has; it is recorded as a change snapshot.
-import { realpathSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cut, refLabel } from "./describe.ts";
 import { refuse } from "./errors.ts";
 import { compareBytes, nulRecords, pathKey, type HeadState, type ObjectId, type RefLine, type Snapshot, type StashEntry, type StateTree } from "./format.ts";
 import { loadState } from "./inspect.ts";
 import { readObjects } from "./objects.ts";
-import { headsEqual } from "./plan.ts";
+import { currentFolder, headsEqual } from "./plan.ts";
 import { writeStateTree } from "./record.ts";
 import { hashLengthOf, type Repo } from "./repo.ts";
 import { MODE } from "./mode.ts";
@@ -45,6 +45,12 @@ export interface ComposedTarget {
   summary: string;
   /** revert: what stops it (the target keeps the current state there). */
   conflicts: RevertConflict[];
+  /**
+   * A partial restore that moves the branch checked out here while the index
+   * and the files stay (as `git reset --soft` does): the branch, and the
+   * selection that would bring them with it.
+   */
+  branchAlone?: { branch: string; withFiles: PartialSelection };
 }
 
 /** The current state, just captured. */
@@ -166,7 +172,19 @@ export async function composePartial(repo: Repo, scratch: string, now: CurrentSt
 
   const tree = await writeStateTree(repo, scratch, next);
   const description = `${listWords(what)} from #${source.number}`;
-  return { target: { ...source, tree }, description, summary: cut(`restored ${description}`), conflicts: [] };
+  const composed: ComposedTarget = { target: { ...source, tree }, description, summary: cut(`restored ${description}`), conflicts: [] };
+  const branch = branchMovedAlone(cur, next, wantIndex && wantWorktree && !sel.paths.length);
+  if (branch) composed.branchAlone = { branch, withFiles: { parts: [...new Set([...sel.parts, "index", "worktree"] as Part[])], paths: [], refs: [...sel.refs] } };
+  return composed;
+}
+
+/** The branch HEAD is on, when it moves and stays checked out while the index and files do not follow it whole. */
+function branchMovedAlone(cur: StateTree, next: StateTree, filesFollow: boolean): string | null {
+  if (filesFollow || cur.head.kind !== "symbolic" || next.head.kind !== "symbolic" || cur.head.target !== next.head.target) return null;
+  const branch = cur.head.target;
+  const before = cur.refs.find((r) => r.name === branch);
+  const after = next.refs.find((r) => r.name === branch);
+  return before && after && before.object !== after.object ? branch : null;
 }
 
 /** `a, b and c`. */
@@ -259,14 +277,7 @@ class PathComposer {
 
 /** The user's directory when it is inside the working tree (pathspecs are relative to it), else the top. */
 function userDirectory(repo: Repo): string | undefined {
-  if (repo.workTree === null) return undefined;
-  try {
-    const here = realpathSync(process.cwd());
-    const top = realpathSync(repo.workTree);
-    return here === top || here.startsWith(`${top}/`) ? here : top;
-  } catch {
-    return repo.workTree;
-  }
+  return repo.workTree === null ? undefined : (currentFolder(repo)?.abs ?? repo.workTree);
 }
 
 /** The path of an `ls-files -s` record (`mode oid stage\tpath`). */

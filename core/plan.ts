@@ -2,10 +2,11 @@
 // left (S, usually just captured) and the target (T), as a typed plan. --dry-run
 // prints it, the restorer carries it out, the picker previews it. It is computed
 // from the two state trees with a handful of batched Git calls and some lstat()s.
-import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import {
   decodeUnmerged,
+  unmergedBlobIds,
   pathKey,
   type HeadState,
   type ObjectId,
@@ -21,7 +22,7 @@ import { recoverTags, type KeptTag } from "./keep.ts";
 import { escapeControls, isSafePath, SnapshotRefused } from "./validate.ts";
 import { indexLockHeld, indexLockPath } from "./lock.ts";
 import { readObjects } from "./objects.ts";
-import type { Repo } from "./repo.ts";
+import type { Repo, RefStorage } from "./repo.ts";
 import { MODE } from "./mode.ts";
 import { phase } from "./trace.ts";
 
@@ -80,6 +81,11 @@ export interface WorktreePlan {
   /** Why files are left alone when skipped. */
   reason?: string;
   files: FileChange[];
+  /**
+   * Submodules the target does not have whose folders hold files: Git's merge
+   * removes the gitlink but leaves the folder and everything in it on disk.
+   */
+  submodulesLeft: string[];
 }
 
 export interface IndexPlan {
@@ -107,11 +113,29 @@ export type Blocker = { target: number; names: string[] } & (
   | /** An operation is in progress in the state being left (names: its markers). */ { kind: "operation" }
   | /** Objects the target needs are gone (names: what needs them; each with the object). */ { kind: "missing-objects"; missing: { what: string; object: ObjectId }[] }
   | /** Files no snapshot holds stand where the target creates files. */ { kind: "untracked-file" | "ignored-file" }
+  | /**
+     * A submodule's working tree (or another repository inside the working
+     * tree) holds files where the target has a file or symlink: Git's merge
+     * would delete the whole folder, its uncommitted work with it (names: the folders).
+     */ { kind: "submodule-in-the-way" }
   | /** A file on disk differs from the state being left (changed while git-undo read it). */ { kind: "not-uptodate"; detail: string }
   | /** index.lock exists (names: its path). */ { kind: "index-lock" }
   | /** The target's HEAD branch is checked out in another worktree (names: the branch). */ { kind: "head-in-other-worktree"; worktree: string }
   | /** A revert: what the change touched has changed again (names: the refs and paths). */ { kind: "revert-conflict" }
+  | /** The target has a file where the folder the user is in is (names: that path): Git would have to remove the folder. */ { kind: "current-directory" }
+  | /** Refs of the target Git would refuse to write here (names: the refs; each with why). */ { kind: "ref-refused"; refs: RefProblem[] }
+  | /**
+     * Objects the index needs are gone: the blobs of conflicted entries (names:
+     * the paths). --skip-missing cannot leave a part of the index out.
+     */ { kind: "missing-conflict-blobs"; missing: { path: string; object: ObjectId }[] }
 );
+
+/** Why Git would refuse to write a ref of the target (checked before anything moves). */
+export type RefProblem =
+  | /** A ref that stays (or is also written) is this ref's folder, or has it as its folder. */ { name: string; why: "conflict"; other: string }
+  | /** Longer than the ref storage holds: a file name past 255 bytes, a reftable record past a block. */ { name: string; why: "too-long"; storage: RefStorage }
+  | /** A branch (refs/heads/) naming something other than a commit: Git writes only commits there. */ { name: string; why: "not-a-commit"; type: string }
+  | /** A symbolic ref that would end up naming itself, through the refs in `loop`. */ { name: string; why: "loop"; loop: string[] };
 
 export type BlockerKind = Blocker["kind"];
 
@@ -464,7 +488,7 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
   const blockers: Blocker[] = [];
   const worktree = planWorktree(repo, s, t, target, changes);
   // Which files only the state being left holds: its own cat-file, run beside the checks below.
-  const onlyLeft = opts.earlier && worktree.mode === "merge" ? onlyInLeft(repo, worktree.files, opts.earlier) : Promise.resolve([]);
+  const onlyLeft = opts.earlier && worktree.mode === "merge" ? onlyInLeft(repo, worktree.files, t, opts.earlier) : Promise.resolve([]);
   onlyLeft.catch(() => undefined); // awaited below; a refusal thrown first must not leave it unhandled
 
   // Spec step 2: refs, HEAD and the stash, and the objects they need.
@@ -500,11 +524,15 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
   await addSubjects(repo, moves, t, found);
   const elsewhere = await checkedOutElsewhere(repo, moves, t, target, opts);
   if (elsewhere) blockers.push(elsewhere);
+  const refused = refProblems(repo, s, moves, opts.force ?? false);
+  if (refused.length) blockers.push({ kind: "ref-refused", target: target.number, names: refused.map((p) => p.name), refs: refused });
 
   // Spec step 4: the files.
   if (worktree.mode === "merge") {
-    const occupied = await occupiedBlocker(repo, target.number, worktree.files);
-    if (occupied) blockers.push(occupied);
+    blockers.push(...(await worktreeBlockers(repo, target.number, worktree.files)));
+    const here = currentFolder(repo);
+    const over = here && worktree.files.find((f) => f.newMode !== MODE.absent && f.newMode !== MODE.gitlink && (here.rel === f.path || here.rel.startsWith(`${f.path}/`)));
+    if (over) blockers.push({ kind: "current-directory", target: target.number, names: [over.path] });
   }
 
   // Spec step 5: the index.
@@ -512,6 +540,8 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
   if (!repo.bare && t.index !== undefined) {
     const entries = changes.filter((c) => c.path.startsWith("index/")).map((c) => stripPrefix(c, "index/"));
     index = { entries, conflictsNow: conflictPaths(s), conflictsAfter: conflictPaths(t) };
+    const gone = await missingConflictBlobs(repo, s, t);
+    if (gone.length) blockers.push({ kind: "missing-conflict-blobs", target: target.number, names: [...new Set(gone.map((g) => g.path))], missing: gone });
   }
 
   // Spec step 1: an operation in progress; and a Git command writing the index now.
@@ -645,6 +675,105 @@ async function checkedOutElsewhere(repo: Repo, moves: Moves, t: StateTree, targe
   return null;
 }
 
+/** Longest ref name each storage takes: a file name's 255 bytes less `.lock`; a reftable block (4 KiB) less a reflog record's other fields. */
+const REF_NAME_LIMIT = { fileNameBytes: 250, pathBytes: 4000, reftableBytes: 3800 } as const;
+
+/**
+ * The refs of the plan Git would refuse to write, found before anything
+ * moves: each fails the transaction, which the restore then rolls back as a
+ * whole. The refs after the restore are the ones now, less those it deletes,
+ * plus those it writes (a branch checked out elsewhere stays unless forced).
+ */
+function refProblems(repo: Repo, s: StateTree, moves: Moves, force: boolean): RefProblem[] {
+  const applied = moves.refs.filter((m) => force || m.checkedOutIn === undefined);
+  const after = new Map<string, RefLine>(s.refs.map((r) => [r.name, r]));
+  for (const m of applied) {
+    if (m.new) after.set(m.name, m.new);
+    else after.delete(m.name);
+  }
+  if (moves.stash) {
+    if (moves.stash.after.length) after.set("refs/stash", { name: "refs/stash", object: moves.stash.after[0]!.commit, type: "commit", symrefTarget: null, peeledObject: null, peeledType: null });
+    else after.delete("refs/stash");
+  }
+  // Every folder the refs after the restore need, with one ref inside it.
+  const folders = new Map<string, string>();
+  for (const name of after.keys()) {
+    for (let i = name.indexOf("/"); i > 0; i = name.indexOf("/", i + 1)) if (!folders.has(name.slice(0, i))) folders.set(name.slice(0, i), name);
+  }
+  const problems: RefProblem[] = [];
+  const enc = new TextEncoder();
+  for (const m of applied) {
+    if (!m.new) continue;
+    const name = m.name;
+    const inside = folders.get(name);
+    let above: string | undefined;
+    for (let i = name.indexOf("/"); i > 0 && above === undefined; i = name.indexOf("/", i + 1)) if (after.has(name.slice(0, i))) above = name.slice(0, i);
+    if (inside !== undefined || above !== undefined) {
+      problems.push({ name, why: "conflict", other: (inside ?? above)! });
+      continue;
+    }
+    const bytes = enc.encode(name).length;
+    const tooLong =
+      repo.refStorage === "reftable"
+        ? bytes > REF_NAME_LIMIT.reftableBytes
+        : name.split("/").some((part) => enc.encode(part).length > REF_NAME_LIMIT.fileNameBytes) || enc.encode(repo.commonDir).length + bytes > REF_NAME_LIMIT.pathBytes;
+    if (tooLong) {
+      problems.push({ name, why: "too-long", storage: repo.refStorage });
+      continue;
+    }
+    if (!m.new.symrefTarget && name.startsWith("refs/heads/") && m.new.type !== "commit") {
+      problems.push({ name, why: "not-a-commit", type: m.new.type ?? "unknown" });
+      continue;
+    }
+    if (m.new.symrefTarget) {
+      // Follow the chain through the refs after the restore: back at a ref already passed is a loop.
+      const chain = [name];
+      for (let next = m.new.symrefTarget; next; next = after.get(next)?.symrefTarget ?? "") {
+        const seen = chain.indexOf(next);
+        if (seen >= 0) {
+          problems.push({ name, why: "loop", loop: [...chain.slice(seen), next] });
+          break;
+        }
+        chain.push(next);
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * The blobs of T's conflicted entries that are in neither the repository nor
+ * T's index-blobs (a damaged or crafted snapshot): update-index takes such an
+ * entry, and the restore would fail only when it records the result. One
+ * `cat-file --batch-check`, only when T has conflicts that differ from now's.
+ */
+async function missingConflictBlobs(repo: Repo, s: StateTree, t: StateTree): Promise<{ path: string; object: ObjectId }[]> {
+  if (!t.indexUnmerged || bytesEqual(s.indexUnmerged, t.indexUnmerged)) return [];
+  const entries = decodeUnmerged(t.indexUnmerged).filter((e) => e.mode !== MODE.gitlink);
+  const ids = unmergedBlobIds(entries);
+  if (!ids.length) return [];
+  const out = await repo.git.text(["cat-file", "--batch-check=%(objectname) %(objecttype)"], { input: ids.map((id) => `${id}\n`).join("") });
+  const lines = out.split("\n");
+  const gone = new Set(ids.filter((id, i) => lines[i] !== `${id} blob`));
+  return entries.filter((e) => gone.has(e.object)).map((e) => ({ path: Buffer.from(e.path).toString("utf8"), object: e.object }));
+}
+
+/**
+ * The folder the user is in, when it is inside the working tree below its top:
+ * its absolute path, and its path from the top as Git names paths. Null at the
+ * top, outside the working tree, or when the folder is gone.
+ */
+export function currentFolder(repo: Repo): { abs: string; rel: string } | null {
+  if (repo.workTree === null) return null;
+  try {
+    const here = realpathSync(process.cwd());
+    const top = realpathSync(repo.workTree);
+    return here.startsWith(`${top}/`) ? { abs: here, rel: here.slice(top.length + 1) } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** What happens to the files: merged, the same on both sides, or left alone (a side has no record of them). */
 function planWorktree(repo: Repo, s: StateTree, t: StateTree, target: Snapshot, changes: readonly FileChange[]): WorktreePlan {
   if (s.worktree === undefined || t.worktree === undefined) {
@@ -652,37 +781,80 @@ function planWorktree(repo: Repo, s: StateTree, t: StateTree, target: Snapshot, 
       !repo.config.worktree || s.worktree === undefined
         ? "undo.worktree is false"
         : `snapshot #${target.number} has no record of the files (undo.worktree was false)`;
-    return { mode: "skipped", reason: repo.bare ? "a bare repository has no files" : why, files: [] };
+    return { mode: "skipped", reason: repo.bare ? "a bare repository has no files" : why, files: [], submodulesLeft: [] };
   }
-  if (s.worktree === t.worktree) return { mode: "same", files: [] };
+  if (s.worktree === t.worktree) return { mode: "same", files: [], submodulesLeft: [] };
   const files = changes.filter((c) => c.path.startsWith("worktree/")).map((c) => stripPrefix(c, "worktree/"));
-  return { mode: files.length ? "merge" : "same", files };
+  const submodulesLeft = repo.workTree === null ? [] : submodulesWithFiles(repo.workTree, files.filter((f) => f.oldMode === MODE.gitlink && f.newMode === MODE.absent));
+  return { mode: files.length ? "merge" : "same", files, submodulesLeft };
 }
 
-/** Most lookups onlyInLeft asks one cat-file for (files times snapshots); past it, a file counts as held only now. */
+/**
+ * Of the paths given (gitlinks in the state left), those whose folder on disk
+ * holds anything: a submodule's checkout, with whatever it has not committed.
+ * An empty folder (a submodule never checked out) holds nothing to lose.
+ */
+function submodulesWithFiles(workTree: string, gitlinks: readonly FileChange[]): string[] {
+  const top = Buffer.from(`${workTree}/`);
+  return gitlinks
+    .filter((f) => {
+      const abs = Buffer.concat([top, f.raw]);
+      try {
+        return lstatSync(abs).isDirectory() && readdirSync(abs).length > 0;
+      } catch {
+        return false;
+      }
+    })
+    .map((f) => f.path);
+}
+
+/** Most lookups onlyInLeft asks one cat-file for (files times places); past it, a file counts as held only now. */
 const ONLY_LEFT_LOOKUPS = 20_000;
 
 /**
- * The files of a plan whose current content (what the restore removes or
- * replaces) is in none of `earlier`'s worktree records: newest snapshots
- * first, in one `cat-file --batch-check`. Unsure means listed: saying too much
- * costs a line, saying too little loses track of work.
+ * Where the target keeps files once it is restored, as `cat-file` prefixes
+ * (`<commit>:`): the commits its HEAD, stash entries (their files, index and
+ * untracked parts) and refs point at. A file the restore takes off disk is not
+ * lost when one of these holds it (undoing a stash pop puts the entry back;
+ * undoing a rebase leaves the branch it was rebased onto).
  */
-async function onlyInLeft(repo: Repo, files: readonly FileChange[], earlier: readonly SnapshotEntry[]): Promise<string[]> {
+function targetCommits(t: StateTree): string[] {
+  const commits: string[] = [];
+  if (t.head.kind === "detached") commits.push(`${t.head.commit}:`);
+  for (const e of t.stash) commits.push(`${e.commit}:`, `${e.commit}^2:`, `${e.commit}^3:`);
+  // HEAD's branch first: its commit is the one the user lands on.
+  const headRef = t.head.kind === "symbolic" ? t.head.target : null;
+  const refs = [...t.refs].sort((a, b) => Number(b.name === headRef) - Number(a.name === headRef));
+  for (const r of refs) {
+    const c = commitOf(r);
+    if (c) commits.push(`${c}:`);
+  }
+  return [...new Set(commits)];
+}
+
+/**
+ * The files of a plan whose current content (what the restore removes or
+ * replaces) is in none of the places it stays reachable: the target's commits
+ * and stash entries (targetCommits), then `earlier`'s worktree records, newest
+ * snapshots first, all in one `cat-file --batch-check`. Unsure means listed:
+ * saying too much costs a line, saying too little loses track of work.
+ */
+async function onlyInLeft(repo: Repo, files: readonly FileChange[], t: StateTree, earlier: readonly SnapshotEntry[]): Promise<string[]> {
   const zero = /^0+$/;
   const candidates = files.filter((f) => f.action !== "created" && f.oldMode !== MODE.gitlink && !zero.test(f.oldObject));
   if (!candidates.length) return [];
   // A path with a newline cannot be asked for on cat-file's line-based input.
   const askable = candidates.filter((f) => !f.raw.includes(10));
-  const trees = [...new Set(earlier.map((e) => e.tree).reverse())].slice(0, Math.max(1, Math.floor(ONLY_LEFT_LOOKUPS / Math.max(1, askable.length))));
+  const snapshots = [...new Set(earlier.map((e) => e.tree).reverse())].map((tree) => `${tree}:worktree/`);
+  const places = [...targetCommits(t), ...snapshots].slice(0, Math.max(1, Math.floor(ONLY_LEFT_LOOKUPS / Math.max(1, askable.length))));
   const held = new Set<string>();
-  if (askable.length && trees.length) {
+  if (askable.length && places.length) {
     const lines: Buffer[] = [];
-    for (const tree of trees) for (const f of askable) lines.push(Buffer.from(`${tree}:worktree/`), Buffer.from(f.raw), Buffer.from("\n"));
+    for (const place of places) for (const f of askable) lines.push(Buffer.from(place), Buffer.from(f.raw), Buffer.from("\n"));
     const r = await repo.git.run(["cat-file", "--batch-check=%(objectname)"], { input: Buffer.concat(lines) });
     const answers = new TextDecoder().decode(r.stdout).split("\n");
     let i = 0;
-    for (let t = 0; t < trees.length; t++) {
+    for (let p = 0; p < places.length; p++) {
       for (const f of askable) {
         if (answers[i++] === f.oldObject) held.add(f.path);
       }
@@ -696,8 +868,21 @@ async function onlyInLeft(repo: Repo, files: readonly FileChange[], earlier: rea
  * plan was made (a build running meanwhile) would be overwritten by the merge,
  * which treats ignored files as expendable. Only lstat()s, unless one is found.
  */
-export async function occupiedNow(repo: Repo, plan: RestorePlan): Promise<Blocker | null> {
-  return plan.worktree.mode === "merge" ? occupiedBlocker(repo, plan.target.number, plan.worktree.files) : null;
+export async function occupiedNow(repo: Repo, plan: RestorePlan): Promise<Blocker[]> {
+  return plan.worktree.mode === "merge" ? worktreeBlockers(repo, plan.target.number, plan.worktree.files) : [];
+}
+
+/** What on disk stops the merge: files no snapshot holds where T creates one, and submodules T replaces by a file. */
+async function worktreeBlockers(repo: Repo, target: number, files: readonly FileChange[]): Promise<Blocker[]> {
+  if (repo.workTree === null) return [];
+  const blockers: Blocker[] = [];
+  // Git's merge checks nothing inside a gitlink it replaces by a file or symlink: it deletes the folder.
+  const replaced = files.filter((f) => f.oldMode === MODE.gitlink && f.newMode !== MODE.gitlink && f.newMode !== MODE.absent);
+  const inTheWay = submodulesWithFiles(repo.workTree, replaced);
+  if (inTheWay.length) blockers.push({ kind: "submodule-in-the-way", target, names: inTheWay });
+  const occupied = await occupiedBlocker(repo, target, files);
+  if (occupied) blockers.push(occupied);
+  return blockers;
 }
 
 /**
@@ -718,6 +903,17 @@ async function occupiedBlocker(repo: Repo, target: number, files: readonly FileC
 function stripPrefix(c: FileChange, prefix: string): FileChange {
   return { ...c, path: c.path.slice(prefix.length), raw: c.raw.slice(Buffer.byteLength(prefix)) };
 }
+
+/**
+ * Whether a change is only a submodule's recorded commit: a gitlink on one
+ * side and no file on the other. The merge moves no submodule's checkout (and
+ * leaves a folder with files, submodulesLeft), so no file on disk changes.
+ */
+export const submoduleOnly = (f: FileChange): boolean =>
+  (f.oldMode === MODE.gitlink || f.newMode === MODE.gitlink) && (f.oldMode === MODE.gitlink || f.oldMode === MODE.absent) && (f.newMode === MODE.gitlink || f.newMode === MODE.absent);
+
+/** The changes of a plan's files that change something on disk (submodules' recorded commits left out). */
+export const filesOnDisk = (w: WorktreePlan): FileChange[] => w.files.filter((f) => !submoduleOnly(f));
 
 /** Whether the plan changes nothing at all. */
 export function planIsEmpty(p: RestorePlan): boolean {

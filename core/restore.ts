@@ -22,7 +22,7 @@
 // GIT_UNDO_TEST_PAUSE_AFTER=<step> stops it there, so tests can kill it.
 // GIT_UNDO_LOCK_WAIT_MS bounds the wait for capture.lock (default 10000).
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, statfsSync, unlinkSync, writeFileSync, type Stats } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, statfsSync, unlinkSync, writeFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { fatal, refuse, RestoreRefused, UndoError } from "./errors.ts";
 import { decodeUnmerged, pathKey, type HeadState, type ObjectId, type OperationMarker, type Snapshot, type SnapshotEntry } from "./format.ts";
@@ -31,7 +31,8 @@ import { candidates, navigationTarget, position, readableSnapshot, type Directio
 import { loadState } from "./inspect.ts";
 import { acquireLock, clearDeadIndexLock, createIndexLock, indexLockPath, releaseIndexLock } from "./lock.ts";
 import { withScratch, writeTagObjects } from "./objects.ts";
-import { addLineCounts, nameList, occupiedNow, parseRawNumstat, planIsEmpty, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
+import { gitVersion, versionAtLeast } from "./hooks.ts";
+import { addLineCounts, currentFolder, nameList, occupiedNow, parseRawNumstat, planIsEmpty, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
 import { captureLive, captureWith, commitCapture, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
 import { phase } from "./trace.ts";
 import { restoreSummary } from "./describe.ts";
@@ -82,7 +83,7 @@ export interface RestoreResult {
   restoreSnapshot: Snapshot | null;
   /** Where the state after the restore differs from the target. */
   differences: PartDifference[];
-  /** The ways back to the state left: redo or undo when one step lands on it, and restore of its number. */
+  /** The ways back to the state left: redo or undo when one step lands on it, and restore of its number (on a dry run, those the restore would offer). */
   goBack: GoBack[];
   /**
    * `git undo`: the changes it undid, newest first; `git undo redo`: the ones
@@ -92,8 +93,10 @@ export interface RestoreResult {
   stepped: SteppedChange[];
   /** What was asked: undo, redo, restore, a partial restore or a revert. */
   kind: RestoreRequest["kind"];
+  /** The folder the user is in, which the restore emptied and kept (path from the top). */
+  keptFolder: string | null;
   /** A partial restore or a revert: what it brings back (`src/a.c from #12`, `#17`) and what it records. */
-  composed?: { description: string; summary: string };
+  composed?: { description: string; summary: string; branchAlone?: ComposedTarget["branchAlone"] };
 }
 
 /** One way back to the state a restore left. */
@@ -382,9 +385,13 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     goBack: [],
     stepped: navigating ? steppedOver(snaps, request.kind, target, latest ? null : capture.tree) : [],
     kind: request.kind,
+    keptFolder: null,
   };
-  if (composed) result.composed = { description: composed.description, summary: composed.summary };
-  if (opts.dryRun) return result;
+  if (composed) result.composed = { description: composed.description, summary: composed.summary, ...(composed.branchAlone ? { branchAlone: composed.branchAlone } : {}) };
+  if (opts.dryRun) {
+    result.goBack = waysBack(capture.snapshots, from, target, composed !== null);
+    return result;
+  }
   if (plan.blockers.length) throw refusal(plan.blockers);
 
   const journal = new Journal();
@@ -431,6 +438,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     const applied = await applyPlan(repo, { plan, scratch, mergeIndex, force: Boolean(opts.force), journal, nextIndex });
 
     const merged = plan.worktree.mode === "merge" && mergeIndex !== null;
+    result.keptFolder = applied.keptFolder;
     // The configuration read for the first capture (the same process) keys the committer's kept answer.
     const recorded = await captureWith(repo, await partsAfter(repo, scratch, plan, merged, applied.readFilesAgain), capture.configDigest);
     // A partial restore or a revert makes a new state: a change, which plain `git undo` undoes.
@@ -597,11 +605,11 @@ export interface ApplyRequest {
  *   step 6, the stash (restoreStash).
  * Exported for tests that change files between the capture and the merge.
  */
-export function applyPlan(repo: Repo, req: ApplyRequest): Promise<{ readFilesAgain: boolean }> {
+export function applyPlan(repo: Repo, req: ApplyRequest): Promise<WorktreeOutcome> {
   return phase("apply", () => applySteps(repo, req));
 }
 
-async function applySteps(repo: Repo, req: ApplyRequest): Promise<{ readFilesAgain: boolean }> {
+async function applySteps(repo: Repo, req: ApplyRequest): Promise<WorktreeOutcome> {
   const { plan, scratch, journal, nextIndex } = req;
   const moves = plan.refs.filter((m) => req.force || m.checkedOutIn === undefined);
   const T = plan.target.number;
@@ -620,7 +628,7 @@ async function applySteps(repo: Repo, req: ApplyRequest): Promise<{ readFilesAga
         await undo();
       },
     };
-    const readFilesAgain = req.mergeIndex ? await restoreWorktree(step, req.mergeIndex, scratch) : false;
+    const outcome = req.mergeIndex ? await restoreWorktree(step, req.mergeIndex, scratch) : { readFilesAgain: false, keptFolder: null };
     failAfter("worktree");
     await restoreRefs(step, moves.filter((m) => !m.symbolic));
     failAfter("refs");
@@ -632,7 +640,7 @@ async function applySteps(repo: Repo, req: ApplyRequest): Promise<{ readFilesAga
     failAfter("index");
     await restoreStash(step);
     failAfter("stash");
-    return { readFilesAgain };
+    return outcome;
   } finally {
     await nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
   }
@@ -668,20 +676,61 @@ export function startNextIndex(repo: Repo, scratch: string, plan: RestorePlan): 
   return building;
 }
 
+/** What the working-tree step tells the rest of the restore. */
+export interface WorktreeOutcome {
+  /** The files must be read again for the restore snapshot (the merge warned, or a rule file such as .gitignore changed). */
+  readFilesAgain: boolean;
+  /** The folder the user is in, emptied by the restore and kept (Git never removes the current directory). */
+  keptFolder: string | null;
+}
+
+/** The first Git that leaves the folder it runs in when a checkout empties it. */
+const KEEPS_ITS_FOLDER_SINCE: readonly [number, number] = [2, 35];
+
 /**
- * Step 4: the working tree, by a two-tree merge on the private index. Returns
- * whether the files must be read again for the restore snapshot (the merge
- * warned, or a rule file such as .gitignore changed).
+ * Keep the folder the user is in when the merge empties it, as Git itself
+ * does: the merge runs there, and Git (2.35 and newer) does not remove the
+ * folder it runs in. An older Git would, and the user's shell would be left in
+ * a folder that is gone: for it, a file of git-undo's own holds the folder for
+ * the merge's length. Returns what to call after the merge.
  */
-async function restoreWorktree({ repo, plan, journal }: StepContext, mergeIndex: MergeIndex, scratch: string): Promise<boolean> {
-  if (plan.worktree.mode !== "merge") return false;
+async function holdCurrentFolder(repo: Repo, plan: RestorePlan): Promise<{ cwd: string | undefined; release(): string | null }> {
+  const here = currentFolder(repo);
+  const emptying = here !== null && plan.worktree.files.some((f) => f.newMode === MODE.absent && f.path.startsWith(`${here.rel}/`));
+  if (!emptying) return { cwd: here?.abs, release: () => null };
+  let keeper: string | null = null;
+  if (!versionAtLeast(await gitVersion(repo), KEEPS_ITS_FOLDER_SINCE)) {
+    const file = join(here.abs, `.git-undo-keep-${process.pid}`);
+    try {
+      writeFileSync(file, "", { flag: "wx" });
+      keeper = file;
+    } catch {
+      /* a folder we may not write in: Git may remove it then, as Git itself would */
+    }
+  }
+  return {
+    cwd: here.abs,
+    release() {
+      if (keeper) rmSync(keeper, { force: true });
+      try {
+        return readdirSync(here.abs).length === 0 ? here.rel : null;
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+/** Step 4: the working tree, by a two-tree merge on the private index. */
+async function restoreWorktree({ repo, plan, journal }: StepContext, mergeIndex: MergeIndex, scratch: string): Promise<WorktreeOutcome> {
+  if (plan.worktree.mode !== "merge") return { readFilesAgain: false, keptFolder: null };
   const { from: s, to: t } = mergeIndex;
   const env = { GIT_INDEX_FILE: mergeIndex.file };
   // The merge checks every path before it writes one, but a write can still fail
   // halfway (a directory it may not write in, a full disk, a signal): then some
   // files are T's and others S's, and its index is left as it was.
   const occupied = await occupiedNow(repo, plan);
-  if (occupied) throw refusal([occupied]);
+  if (occupied.length) throw refusal(occupied);
   // S's files kept by hard links, so that going back needs no disk space; then
   // the merge index is refreshed again, as a link changes a file's ctime.
   const backup = linkBackup(repo, scratch, plan);
@@ -689,8 +738,10 @@ async function restoreWorktree({ repo, plan, journal }: StepContext, mergeIndex:
   let failed: string | null = null;
   let refused: Blocker | null = null;
   let readFilesAgain = false;
+  const folder = await holdCurrentFolder(repo, plan);
+  let keptFolder: string | null = null;
   try {
-    const r = await repo.git.run(["read-tree", "-m", "-u", s, t], { env, okExit: [128] });
+    const r = await repo.git.run(["read-tree", "-m", "-u", s, t], { env, okExit: [128], cwd: folder.cwd });
     if (r.exitCode !== 0) {
       failed = mergeErrors(r.stderr, repo.workTree);
       refused = mergeBlocker(plan, r.stderr);
@@ -699,6 +750,8 @@ async function restoreWorktree({ repo, plan, journal }: StepContext, mergeIndex:
     readFilesAgain = r.stderr.trim() !== "" || plan.worktree.files.some((f) => RULE_FILES.test(f.path));
   } catch (e) {
     failed = (e as Error).message;
+  } finally {
+    keptFolder = folder.release();
   }
   if (failed !== null) {
     let putBack: string[];
@@ -721,7 +774,7 @@ async function restoreWorktree({ repo, plan, journal }: StepContext, mergeIndex:
     // The reverse merge refuses to overwrite a file that changed since, rather than lose it.
     journal.push("worktree", () => repo.git.run(["read-tree", "-m", "-u", t, s], { env }).then(() => undefined));
   }
-  return readFilesAgain;
+  return { readFilesAgain, keptFolder };
 }
 
 /**
@@ -1287,6 +1340,34 @@ function steppedOver(snaps: readonly SnapshotEntry[], direction: Direction, targ
   const over = candidates(snaps).filter((s) => (direction === "undo" ? s.number > target.number && s.number <= p : s.number > p && s.number <= target.number));
   if (direction === "undo") over.reverse();
   return over.map((s) => (s.number === pendingNumber ? { number: null, summary: "" } : { number: s.number, summary: s.summary }));
+}
+
+/**
+ * The ways back a restore of `target` from the state `from` will offer once
+ * done (goBack), worked out before it runs, for a dry run and the picker's
+ * preview: on the sequence as it will be then, the state left recorded first
+ * when it is new, and the restore's own snapshot after it (a change for a
+ * partial restore or a revert).
+ */
+export function waysBack(snaps: readonly SnapshotEntry[], from: { number: number | null; tree: ObjectId }, target: Snapshot, composed: boolean): GoBack[] {
+  const sequence = [...snaps];
+  const next = () => (sequence[sequence.length - 1]?.number ?? 0) + 1;
+  const provisional = (number: number, tree: ObjectId, trailers: Partial<Snapshot["trailers"]>): Snapshot => ({
+    number,
+    ref: "",
+    commit: "",
+    tree,
+    date: 0,
+    summary: "",
+    trailers: { format: 1, kind: "change", head: "", ...trailers },
+  });
+  let left = from.number;
+  if (left === null) {
+    left = next();
+    sequence.push(provisional(left, from.tree, { kind: "change" }));
+  }
+  sequence.push(provisional(next(), target.tree, composed ? { kind: "change" } : { kind: "restore", restored: target.number, from: left }));
+  return goBack(sequence, left);
 }
 
 /** How to get back to the state left: redo or undo when one step lands on it, and restore always. */

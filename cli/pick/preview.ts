@@ -3,12 +3,13 @@
 // or Git's diff from the current state to it. Each is computed once, on demand.
 import type { Snapshot } from "../../core/format.ts";
 import { diffArgs, treePair } from "../../core/patch.ts";
-import { indexChanges, operationName, planIsEmpty, planRestore, type RestorePlan, type StateSide } from "../../core/plan.ts";
+import { filesOnDisk, indexChanges, operationName, planIsEmpty, planRestore, submoduleOnly, type RestorePlan, type StateSide } from "../../core/plan.ts";
 import { listSnapshots } from "../../core/history.ts";
+import { waysBack, type GoBack } from "../../core/restore.ts";
 import type { Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
 import { color, colorEnabled } from "../ui.ts";
-import { backBeforeRestore, blockerText, planGist, conflictsPhrase, filesPhrase, headName, onlyLeftPhrase, plural, refMovePhrase, refMoveSubject, short, stashPhrase } from "../plan-words.ts";
+import { blockerText, planGist, conflictsPhrase, filesPhrase, headName, onlyLeftPhrase, plural, refMovePhrase, refMoveSubject, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase, waysBackPhrase } from "../plan-words.ts";
 import { printable } from "./text.ts";
 
 /** Where previews come from; the picker only ever asks for one at a time. */
@@ -44,7 +45,8 @@ export function planPreviews(repo: Repo, from: StateSide): PreviewSource {
   };
   return {
     async summary(snap) {
-      const lines = describePlan(await plan(snap));
+      const p = await plan(snap);
+      const lines = describePlan(p, waysBack(await all, p.from, snap, false));
       if (recordingPending(repo.undoDir, (await all.catch(() => [])).at(-1)?.date ?? null)) {
         lines.push(color.yellow("recording… a newer change is being recorded; the list may not show it yet"));
       }
@@ -75,7 +77,7 @@ const ACTION_MARK = { created: "A", removed: "D", changed: "M" } as const;
  * width), below the header the picker draws itself. What happens to HEAD, the
  * refs and the stash comes first: a long file list must not hide it.
  */
-export function describePlan(p: RestorePlan): string[] {
+export function describePlan(p: RestorePlan, back: readonly GoBack[]): string[] {
   const lines: string[] = [];
   for (const b of p.blockers) lines.push(color.red(`refused: ${printable(blockerText(b))}`));
   if (p.recordFirst) lines.push(color.yellow("Your unrecorded changes are saved as a new snapshot first."));
@@ -97,23 +99,31 @@ export function describePlan(p: RestorePlan): string[] {
   if (p.operations.length) lines.push(color.yellow(`in progress now: ${p.operations.map(operationName).join(", ")}`));
   const wt = p.worktree;
   if (wt.mode === "skipped") lines.push(color.dim(`files  left alone: ${wt.reason ?? "not recorded"}`));
-  else if (wt.files.length) {
-    lines.push(color.bold(`files  ${filesPhrase(wt.files)}`));
+  else if (filesOnDisk(wt).length) {
+    lines.push(color.bold(`files  ${filesPhrase(filesOnDisk(wt))}`));
     // Counts before the path: a long path is cut at its end, the counts stay.
-    for (const f of wt.files) lines.push(`  ${ACTION_MARK[f.action]} ${stat(f.added, f.removed)}  ${printable(f.path)}`);
+    for (const f of filesOnDisk(wt)) lines.push(`  ${ACTION_MARK[f.action]} ${stat(f.added, f.removed)}  ${printable(f.path)}`);
   }
+  const submodules = submodulesPhrase(wt, p.target.number, 10);
+  if (submodules) lines.push(printable(submodules));
+  if (wt.submodulesLeft.length) lines.push(color.yellow(printable(submodulesLeftPhrase(wt.submodulesLeft, 10))));
   if (p.index && indexChanges(p)) {
-    const e = p.index.entries;
+    const key = (f: { path: string; newObject: string }) => `${f.path}\0${f.newObject}`;
+    // A submodule's entry that changes as its record does was said above.
+    const asSubmodule = new Set(wt.files.filter(submoduleOnly).map(key));
+    const e = p.index.entries.filter((f) => !asSubmodule.has(key(f)));
     // Entries that change exactly as their file does were listed under files already.
-    const asFile = new Set(wt.files.map((f) => `${f.path}\0${f.newObject}`));
-    const own = e.filter((f) => !asFile.has(`${f.path}\0${f.newObject}`));
+    const asFile = new Set(filesOnDisk(wt).map(key));
+    const own = e.filter((f) => !asFile.has(key(f)));
     const also = e.length - own.length;
-    if (!own.length) lines.push(`${color.bold("index")}  follows the files (${plural(e.length, "entry", "entries")})`);
+    if (!e.length) {
+      /* only submodules' entries */
+    } else if (!own.length) lines.push(`${color.bold("index")}  follows the files (${plural(e.length, "entry", "entries")})`);
     else lines.push(color.bold(`index  ${plural(e.length, "entry", "entries")} differ${e.length === 1 ? "s" : ""}`) + (also ? color.dim(` (${also} as the files)`) : ""));
     for (const f of own) lines.push(`  ${ACTION_MARK[f.action]} ${stat(f.added, f.removed)}  ${printable(f.path)}`);
     const conflicts = conflictsPhrase(p.index, 10);
     if (conflicts) lines.push(`  ${printable(conflicts)}`);
   }
-  if (p.onlyLeft.length) lines.push(color.yellow(printable(onlyLeftPhrase(p.onlyLeft, backBeforeRestore(p.from.number, false), 10))));
+  if (p.onlyLeft.length) lines.push(color.yellow(printable(onlyLeftPhrase(p.onlyLeft, waysBackPhrase(back), 10))));
   return lines;
 }
