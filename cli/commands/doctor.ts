@@ -16,6 +16,7 @@ import {
   hooksFolder,
   hookStatus,
   parseConfigHookCommand,
+  shq,
   TOOLKIT_ROOT,
   versionAtLeast,
 } from "../../core/hooks.ts";
@@ -185,9 +186,13 @@ export const doctor: Command = {
     if (check.exitCode === 0 && check.stdout.toString().trim() === "ok") ok(`the worker starts (${bun})`);
     else bad(`the worker does not start with ${bun}: ${check.stderr.toString().trim().split("\n").pop() ?? `exit ${check.exitCode}`}`);
 
+    // Without a bundle (a checkout not set up with install.sh, a package packed where Bun was missing) every command loads each module.
     const bundle = bundleState(TOOLKIT_ROOT);
+    const buildIt = `${shq(bun)} ${shq(join(TOOLKIT_ROOT, "core", "bundle.ts"))}${existsSync(join(TOOLKIT_ROOT, "install.sh")) && existsSync(join(TOOLKIT_ROOT, ".git")) ? " (or install.sh)" : ""}`;
     if (bundle.state === "stale") {
-      note(`the bundle in ${bundle.dir} is older than the sources: git-undo runs from the sources (about 10 ms slower a command) until 'bun core/bundle.ts' or install.sh builds it again`);
+      note(`the bundle in ${bundle.dir} is older than the sources: git-undo runs from the sources (about 10 ms slower a command) until ${buildIt} builds it again`);
+    } else if (bundle.state === "absent") {
+      note(`git-undo runs from its sources, with no bundle (${bundle.dir} is missing): every command and every recording starts about 10 ms slower; ${buildIt} builds it`);
     }
 
     const pid = liveWorker(repo.undoDir);
