@@ -3,12 +3,14 @@
 // runs it from git-undo's with the same arguments, stdin and exit status
 // (a failing reference-transaction hook still aborts the command); a hook
 // that calls git-undo's hook.sh itself is recognised; doctor says what to do
-// in each state; uninstall puts the user's hook back byte for byte.
+// in each state; uninstall puts the user's hook back byte for byte. On a
+// terminal init asks before chaining; elsewhere it never asks.
 import { expect, test } from "bun:test";
 import { existsSync, lstatSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expectRecorded, list, settled, SETTLE_MS } from "./helpers/auto.ts";
 import { gitAtLeast, makeRepo, ROOT, tempDir, type TestRepo } from "./helpers/repo.ts";
+import { hasTmux, Terminal } from "./helpers/tmux.ts";
 
 /** Git runs config hooks from 2.54 on: doctor then points at plain init rather than --chain. */
 const configHooks = gitAtLeast(2, 54);
@@ -195,4 +197,44 @@ test("a hook that is a symbolic link: --chain keeps the link as .local, the shar
   expect(existsSync(join(hooks, "reference-transaction.local"))).toBe(false);
   expect(readFileSync(shared, "utf8")).toBe(sharedText);
   await settled(gitDir);
+}, 60_000);
+
+test.skipIf(!hasTmux())("on a terminal init asks before chaining (@clack/prompts): yes chains, no refuses and writes nothing", async () => {
+  const r = repoWithBase();
+  const hooks = join(r.gitDir(), "hooks");
+  const log = join(tempDir("log"), "user-hook.log");
+  const perl = perlHook("post-index-change", log, join(tempDir("fail"), "none"));
+  writeFileSync(join(hooks, "post-index-change"), perl, { mode: 0o755 });
+
+  const no = new Terminal(r, 140, 30);
+  try {
+    no.start(["init", "--file-hooks"]);
+    await no.waitForText("Keep it as <hook>.local and put git-undo's hook in its place?");
+    expect(no.screen()).toContain(`${join(hooks, "post-index-change")} is not a shell script (#!/usr/bin/perl)`);
+    no.keys("Right", "Enter"); // "No"
+    expect(await no.exitCode()).toBe(1);
+    expect(no.screen()).toContain("'git undo init --chain'");
+  } finally {
+    no.kill();
+  }
+  expect(readFileSync(join(hooks, "post-index-change"), "utf8")).toBe(perl);
+  expect(existsSync(join(hooks, "post-index-change.local"))).toBe(false);
+  expect(existsSync(join(hooks, "reference-transaction"))).toBe(false);
+
+  const yes = new Terminal(r, 140, 30);
+  try {
+    yes.start(["init", "--file-hooks"]);
+    await yes.waitForText("Keep it as <hook>.local");
+    yes.keys("Enter"); // "Yes, chain" is the first choice
+    expect(await yes.exitCode()).toBe(0);
+    expect(yes.screen().replace(/\n/g, "")).toContain(`yours is kept as ${join(hooks, "post-index-change")}.local and runs after it`);
+  } finally {
+    yes.kill();
+  }
+  expect(readFileSync(join(hooks, "post-index-change.local"), "utf8")).toBe(perl);
+  writeFileSync(log, "");
+  r.write("a.txt", "changed\n");
+  r.git(["add", "a.txt"]);
+  expect(readFileSync(log, "utf8")).toMatch(/^post-index-change [01] [01]\n$/);
+  await settled(r.gitDir());
 }, 60_000);

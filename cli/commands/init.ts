@@ -35,7 +35,7 @@ import { refuse } from "../../core/errors.ts";
 import { record } from "../../core/record.ts";
 import { openRepo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
-import { out } from "../ui.ts";
+import { isTerminal, out } from "../ui.ts";
 import { escapeControls } from "../../core/validate.ts";
 
 const SAID: Record<HookAction, (c: HookChange) => string> = {
@@ -74,6 +74,27 @@ const SAID_CONFIG: Record<ConfigHookAction, string> = {
   unchanged: "git-undo's hooks are already registered in",
 };
 
+/**
+ * On a terminal, ask whether to chain the hooks init cannot add its block to
+ * (@clack/prompts' confirm); anywhere else (a script, a pipe) never: init
+ * then refuses with the ways on, and --chain says yes in advance.
+ */
+async function askToChain(hooks: readonly Unchained[]): Promise<boolean> {
+  if (!(await isTerminal(0)) || !(await isTerminal(1))) return false;
+  const { confirm, isCancel } = await import("@clack/prompts");
+  const which = hooks.map((u) => `${u.path} is ${u.why === "symlink" ? `a symbolic link (to ${u.detail})` : `not a shell script (${u.detail})`}`);
+  const answer = await confirm({
+    message: [
+      ...which,
+      `Keep ${hooks.length === 1 ? "it" : "each"} as <hook>.local and put git-undo's hook in its place?`,
+      "Yours then runs after git-undo's, with the same arguments, input and exit status; 'git undo uninstall' puts it back.",
+    ].join("\n"),
+    active: "Yes, chain",
+    inactive: "No",
+  });
+  return !isCancel(answer) && answer;
+}
+
 export const init: Command = {
   name: "init",
   usage: [
@@ -107,8 +128,12 @@ export const init: Command = {
         out(`note: hook.${CONFIG_HOOK}.enabled is false${done.disabledIn ? ` (in ${done.disabledIn})` : ""}, so Git runs none of them: git config --unset hook.${CONFIG_HOOK}.enabled turns them on`);
       }
     } else {
-      const plan = await planInstall(repo, { bun: hookBun(), globalHooks: Boolean(values["global-hooks"]), chain: Boolean(values.chain) });
-      if (plan.unchained.length) throw refuse(unchainedText(plan.unchained, { configHooks }));
+      const options = { bun: hookBun(), globalHooks: Boolean(values["global-hooks"]) };
+      let plan = await planInstall(repo, { ...options, chain: Boolean(values.chain) });
+      if (plan.unchained.length) {
+        if (!(await askToChain(plan.unchained))) throw refuse(unchainedText(plan.unchained, { configHooks }));
+        plan = await planInstall(repo, { ...options, chain: true });
+      }
       applyInstall(repo, plan);
       if (await removeConfigHook(repo)) out(`removed hook.${CONFIG_HOOK} from ${repo.commonDir}/config (hook files run the hooks now)`);
       enableHooks(repo.undoDir);
