@@ -14,9 +14,22 @@ usage() {
   cat <<USAGE
 usage: ./install.sh [--prefix <dir>] [<repository>]
 
-    --prefix <dir>   where to link git-undo (default: ~/.local/bin)
+Sets git-undo up from this checkout, and prints one line for each thing it writes.
+
+    --prefix <dir>   the folder to link the git-undo command into (default:
+                     ~/.local/bin); the man page is linked into
+                     <dir>/../share/man/man1, where man looks for the pages
+                     of the commands in <dir>
     <repository>     also run 'git undo init' in that repository
                      (default: the repository the shell is in, if any)
+
+Inside the checkout it writes .tools/ (Bun from the npm registry when none is
+found, and Bun's download cache), node_modules/ (the locked dependencies) and
+dist/ (the bundle); nothing else outside --prefix and the completion folders.
+Shell completion is linked where each installed shell looks for yours:
+~/.local/share/bash-completion/completions (bash, with the bash-completion
+package), ~/.zsh/completions (zsh) and ~/.config/fish/completions (fish).
+Running it again is harmless.
 USAGE
 }
 
@@ -35,7 +48,7 @@ say() { printf '%s\n' "$*"; }
 . "$root/cli/find-bun.sh"
 if [ -z "$bun" ]; then
   command -v npm >/dev/null 2>&1 || { echo "install.sh: neither bun nor npm is on PATH; install Node.js and npm first" >&2; exit 1; }
-  say "Installing Bun $BUN_VERSION from the npm registry into $root/.tools"
+  say "Installing Bun $BUN_VERSION from the npm registry into $root/.tools/"
   npm install --prefix "$root/.tools" --no-save --no-audit --no-fund --loglevel=error "bun@$BUN_VERSION" >/dev/null
   bun=$root/.tools/node_modules/.bin/bun
   # Some npm versions skip install scripts; the package's own installer links the binary.
@@ -45,27 +58,31 @@ if [ -z "$bun" ]; then
 fi
 "$bun" --version >/dev/null 2>&1 || { echo "install.sh: $bun does not run" >&2; exit 1; }
 
-say "Installing dependencies (bun install --frozen-lockfile)"
-# Bun itself is an optional dependency for `npm install -g`; a checkout has it already.
-(cd "$root" && "$bun" install --frozen-lockfile --omit=optional --silent)
+# Bun itself is an optional dependency for `npm install -g`; a checkout has it
+# already. Bun's download cache stays in the checkout too, not in ~/.bun.
+(cd "$root" && BUN_INSTALL_CACHE_DIR="$root/.tools/bun-cache" "$bun" install --frozen-lockfile --omit=optional --silent)
+say "Installed the locked dependencies into $root/node_modules/"
 
 # The CLI and the worker start from one bundle rather than every module
 # (core/bundle.ts); when it cannot be built they run from the sources.
-if "$bun" "$root/core/bundle.ts" >/dev/null; then
-  say "Built the bundle ($root/dist)"
+# (No transpiler cache into ~/.bun either, as the launcher runs.)
+if BUN_RUNTIME_TRANSPILER_CACHE_PATH=0 "$bun" "$root/core/bundle.ts" >/dev/null; then
+  say "Built the bundle into $root/dist/"
 else
   say "Note: could not build the bundle; git-undo runs from its sources"
 fi
 
 mkdir -p "$prefix"
 ln -sf "$root/cli/git-undo" "$prefix/git-undo"
-say "Linked $prefix/git-undo"
+say "Linked $prefix/git-undo (the command)"
 
-# The man page, so that `git undo --help` (which Git turns into `man git-undo`) works.
+# The man page, so that `git undo --help` (which Git turns into `man git-undo`)
+# works: man looks in <folder on PATH>/../share/man.
 if [ -f "$root/docs/git-undo.1" ]; then
-  mandir=$(dirname "$prefix")/share/man/man1
+  mandir=$(cd "$(dirname "$prefix")" && pwd)/share/man/man1
   mkdir -p "$mandir"
   ln -sf "$root/docs/git-undo.1" "$mandir/git-undo.1"
+  say "Linked $mandir/git-undo.1 (the man page, for git undo --help)"
 fi
 
 # Shell completion, where each shell looks for a user's own, for the shells

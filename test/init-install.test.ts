@@ -1,7 +1,7 @@
 // install.sh sets up the repository it is given or the one the shell is in;
 // uninstall --purge removes the snapshots too; doctor reports what it finds.
 import { expect, test } from "bun:test";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expectRecorded, list, settled, SETTLE_MS } from "./helpers/auto.ts";
 import { makeRepo, ROOT, tempDir } from "./helpers/repo.ts";
@@ -69,4 +69,33 @@ test("uninstall --purge deletes every snapshot and git-undo's files; doctor repo
   expect(existsSync(join(r.gitDir(), "undo"))).toBe(false);
   expect(existsSync(join(r.gitDir(), "hooks", "reference-transaction"))).toBe(false);
   expect(r.g("log", "-1", "--format=%s")).toBe("two");
+}, 60_000);
+
+test("install.sh --prefix says every file it writes outside the checkout, one line each; --help says where --prefix puts what", () => {
+  const home = tempDir("home");
+  const r = makeRepo();
+  const env = { ...r.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local", "share") };
+  const prefix = join(home, "opt", "bin");
+  mkdirSync(join(home, "elsewhere"));
+  const res = install(["--prefix", prefix], join(home, "elsewhere"), env);
+  expect(res.stderr).toBe("");
+  expect(res.code).toBe(0);
+  // Everything under HOME (where --prefix points too) that install.sh made: each named on a line of its own.
+  const made = readdirSync(home, { recursive: true, withFileTypes: true })
+    .filter((e) => !e.isDirectory())
+    .map((e) => join(e.parentPath, e.name));
+  expect(made).toContain(join(prefix, "git-undo"));
+  expect(made).toContain(join(home, "opt", "share", "man", "man1", "git-undo.1"));
+  const lines = res.stdout.split("\n");
+  for (const path of made) expect([path, lines.filter((l) => l.startsWith(`Linked ${path} (`)).length]).toEqual([path, 1]);
+  expect(res.stdout).toContain(`Linked ${join(home, "opt", "share", "man", "man1", "git-undo.1")} (the man page, for git undo --help)`);
+  expect(readlinkSync(join(home, "opt", "share", "man", "man1", "git-undo.1"))).toBe(join(ROOT, "docs", "git-undo.1"));
+  // Inside the checkout: the dependencies and the bundle.
+  expect(res.stdout).toContain(`Installed the locked dependencies into ${ROOT}/node_modules/`);
+  expect(res.stdout).toMatch(/^(Built the bundle into .*\/dist\/|Note: could not build the bundle.*)$/m);
+
+  const help = install(["--help"], home, env);
+  expect(help.code).toBe(0);
+  expect(help.stdout).toContain("--prefix <dir>");
+  expect(help.stdout).toContain("<dir>/../share/man/man1");
 }, 60_000);

@@ -11,10 +11,12 @@ import {
   gitVersion,
   HOOK_NAMES,
   hookBun,
+  hookCallLine,
   hooksEnabled,
   hooksFolder,
   hookStatus,
   parseConfigHookCommand,
+  shq,
   TOOLKIT_ROOT,
   versionAtLeast,
 } from "../../core/hooks.ts";
@@ -129,14 +131,32 @@ export const doctor: Command = {
     }
     // A folder Git cannot use is the one problem: its files are not looked at.
     for (const h of undoHook || folder.problem ? [] : files) {
-      if (!h.exists) bad(`${h.name}: ${h.path} does not exist; ${runInit}`);
+      // A hook init cannot add its block to: on Git 2.54+ init leaves it alone (config hooks); before, the two ways on.
+      const chainOrCall = (what: string) =>
+        configRuns
+          ? `${what}; ${runInit} (on this Git it registers its hooks in the configuration and leaves this file alone)`
+          : `${what}; 'git undo init --chain' keeps it as ${h.path}.local and installs git-undo's hook, which runs it with the same arguments, stdin and exit status, ` +
+            `or have it run ${hookCallLine(TOOLKIT_ROOT, bun)} with its arguments`;
+      if (!h.exists) bad(`${h.name}: ${h.path} does not exist${h.linkTo !== null ? ` (a symbolic link to ${h.linkTo}, which is missing)` : ""}; ${runInit}`);
+      else if (!h.hasBlock && h.calls !== null) {
+        if (!existsSync(join(h.calls, "worker", "main.ts"))) bad(`${h.name}: ${h.path} calls git-undo's hook in ${h.calls}, which is gone; have it run ${hookCallLine(TOOLKIT_ROOT, bun)} with its arguments`);
+        else if (!h.executable) bad(`${h.name}: ${h.path} calls git-undo's hook but is not executable, so Git does not run it`);
+        else {
+          ok(`${h.name}: ${h.path} calls git-undo's hook itself (${h.calls})`);
+          if (real(h.calls) !== real(TOOLKIT_ROOT)) note(`${h.name}: it calls another checkout than this one (${TOOLKIT_ROOT})`);
+        }
+      } else if (!h.hasBlock && h.linkTo !== null) bad(chainOrCall(`${h.name}: ${h.path} is a symbolic link (to ${h.linkTo}) with no git-undo block`));
+      else if (!h.hasBlock && !h.shell) bad(chainOrCall(`${h.name}: ${h.path} is not a shell script, so init cannot add its block`));
+      else if (!h.hasBlock && !h.executable) bad(`${h.name}: ${h.path} is not executable, so Git does not run it; make it executable or remove it, then ${runInit}`);
       else if (!h.hasBlock) bad(`${h.name}: ${h.path} has no git-undo block; ${runInit}`);
       else if (!h.executable) bad(`${h.name}: ${h.path} is not executable, so Git does not run it`);
       else {
         const toolkit = h.root ?? "";
         if (!existsSync(join(toolkit, "worker", "main.ts"))) bad(`${h.name}: it starts the worker from ${toolkit}, which is gone; run 'git undo init' again`);
         else if (!h.current) note(`${h.name}: installed by another version or checkout (${toolkit}); 'git undo init' updates it`);
+        else if (h.chained) ok(`${h.name}: installed and executable; it runs your hook ${h.chained.local} after it`);
         else ok(`${h.name}: installed and executable`);
+        if (h.chained && !h.chained.exists) note(`${h.name}: your hook ${h.chained.local} is gone, so git-undo's hook runs alone ('git undo uninstall' would then delete it)`);
         if (h.bun) bunsSeen.add(h.bun);
       }
     }
@@ -166,9 +186,13 @@ export const doctor: Command = {
     if (check.exitCode === 0 && check.stdout.toString().trim() === "ok") ok(`the worker starts (${bun})`);
     else bad(`the worker does not start with ${bun}: ${check.stderr.toString().trim().split("\n").pop() ?? `exit ${check.exitCode}`}`);
 
+    // Without a bundle (a checkout not set up with install.sh, a package packed where Bun was missing) every command loads each module.
     const bundle = bundleState(TOOLKIT_ROOT);
+    const buildIt = `${shq(bun)} ${shq(join(TOOLKIT_ROOT, "core", "bundle.ts"))}${existsSync(join(TOOLKIT_ROOT, "install.sh")) && existsSync(join(TOOLKIT_ROOT, ".git")) ? " (or install.sh)" : ""}`;
     if (bundle.state === "stale") {
-      note(`the bundle in ${bundle.dir} is older than the sources: git-undo runs from the sources (about 10 ms slower a command) until 'bun core/bundle.ts' or install.sh builds it again`);
+      note(`the bundle in ${bundle.dir} is older than the sources: git-undo runs from the sources (about 10 ms slower a command) until ${buildIt} builds it again`);
+    } else if (bundle.state === "absent") {
+      note(`git-undo runs from its sources, with no bundle (${bundle.dir} is missing): every command and every recording starts about 10 ms slower; ${buildIt} builds it`);
     }
 
     const pid = liveWorker(repo.undoDir);

@@ -4,6 +4,10 @@
 // hooks where Git runs hooks from (adding a marked block to hooks the user
 // already has). Either way it writes <gitdir>/undo/hooks-enabled, which the
 // hooks look for before doing anything, and records a first snapshot.
+// A hook file it cannot add its block to (not a shell script, a symbolic
+// link) is chained with --chain: kept as <hook>.local and run by git-undo's
+// hook with the same arguments, stdin and exit status; or left alone when the
+// user's hook calls git-undo's itself.
 import {
   applyInstall,
   candidateFolders,
@@ -14,6 +18,7 @@ import {
   gitVersion,
   hideSnapshotDecorations,
   hookBun,
+  hookCallLine,
   installConfigHook,
   planInstall,
   removeConfigHook,
@@ -22,19 +27,46 @@ import {
   versionAtLeast,
   type ConfigHookAction,
   type HookAction,
+  type HookChange,
+  type RemovedHook,
+  type Unchained,
 } from "../../core/hooks.ts";
+import { refuse } from "../../core/errors.ts";
 import { record } from "../../core/record.ts";
 import { openRepo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
-import { out } from "../ui.ts";
+import { isTerminal, out } from "../ui.ts";
 import { escapeControls } from "../../core/validate.ts";
 
-const SAID: Record<HookAction, string> = {
-  create: "installed",
-  insert: "added git-undo's block to your hook",
-  update: "updated git-undo's block in",
-  unchanged: "already up to date:",
+const SAID: Record<HookAction, (c: HookChange) => string> = {
+  create: (c) => `installed ${c.path}`,
+  insert: (c) => `added git-undo's block to your hook ${c.path}`,
+  update: (c) => `updated git-undo's block in ${c.path}`,
+  unchanged: (c) => `already up to date: ${c.path}`,
+  chain: (c) => `installed git-undo's hook at ${c.path}; yours is kept as ${c.local} and runs after it`,
+  called: (c) => `your hook calls git-undo's hook itself: ${c.path}${c.calls !== TOOLKIT_ROOT ? ` (from ${c.calls})` : ""}`,
 };
+
+/** What uninstall (or init switching to config hooks) did to one hook file. */
+export const removedText = (r: RemovedHook): string =>
+  r.restored ? `put your hook back at ${r.path} (from ${r.path}.local)` : `${r.deleted ? "removed" : "removed git-undo's block from"} ${r.path}`;
+
+/** Why init left these hooks alone, and the ways on: chain them, call git-undo's hook from them, or (Git 2.54+) config hooks. */
+export function unchainedText(hooks: readonly Unchained[], opts: { configHooks: boolean }): string {
+  const what = hooks.map((u) =>
+    u.why === "symlink"
+      ? `${u.path} is a symbolic link (to ${u.detail}), which may be shared: git-undo does not edit it`
+      : `${u.path} is not a shell script (${u.detail}): git-undo can add its lines only to a shell hook`,
+  );
+  return [
+    `cannot install the hooks:\n  ${what.join("\n  ")}`,
+    `Either run 'git undo init --chain': it keeps ${hooks.length === 1 ? "that hook" : "each"} as <hook>.local and installs git-undo's hook in its place,`,
+    "which runs yours with the same arguments and stdin and ends with its exit status ('git undo uninstall' puts yours back);",
+    "or have your hook run this with the hook's arguments, then run 'git undo init' again:",
+    `    ${hookCallLine(TOOLKIT_ROOT, hookBun())} <arguments>`,
+    ...(opts.configHooks ? ["or drop --file-hooks: this Git runs hooks from the configuration, which leaves your hook files alone."] : []),
+  ].join("\n");
+}
 
 const SAID_CONFIG: Record<ConfigHookAction, string> = {
   create: "registered git-undo's hooks in",
@@ -42,26 +74,52 @@ const SAID_CONFIG: Record<ConfigHookAction, string> = {
   unchanged: "git-undo's hooks are already registered in",
 };
 
+/**
+ * On a terminal, ask whether to chain the hooks init cannot add its block to
+ * (@clack/prompts' confirm); anywhere else (a script, a pipe) never: init
+ * then refuses with the ways on, and --chain says yes in advance.
+ */
+async function askToChain(hooks: readonly Unchained[]): Promise<boolean> {
+  if (!(await isTerminal(0)) || !(await isTerminal(1))) return false;
+  const { confirm, isCancel } = await import("@clack/prompts");
+  const which = hooks.map((u) => `${u.path} is ${u.why === "symlink" ? `a symbolic link (to ${u.detail})` : `not a shell script (${u.detail})`}`);
+  const answer = await confirm({
+    message: [
+      ...which,
+      `Keep ${hooks.length === 1 ? "it" : "each"} as <hook>.local and put git-undo's hook in its place?`,
+      "Yours then runs after git-undo's, with the same arguments, input and exit status; 'git undo uninstall' puts it back.",
+    ].join("\n"),
+    active: "Yes, chain",
+    inactive: "No",
+  });
+  return !isCancel(answer) && answer;
+}
+
 export const init: Command = {
   name: "init",
   usage: [
-    "git undo init [--file-hooks] [--global-hooks]",
+    "git undo init [--file-hooks] [--global-hooks] [--chain]",
     "",
     "    --file-hooks     install hook files in the hooks folder, as on Git before 2.54,",
     "                     instead of registering hook.git-undo in .git/config",
     "    --global-hooks   install into core.hooksPath even when it is a folder outside",
     "                     this repository (hooks there run in every repository using it;",
     "                     they only act where 'git undo init' ran)",
+    "    --chain          where a hook file is not a shell script or is a symbolic link,",
+    "                     keep it as <hook>.local and install git-undo's hook in its place;",
+    "                     it runs yours with the same arguments and stdin, and ends with",
+    "                     its exit status ('git undo uninstall' puts yours back)",
   ].join("\n"),
-  options: { "global-hooks": { type: "boolean" }, "file-hooks": { type: "boolean" } },
+  options: { "global-hooks": { type: "boolean" }, "file-hooks": { type: "boolean" }, chain: { type: "boolean" } },
   async run({ values }) {
     const repo = await openRepo();
-    const viaConfig = !values["file-hooks"] && versionAtLeast(await gitVersion(repo), CONFIG_HOOKS_SINCE);
+    const configHooks = versionAtLeast(await gitVersion(repo), CONFIG_HOOKS_SINCE);
+    const viaConfig = !values["file-hooks"] && configHooks;
     if (viaConfig) {
       const done = await installConfigHook(repo, TOOLKIT_ROOT, hookBun());
       // One way at a time: hook files of an earlier init would make every Git command start the hooks twice.
       const folders = (await candidateFolders(repo)).filter((f) => !f.problem && f.where !== "outside");
-      for (const r of removeHooks(repo, folders)) out(`${r.deleted ? "removed" : "removed git-undo's block from"} ${r.path} (the configuration runs the hooks now)`);
+      for (const r of removeHooks(repo, folders)) out(`${removedText(r)} (the configuration runs the hooks now)`);
       // A fresh listing switches the new hook off for git-undo's own Git calls too (core/git.ts).
       await repo.git.run(["config", "-z", "--list"]);
       enableHooks(repo.undoDir);
@@ -70,11 +128,16 @@ export const init: Command = {
         out(`note: hook.${CONFIG_HOOK}.enabled is false${done.disabledIn ? ` (in ${done.disabledIn})` : ""}, so Git runs none of them: git config --unset hook.${CONFIG_HOOK}.enabled turns them on`);
       }
     } else {
-      const plan = await planInstall(repo, { bun: hookBun(), globalHooks: Boolean(values["global-hooks"]) });
+      const options = { bun: hookBun(), globalHooks: Boolean(values["global-hooks"]) };
+      let plan = await planInstall(repo, { ...options, chain: Boolean(values.chain) });
+      if (plan.unchained.length) {
+        if (!(await askToChain(plan.unchained))) throw refuse(unchainedText(plan.unchained, { configHooks }));
+        plan = await planInstall(repo, { ...options, chain: true });
+      }
       applyInstall(repo, plan);
       if (await removeConfigHook(repo)) out(`removed hook.${CONFIG_HOOK} from ${repo.commonDir}/config (hook files run the hooks now)`);
       enableHooks(repo.undoDir);
-      for (const c of plan.changes) out(`${SAID[c.action]} ${c.path}`);
+      for (const c of plan.changes) out(SAID[c.action](c));
       for (const rel of plan.exclude) out(`added /${rel} to info/exclude`);
     }
     // Snapshot refs would label commits in `git log --decorate`, gitk and tig.

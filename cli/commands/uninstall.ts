@@ -6,9 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { candidateFolders, CONFIG_HOOK, EXCLUDED_DECORATION, findBlock, HOOK_NAMES, removeConfigHook, removeHooks, showSnapshotDecorations } from "../../core/hooks.ts";
 import { withLock } from "../../core/lock.ts";
-
-
-
+import { removedText } from "./init.ts";
 import { hashLengthOf, openRepo, type Repo } from "../../core/repo.ts";
 import { liveWorker } from "../../core/settle.ts";
 import type { Command } from "../command.ts";
@@ -66,7 +64,7 @@ export const uninstall: Command = {
     // its hooks stay, and only this repository's marker goes (recording off here).
     const keepShared = shared.length > 0 && !values["global-hooks"];
     const removed = removeHooks(repo, keepShared ? folders.filter((f) => !shared.includes(f)) : folders);
-    for (const r of removed) out(`${r.deleted ? "removed" : "removed git-undo's block from"} ${r.path}`);
+    for (const r of removed) out(removedText(r));
     const removedConfig = await removeConfigHook(repo);
     if (removedConfig) out(`removed hook.${CONFIG_HOOK} from ${join(repo.commonDir, "config")}`);
     // Only the value init added; the user's own log.excludeDecoration values stay.
