@@ -209,48 +209,134 @@ export function releaseIndexLock(indexFile: string, undoDir: string): void {
   removeQuietly(ownerFile(undoDir));
 }
 
+/** Who holds index.lock: nobody, a git-undo on this host that is gone or alive, or someone else (a Git command). */
+export type IndexLockHolder =
+  | { kind: "none" }
+  | { kind: "git-undo-gone"; pid: number; path: string }
+  | { kind: "git-undo-alive"; pid: number; path: string }
+  | { kind: "other"; path: string; ageMs: number };
+
 /**
- * Remove the index.lock a killed git-undo on this host left: the owner file
- * names a gone process, and index.lock is still the empty file it made (same
- * inode, made when the owner file was written). An index.lock of a Git
- * command, or of a git-undo alive or on another host, stays. Returns whether
- * one was removed.
+ * Who holds the index's lock. It is a killed git-undo's when the owner file
+ * names a gone process on this host and index.lock is still the empty file it
+ * made (same inode, made when the owner file was written); a live owner's
+ * when that process still runs; anyone else's otherwise. An owner file with
+ * no index.lock of its own is dropped.
  */
-export function clearDeadIndexLock(indexFile: string, undoDir: string): boolean {
+export function indexLockHolder(indexFile: string, undoDir: string, now = Date.now()): IndexLockHolder {
+  const lock = lockOf(indexFile);
+  let lockStat;
+  try {
+    lockStat = statSync(lock, { bigint: true });
+  } catch {
+    lockStat = null;
+  }
   const path = ownerFile(undoDir);
-  let content: string;
-  let ownerMs: number;
+  let content: string | null = null;
+  let ownerMs = 0;
   try {
     content = readFileSync(path, "utf8");
     ownerMs = statSync(path).mtimeMs;
   } catch {
-    return false;
+    /* no owner file: not git-undo's */
   }
-  const [first = "", second = ""] = content.split("\n");
-  const owner = parseOwner(first);
+  const [first = "", second = ""] = (content ?? "").split("\n");
+  const owner = content === null ? null : parseOwner(first);
+  if (content !== null && owner === null) removeQuietly(path); // written in one step, so never half: it says nothing
+  if (lockStat === null) return { kind: "none" };
+  const made = Number(lockStat.mtimeMs);
+  const other: IndexLockHolder = { kind: "other", path: lock, ageMs: now - made };
+  if (owner === null || owner.host !== thisHost()) return other;
+  const inode = /^(\d+):(\d+)$/.exec(second.trim());
+  const ours =
+    lockStat.isFile() &&
+    lockStat.size === 0n &&
+    made <= ownerMs + INDEX_LOCK_SLACK_MS / 2 &&
+    made >= ownerMs - INDEX_LOCK_SLACK_MS &&
+    (inode === null || (String(lockStat.dev) === inode[1] && String(lockStat.ino) === inode[2]));
+  if (!ours) return other;
+  return { kind: ownerGone(owner.pid, ownerMs) ? "git-undo-gone" : "git-undo-alive", pid: owner.pid, path: lock };
+}
+
+/**
+ * Remove the index.lock a killed git-undo on this host left (indexLockHolder).
+ * An index.lock of a Git command, or of a git-undo alive or on another host,
+ * stays. Returns whether one was removed.
+ */
+export function clearDeadIndexLock(indexFile: string, undoDir: string): boolean {
+  const path = ownerFile(undoDir);
+  if (!existsSync(path)) return false;
+  const holder = indexLockHolder(indexFile, undoDir);
+  if (holder.kind === "git-undo-alive") return false;
+  if (holder.kind === "git-undo-gone") removeQuietly(holder.path);
+  // The owner file of a gone owner says nothing more; one of a live owner whose lock is someone else's neither.
+  const owner = (() => {
+    try {
+      return parseOwner(readFileSync(path, "utf8").split("\n")[0] ?? "");
+    } catch {
+      return null;
+    }
+  })();
+  if (owner !== null && owner.host === thisHost() && ownerGone(owner.pid, statMs(path))) removeQuietly(path);
+  return holder.kind === "git-undo-gone";
+}
+
+function statMs(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return Date.now();
+  }
+}
+
+/**
+ * Who runs a ref transaction of git-undo's (creating a snapshot ref, deleting
+ * old ones, packing them): "<pid> <host>\n", written before Git starts and
+ * removed once it has exited. A transaction killed halfway leaves Git's locks
+ * behind (a ref's `.lock`, `packed-refs.lock`, reftable's `tables.list.lock`);
+ * this file, left with them, says that git-undo's Git made them and when, so
+ * the next recording can remove them (core/refs.ts clearKilledRefWrite).
+ */
+export async function asRefWriter<T>(undoDir: string, work: () => Promise<T>): Promise<T> {
+  const path = undoFile(undoDir, "refWriteOwner");
+  try {
+    mkdirSync(undoDir, { recursive: true });
+    replaceFile(path, `${process.pid} ${thisHost()}\n`);
+  } catch {
+    /* without it a killed transaction's locks are only named by doctor */
+  }
+  try {
+    return await work();
+  } finally {
+    removeQuietly(path);
+  }
+}
+
+/**
+ * When the ref transaction of a git-undo on this host that is gone started
+ * (ms since the epoch): the owner file asRefWriter left names a dead process.
+ * Null when there is none, or its owner may still run.
+ */
+export function killedRefWriteStart(undoDir: string): number | null {
+  const path = undoFile(undoDir, "refWriteOwner");
+  let content: string;
+  let writtenMs: number;
+  try {
+    content = readFileSync(path, "utf8");
+    writtenMs = statSync(path).mtimeMs;
+  } catch {
+    return null;
+  }
+  const owner = parseOwner(content);
   if (owner === null) {
     removeQuietly(path); // written in one step, so never half: it says nothing
-    return false;
+    return null;
   }
-  if (owner.host !== thisHost() || !ownerGone(owner.pid, ownerMs)) return false;
-  let ours = false;
-  try {
-    const st = statSync(lockOf(indexFile), { bigint: true });
-    const made = Number(st.mtimeMs);
-    const inode = /^(\d+):(\d+)$/.exec(second.trim());
-    ours =
-      st.isFile() &&
-      st.size === 0n &&
-      made <= ownerMs + INDEX_LOCK_SLACK_MS / 2 &&
-      made >= ownerMs - INDEX_LOCK_SLACK_MS &&
-      (inode === null || (String(st.dev) === inode[1] && String(st.ino) === inode[2]));
-  } catch {
-    /* no index.lock: only the owner file is left */
-  }
-  if (ours) removeQuietly(lockOf(indexFile));
-  removeQuietly(path);
-  return ours;
+  return owner.host === thisHost() && ownerGone(owner.pid, writtenMs) ? writtenMs : null;
 }
+
+/** Forget a killed ref writer once what it left has been dealt with. */
+export const forgetRefWriter = (undoDir: string): void => removeQuietly(undoFile(undoDir, "refWriteOwner"));
 
 /**
  * Replace a file in one step: written beside it under a hidden name, then

@@ -29,6 +29,8 @@ export const UNDO_FILES = {
   captureLock: "capture.lock",
   /** Who holds the index.lock a restore took (core/lock.ts). */
   indexLockOwner: "index-lock.owner",
+  /** Who runs a ref transaction that takes packed-refs.lock: deleting snapshots, packing them (core/lock.ts). */
+  refWriteOwner: "ref-write.owner",
   /** init added log.excludeDecoration=refs/undo/ (core/hooks.ts; in the common dir's folder). */
   excludedDecoration: "excluded-decoration",
   /** Cache: the committer identity and its config digest (core/record.ts). */

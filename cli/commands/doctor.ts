@@ -21,7 +21,8 @@ import {
 import { bundleState } from "../../core/bundle.ts";
 import { configRefusal } from "../../core/record.ts";
 import { strayUndoRefs } from "../../core/history.ts";
-import { inspectLock } from "../../core/lock.ts";
+import { indexLockHolder, inspectLock } from "../../core/lock.ts";
+import { killedWriteLocks, refLocks, STALE_REF_LOCK_MS } from "../../core/refs.ts";
 import { openRepo } from "../../core/repo.ts";
 import { lastLogLines, liveWorker, markAge } from "../../core/settle.ts";
 import { filesLeftOut } from "../../core/state.ts";
@@ -195,6 +196,34 @@ export const doctor: Command = {
       note(`${lock.path} is held by pid ${lock.pid}: it is recording or restoring right now`);
     } else if (lock.state === "stale") {
       note(`${lock.path} was left by ${STALE_WHY[lock.reason ?? "dead"]}; the next recording takes it over`);
+    }
+    // Locks a killed Git (or git-undo) left: they block recording, restoring, and the user's own commands.
+    // Paths come from the file system: control characters made visible.
+    const quote = (p: string) => `'${escapeControls(p).replace(/'/g, "'\\''")}'`;
+    const killedOurs = new Set(killedWriteLocks(repo).map((l) => l.path));
+    for (const lock of refLocks(repo)) {
+      const age = Math.round(lock.ageMs / 1000);
+      if (lock.ageMs < STALE_REF_LOCK_MS) {
+        note(`${escapeControls(lock.path)} is held: a Git command is writing refs right now`);
+      } else if (lock.kind === "ref" && repo.refStorage === "files" && lock.ref!.startsWith(repo.snapshotPrefix)) {
+        note(`${escapeControls(lock.path)} was left ${age}s ago by a Git that was killed; the next recording removes it`);
+      } else if (killedOurs.has(lock.path)) {
+        bad(`${escapeControls(lock.path)} was left by git-undo, killed while it changed refs; the next recording removes it, or remove it now: rm ${quote(lock.path)}`);
+      } else {
+        const blocks =
+          lock.kind === "ref" ? `Git cannot change ${escapeControls(lock.ref!)} while it exists` : lock.kind === "packed-refs" ? "Git cannot delete any ref (git branch -d, git tag -d, git undo gc) while it exists" : "Git cannot change any ref while it exists";
+        bad(`${escapeControls(lock.path)} has been there for ${age}s: ${blocks}; if no Git command is running, one that crashed left it: rm ${quote(lock.path)}`);
+      }
+    }
+    if (!repo.bare) {
+      const index = indexLockHolder(repo.indexFile, repo.undoDir);
+      if (index.kind === "git-undo-gone") {
+        bad(`${escapeControls(index.path)} was left by a git-undo restore that was killed (pid ${index.pid}); Git cannot write the index while it exists. The next recording or git undo removes it, or remove it now: rm ${quote(index.path)}`);
+      } else if (index.kind === "git-undo-alive") {
+        note(`${escapeControls(index.path)} is held by git-undo (pid ${index.pid}): it is restoring right now`);
+      } else if (index.kind === "other" && index.ageMs >= STALE_REF_LOCK_MS) {
+        bad(`${escapeControls(index.path)} has been there for ${Math.round(index.ageMs / 1000)}s: Git cannot write the index while it exists; if no Git command is running, one that crashed left it: rm ${quote(index.path)}`);
+      }
     }
     // A configuration value Git dies on (Git 2.55's git add and a bad color.ui) fails every recording: ask git add.
     if (repo.workTree !== null) {
