@@ -10,8 +10,8 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fromFileEnd } from "./file-tail.ts";
-import { compareBytes, decodeBytes, OPERATION_MARKERS, snapshotNumber, type HeadState, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
-import { text, type GitResult } from "./git.ts";
+import { compareBytes, decodeBytes, OPERATION_MARKERS, snapshotNumber, type HeadState, type ObjectId, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
+import { GitError, text, type GitResult } from "./git.ts";
 import { forgetRefWriter, killedRefWriteStart } from "./lock.ts";
 import type { Repo } from "./repo.ts";
 import { snapshotCommits, type ListedRef, type SnapshotRef } from "./snapshot-commits.ts";
@@ -24,6 +24,20 @@ export interface RefScan {
   refs: RefLine[];
   /** Every ref under refs/undo/ (all worktrees), in for-each-ref order. */
   undoRefs: SnapshotRef[];
+  /** Refs whose object Git cannot read; only set when there are some (see listRefs). */
+  unreadable?: UnreadableRef[];
+}
+
+/**
+ * A ref whose object Git cannot read: a tag it cannot parse or peel (a
+ * malformed tag object, or one naming an object that is gone), recorded by
+ * its id without peeled fields; or an object that is missing, which no line
+ * of the refs blob can describe (it has no type), left out.
+ */
+export interface UnreadableRef {
+  name: string;
+  object: ObjectId;
+  why: "unpeelable-tag" | "missing-object";
 }
 
 const FIELD = "%00";
@@ -59,11 +73,80 @@ const PER_WORKTREE = ["refs/bisect", "refs/worktree", "refs/rewritten"];
  */
 export async function scanRefs(repo: Repo): Promise<RefScan> {
   if (repo.refStorage !== "files") return scanThroughGit(repo);
-  const [out, undoRefs] = await Promise.all([listRefs(repo), scanUndoRefs(repo, repo.snapshotPrefix)]);
-  return completeScan(repo, { refs: parseRefs(out), undoRefs });
+  const [listed, undoRefs] = await Promise.all([listRefs(repo), scanUndoRefs(repo, repo.snapshotPrefix)]);
+  return completeScan(repo, withUnreadable({ refs: listed.refs, undoRefs }, listed.unreadable));
 }
 
-const listRefs = (repo: Repo): Promise<string> => repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`, ...OUTSIDE_UNDO]);
+const withUnreadable = (scan: RefScan, unreadable: UnreadableRef[]): RefScan => (unreadable.length ? { ...scan, unreadable } : scan);
+
+/**
+ * Every ref outside refs/undo/ with its type and peeled object, in one
+ * for-each-ref. That one fails as a whole when a single ref's object cannot
+ * be parsed (a malformed tag: Git 2.39+ exits 128 "parse_object_buffer
+ * failed", 2.31 crashes), so only then the refs are read the slow way, which
+ * parses nothing (readRefsUnparsed): a malformed object never stops recording.
+ */
+async function listRefs(repo: Repo): Promise<{ refs: RefLine[]; unreadable: UnreadableRef[] }> {
+  try {
+    return { refs: parseRefs(await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`, ...OUTSIDE_UNDO])), unreadable: [] };
+  } catch (e) {
+    if (!(e instanceof GitError)) throw e;
+    return readRefsUnparsed(repo);
+  }
+}
+
+/** Names, ids and symbolic targets only: for-each-ref reads no object for these. */
+const UNPARSED_FORMAT = ["%(refname)", "%(objectname)", "%(symref)"].join(FIELD) + "%00%01%00";
+
+/**
+ * The refs when some object cannot be parsed: for-each-ref for names, ids and
+ * symbolic targets (no object read), then one cat-file --batch-check for each
+ * id's type and, by `<id>^{}`, the object it peels to in full. A tag that
+ * cannot be peeled keeps no peeled fields; a ref whose object is missing is
+ * left out. Both are returned as unreadable, for doctor.
+ */
+async function readRefsUnparsed(repo: Repo): Promise<{ refs: RefLine[]; unreadable: UnreadableRef[] }> {
+  const out = await repo.git.text(["for-each-ref", `--format=${UNPARSED_FORMAT}`, ...OUTSIDE_UNDO]);
+  const listed = out
+    .split(RECORD_END)
+    .filter(Boolean)
+    .map((rec) => {
+      const [name = "", object = "", symref = ""] = rec.split("\0");
+      return { name, object, symref };
+    })
+    .filter((l) => !l.name.startsWith("refs/undo/"));
+  const withObject = listed.filter((l) => l.object);
+  const answer = withObject.length
+    ? (await repo.git.text(["cat-file", "--batch-check"], { input: withObject.map((l) => `${l.object}\n${l.object}^{}\n`).join("") })).split("\n")
+    : [];
+  const found = new Map<string, { type: string; peeled: string; peeledType: string } | null>();
+  withObject.forEach((l, i) => {
+    const [, type = "missing"] = (answer[2 * i] ?? "").split(" ");
+    const [peeled = "", peeledType = "missing"] = (answer[2 * i + 1] ?? "").split(" ");
+    found.set(l.name, type === "missing" ? null : { type, peeled: peeledType === "missing" ? "" : peeled, peeledType: peeledType === "missing" ? "" : peeledType });
+  });
+  const refs: RefLine[] = [];
+  const unreadable: UnreadableRef[] = [];
+  for (const l of listed) {
+    if (!l.object) continue; // a dangling symbolic ref: completed from its file, as with the fast listing
+    const o = found.get(l.name);
+    if (!o) {
+      unreadable.push({ name: l.name, object: l.object, why: "missing-object" });
+      continue;
+    }
+    const tag = o.type === "tag";
+    if (tag && !o.peeled) unreadable.push({ name: l.name, object: l.object, why: "unpeelable-tag" });
+    refs.push({
+      name: l.name,
+      object: l.object,
+      type: o.type,
+      symrefTarget: l.symref || null,
+      peeledObject: tag ? o.peeled || null : null,
+      peeledType: tag ? o.peeledType || null : null,
+    });
+  }
+  return { refs, unreadable };
+}
 
 /** What the files ref storage keeps as plain files, as Git reported it with the refs (reftable). */
 interface ReadThroughGit {
@@ -102,7 +185,7 @@ async function scanThroughGit(repo: Repo): Promise<RefScan> {
     reflog("HEAD", ["-1"]),
     reflog("refs/stash"),
   ]);
-  const scan: RefScan = { refs: parseRefs(listing), undoRefs };
+  const scan: RefScan = withUnreadable({ refs: listing.refs, undoRefs }, listing.unreadable);
   const { refs } = scan;
   const deepTags = refs.filter((r) => r.peeledType === "tag");
   const symrefs = refs.filter((r) => r.symrefTarget);

@@ -22,7 +22,7 @@ import { bundleState } from "../../core/bundle.ts";
 import { configRefusal } from "../../core/record.ts";
 import { strayUndoRefs } from "../../core/history.ts";
 import { indexLockHolder, inspectLock } from "../../core/lock.ts";
-import { killedWriteLocks, refLocks, STALE_REF_LOCK_MS } from "../../core/refs.ts";
+import { killedWriteLocks, refLocks, scanRefs, STALE_REF_LOCK_MS } from "../../core/refs.ts";
 import { openRepo } from "../../core/repo.ts";
 import { lastLogLines, liveWorker, markAge } from "../../core/settle.ts";
 import { filesLeftOut } from "../../core/state.ts";
@@ -258,6 +258,16 @@ export const doctor: Command = {
     if (stray.length) {
       note(`${stray.length} ref${stray.length === 1 ? "" : "s"} under refs/undo/ ${stray.length === 1 ? "is" : "are"} not a snapshot and ${stray.length === 1 ? "is" : "are"} ignored (git update-ref -d <ref> removes one):`);
       for (const r of stray) out(`           ${r.ref} (${STRAY_WHY[r.why]})`);
+    }
+    // Refs whose object Git cannot read: recorded as far as they can be (docs/format.md, `refs`).
+    const { unreadable = [] } = await scanRefs(repo);
+    for (const u of unreadable) {
+      const name = escapeControls(u.name);
+      if (u.why === "unpeelable-tag") {
+        note(`${name} points at a tag Git cannot read or peel (${u.object}); snapshots record it by its id alone; 'git fsck' says more`);
+      } else {
+        bad(`${name} points at ${u.object}, which is missing from the repository, so no snapshot records it; 'git fsck' says more, 'git update-ref -d ${name}' removes the ref`);
+      }
     }
     // Untracked files too large to record: the user should know they are not protected.
     const leftOut = await filesLeftOut(repo);
