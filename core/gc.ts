@@ -2,12 +2,15 @@
 // those older than an age (`git undo gc`); never the newest of a sequence.
 import type { SnapshotEntry } from "./format.ts";
 import { GitError } from "./git.ts";
+import { ownOnly } from "./history.ts";
 import { asRefWriter, withLock } from "./lock.ts";
 import { clearStaleSnapshotRefLocks, type SnapshotRef } from "./refs.ts";
 import type { Repo } from "./repo.ts";
 
-/** The snapshots older than `ageSeconds` (null: none), oldest first, without the newest. */
-export function expired(snaps: readonly SnapshotEntry[], ageSeconds: number | null, now = Date.now() / 1000): SnapshotEntry[] {
+/** The snapshots this worktree recorded older than `ageSeconds` (null: none), oldest first, without its newest. */
+export function expired(all: readonly SnapshotEntry[], ageSeconds: number | null, now = Date.now() / 1000): SnapshotEntry[] {
+  // Only this worktree's own: fetched snapshots are its owner's to expire, not ours.
+  const snaps = ownOnly(all);
   if (ageSeconds === null || snaps.length === 0) return [];
   const cutoff = now - ageSeconds;
   return snaps.slice(0, -1).filter((s) => s.date < cutoff || ageSeconds === 0);

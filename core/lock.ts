@@ -6,7 +6,7 @@
 // Also the owner checks the scratch folders and index.lock use, replaceFile:
 // the one-step file replacement the hook installer and the recorder's caches
 // use, and readJsonFile for those caches.
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { refuse, type UndoError } from "./errors.ts";
@@ -348,6 +348,22 @@ export function replaceFile(path: string, content: string, mode?: number): void 
   writeFileSync(tmp, content, mode === undefined ? {} : { mode });
   if (mode !== undefined) chmodSync(tmp, mode);
   renameSync(tmp, path);
+}
+
+/**
+ * Append to one of git-undo's files, creating it if need be, without following
+ * a symbolic link, without waiting for a FIFO's reader, and writing into
+ * nothing but a regular file: something planted at its name makes this throw,
+ * never hang or write elsewhere.
+ */
+export function appendToFile(path: string, content: string): void {
+  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${path} is not a regular file`);
+    writeSync(fd, content);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A JSON file written by replaceFile (the recorder's caches), or null when it is missing or unreadable. */

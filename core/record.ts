@@ -37,7 +37,7 @@ import {
   type Trailers,
 } from "./format.ts";
 import { GitError } from "./git.ts";
-import { decodeSnapshot, numberedRefs, type NumberedRef } from "./history.ts";
+import { decodeSnapshot, numberedRefs, ownOnly, readOwnSnapshots, rememberOwn, type NumberedRef } from "./history.ts";
 import { KEEP_ENTRY, keepTree } from "./keep.ts";
 import { beyondLimit, deleteSnapshots } from "./gc.ts";
 import { asRefWriter, readJsonFile, replaceFile, withLock } from "./lock.ts";
@@ -57,9 +57,9 @@ export interface LiveCapture {
   tree: ObjectId;
   /** HEAD's newest reflog entry. */
   reflog?: ReflogEntry;
-  /** This worktree's snapshot refs before this capture, oldest first, their messages not decoded. */
+  /** This worktree's snapshot refs before this capture, oldest first, their messages not decoded; fetched ones marked foreign. */
   sequence: NumberedRef[];
-  /** The newest of them, decoded. */
+  /** The newest of them this worktree recorded itself, decoded. */
   latest?: SnapshotEntry;
   /** All of them, decoded when first asked for (a restore's targets): a recording needs only the newest. */
   readonly snapshots: SnapshotEntry[];
@@ -74,7 +74,8 @@ export interface LiveCapture {
 /** A capture of `state`, written as `tree`, over the sequence of snapshot refs it follows. */
 function liveCapture(state: StateTree, tree: ObjectId, sequence: NumberedRef[]): LiveCapture {
   let all: SnapshotEntry[] | undefined;
-  const newest = sequence[sequence.length - 1];
+  const own = ownOnly(sequence);
+  const newest = own[own.length - 1];
   const capture: LiveCapture = {
     state,
     tree,
@@ -166,7 +167,7 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexPar
   const blobs: (string | Uint8Array)[] = [encodeHead(head), encodeRefs(state.refs)];
   if (state.stash.length) blobs.push(encodeStash(state.stash));
   if (state.state.length) blobs.push(encodeState(state.state));
-  const sequence = numberedRefs(scan.undoRefs, repo.snapshotPrefix);
+  const sequence = numberedRefs(scan.undoRefs, repo.snapshotPrefix, readOwnSnapshots(repo.undoDir));
   const newestTree = sequence[sequence.length - 1]?.tree;
   const kept = keptBlobs(repo);
   const stored = new Set(kept && kept.tree === newestTree ? kept.blobs : []);
@@ -355,6 +356,7 @@ async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions
   // A ref transaction of git-undo's killed halfway left its locks: they go before ours starts.
   clearKilledRefWrite(repo);
   const snapshot = await createRef(repo, capture.sequence, commit);
+  rememberOwn(repo.undoDir, capture.sequence, { ref: snapshot.ref, commit });
   const limitProblem = await keepLimit(repo, capture.sequence, { ...snapshot, commit });
   const created: Snapshot = {
     number: snapshot.number,
@@ -610,7 +612,8 @@ const snapshotRefLocked = (repo: Repo, ref: string): boolean =>
  * Returns the error, if any.
  */
 async function keepLimit(repo: Repo, sequence: readonly NumberedRef[], created: { number: number; ref: string; commit: ObjectId }): Promise<string | null> {
-  const doomed = beyondLimit([...sequence, created], repo.config.limit);
+  // Only this worktree's own snapshots count: fetched ones are neither counted nor deleted.
+  const doomed = beyondLimit([...ownOnly(sequence), created], repo.config.limit);
   try {
     await deleteSnapshots(repo, doomed);
     return null;

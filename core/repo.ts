@@ -78,6 +78,11 @@ export function snapshotPrefixFor(worktreeName: string | null): string {
   return worktreeName === null ? "refs/undo/snapshots/" : `refs/undo/worktrees/${worktreeName}/snapshots/`;
 }
 
+/** The undo folder of a worktree (main: null), from any worktree of the repository: <its git dir>/undo. */
+export function undoDirFor(commonDir: string, worktreeName: string | null): string {
+  return worktreeName === null ? join(commonDir, "undo") : join(commonDir, "worktrees", worktreeName, "undo");
+}
+
 /** Bytes in one of the repository's object ids. */
 export const hashLengthOf = (repo: Repo): number => (repo.objectFormat === "sha256" ? 32 : 20);
 

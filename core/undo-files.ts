@@ -31,6 +31,12 @@ export const UNDO_FILES = {
   indexLockOwner: "index-lock.owner",
   /** Who runs a ref transaction that takes packed-refs.lock: deleting snapshots, packing them (core/lock.ts). */
   refWriteOwner: "ref-write.owner",
+  /**
+   * The snapshots this worktree recorded, "<commit> <ref>" a line (core/history.ts):
+   * any other snapshot ref was fetched from elsewhere. Not a cache: without it
+   * every snapshot counts as this worktree's own.
+   */
+  ownSnapshots: "own-snapshots",
   /** init added log.excludeDecoration=refs/undo/ (core/hooks.ts; in the common dir's folder). */
   excludedDecoration: "excluded-decoration",
   /** Cache: the committer identity and its config digest (core/record.ts). */
