@@ -1,7 +1,7 @@
 // The snapshot sequence of a worktree: numbers, the position, the navigation
 // streak, and the targets of undo and redo.
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
-import { appendToFile, replaceFile } from "./lock.ts";
+import { mkdirSync } from "node:fs";
+import { appendToFile, readUndoFile, replaceFile } from "./lock.ts";
 import { refuse, fatal, usage } from "./errors.ts";
 import { decodeMessage, isReadable, snapshotNumber, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
 import { loadStates } from "./inspect.ts";
@@ -29,13 +29,10 @@ export type OwnSnapshots = ReadonlyMap<string, ObjectId> | null;
 
 /** The own-snapshots record of the worktree whose undo folder is `undoDir`. */
 export function readOwnSnapshots(undoDir: string): OwnSnapshots {
-  let text: string;
-  try {
-    text = readFileSync(undoFile(undoDir, "ownSnapshots"), "latin1");
-  } catch {
-    // Missing: none yet. Anything else (a folder planted there, no permission): unknown, so all are own.
-    return null;
-  }
+  // Missing: none yet. Anything else (a folder planted there, no permission): unknown, so all are own.
+  const bytes = readUndoFile(undoFile(undoDir, "ownSnapshots"));
+  if (bytes === null) return null;
+  const text = bytes.toString("latin1");
   const own = new Map<string, ObjectId>();
   for (const line of text.split("\n")) {
     const m = /^([0-9a-f]{40,64}) (refs\/undo\/\S+)$/.exec(line);
@@ -153,18 +150,15 @@ async function checkTrees(repo: Repo, snaps: readonly SnapshotEntry[]): Promise<
 
 
 function readValidTrees(repo: Repo): Set<ObjectId> {
-  try {
-    return new Set(readFileSync(undoFile(repo.undoDir, "validTrees"), "latin1").split("\n").filter(Boolean));
-  } catch {
-    return new Set();
-  }
+  const bytes = readUndoFile(undoFile(repo.undoDir, "validTrees"));
+  return new Set(bytes === null ? [] : bytes.toString("latin1").split("\n").filter(Boolean));
 }
 
 function addValidTrees(repo: Repo, trees: readonly ObjectId[]): void {
   if (!trees.length) return;
   try {
     mkdirSync(repo.undoDir, { recursive: true });
-    appendFileSync(undoFile(repo.undoDir, "validTrees"), trees.map((t) => `${t}\n`).join(""));
+    appendToFile(undoFile(repo.undoDir, "validTrees"), trees.map((t) => `${t}\n`).join(""));
   } catch {
     /* checked again next time */
   }
@@ -299,26 +293,50 @@ export async function resolveSnapshotArg(repoOrOpen: Repo | (() => Promise<Repo>
 /** A ref under refs/undo/ that is not a snapshot, and why. */
 export interface StrayUndoRef {
   ref: string;
-  why: "name" | "symbolic" | "not-a-commit";
+  why: "name" | "symbolic" | "not-a-commit" | "missing";
 }
 
 const SNAPSHOT_NAME = /^refs\/undo\/(?:worktrees\/[^/]+\/)?snapshots\/[0-9]{10}$/;
 
 /**
  * Refs under refs/undo/ that no reader takes for a snapshot: a name that is
- * not a sequence's prefix and ten digits, a symbolic ref, or a ref to
- * something other than a commit. Readers skip them; `doctor` lists them.
+ * not a sequence's prefix and ten digits, a symbolic ref, a ref to something
+ * other than a commit, or to an object that is missing. Readers skip them;
+ * `doctor` lists them. Types come from cat-file, not for-each-ref, which
+ * fails as a whole on one missing object.
  */
 export async function strayUndoRefs(repo: Repo): Promise<StrayUndoRef[]> {
-  const out = await repo.git.records(["for-each-ref", "--format=%(refname)%00%(objecttype)%00%(symref)%00", "refs/undo/"]);
+  const out = await repo.git.records(["for-each-ref", "--format=%(refname)%00%(objectname)%00%(symref)%00", "refs/undo/"]);
+  const listed: { ref: string; id: string; symref: string }[] = [];
+  for (let i = 0; i + 2 < out.length; i += 3) listed.push({ ref: out[i]!.replace(/^\n/, ""), id: out[i + 1]!, symref: out[i + 2]! });
+  const types = listed.length ? (await repo.git.text(["cat-file", "--batch-check=%(objecttype)"], { input: listed.map((l) => `${l.id}\n`).join("") })).split("\n") : [];
   const stray: StrayUndoRef[] = [];
-  for (let i = 0; i + 2 < out.length; i += 3) {
-    const ref = out[i]!.replace(/^\n/, "");
-    const type = out[i + 1]!;
-    const symref = out[i + 2]!;
+  listed.forEach(({ ref, symref }, i) => {
+    const type = types[i] ?? "";
     if (!SNAPSHOT_NAME.test(ref)) stray.push({ ref, why: "name" });
     else if (symref) stray.push({ ref, why: "symbolic" });
+    else if (type.endsWith(" missing") || type === "") stray.push({ ref, why: "missing" });
     else if (type !== "commit") stray.push({ ref, why: "not-a-commit" });
-  }
+  });
   return stray;
+}
+
+/**
+ * Objects this worktree's snapshots hold that the repository has lost (a
+ * damaged repository, snapshots fetched from a shallow or partial clone): the
+ * commits they keep (and those commits' history), and every object of their
+ * state trees. Two Git processes whatever the number of snapshots; a restore
+ * that needs one of them refuses and names it, so this is for doctor.
+ */
+export async function missingSnapshotObjects(repo: Repo, snaps: readonly Pick<SnapshotEntry, "commit">[]): Promise<ObjectId[]> {
+  if (!snaps.length) return [];
+  const input = [...new Set(snaps.map((s) => s.commit))].map((c) => `${c}\n`).join("");
+  const missing = new Set<ObjectId>();
+  const collect = (out: string) => {
+    for (const line of out.split("\n")) if (line.startsWith("?")) missing.add(line.slice(1).trim());
+  };
+  // The commits and their history (parents keep the refs' commits), then each state tree's objects.
+  collect(await repo.git.text(["rev-list", "--missing=print", "--stdin"], { input, okExit: [128] }));
+  collect(await repo.git.text(["rev-list", "--objects", "--no-walk", "--missing=print", "--stdin"], { input, okExit: [128] }));
+  return [...missing];
 }

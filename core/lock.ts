@@ -10,7 +10,7 @@ import { chmodSync, closeSync, constants, existsSync, fstatSync, mkdirSync, open
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { refuse, type UndoError } from "./errors.ts";
-import { undoFile } from "./undo-files.ts";
+import { clearBrokenUndoFiles, undoFile } from "./undo-files.ts";
 
 export interface Lock {
   path: string;
@@ -18,13 +18,29 @@ export interface Lock {
 }
 
 
-/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
+/**
+ * Whether a process with this pid is alive (EPERM: it exists but belongs to
+ * someone else). A zombie is not: it has exited and only waits for its parent
+ * to collect its status, so whatever it held it holds no more.
+ */
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
+    if ((e as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  return !isZombie(pid);
+}
+
+/** Whether /proc says the process has exited and not been reaped (state Z, or X while it goes). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // "pid (comm) state ...": comm may hold spaces and parentheses.
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state === "Z" || state === "X";
+  } catch {
+    return false; // no /proc: only kill(0) can tell
   }
 }
 
@@ -185,6 +201,8 @@ function removeQuietly(path: string): void {
  */
 export function createIndexLock(indexFile: string, undoDir: string): boolean {
   mkdirSync(undoDir, { recursive: true });
+  const stuck = clearBrokenUndoFiles(undoDir).find((b) => b.name === "indexLockOwner");
+  if (stuck) throw refuse(`${stuck.path} is a ${stuck.kind}, not git-undo's file; nothing is restored while it is there: rm -r '${stuck.path.replace(/'/g, "'\\''")}'`);
   const me = `${process.pid} ${thisHost()}\n`;
   replaceFile(ownerFile(undoDir), me);
   try {
@@ -366,10 +384,35 @@ export function appendToFile(path: string, content: string): void {
   }
 }
 
+/**
+ * One of git-undo's own files, read without following a symbolic link and
+ * without waiting for a FIFO's writer; null when it is missing or is not a
+ * regular file (something planted at its name is never read through, and
+ * never hangs the reader).
+ */
+export function readUndoFile(path: string): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return null;
+    return readFileSync(fd);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A JSON file written by replaceFile (the recorder's caches), or null when it is missing or unreadable. */
 export function readJsonFile(path: string): unknown {
+  const bytes = readUndoFile(path);
+  if (bytes === null) return null;
   try {
-    return JSON.parse(readFileSync(path, "utf8"));
+    return JSON.parse(bytes.toString("utf8"));
   } catch {
     return null;
   }
@@ -417,10 +460,17 @@ export function releaseFile(path: string): void {
   }
 }
 
-/** Try once to take the lock; takes over a stale one. Returns null when a live owner holds it. */
+/**
+ * Try once to take the lock; takes over a stale one. Returns null when a live
+ * owner holds it. Whatever stands at git-undo's names and is no plain file is
+ * cleared first (core/undo-files.ts), so every recorder and restorer starts
+ * from files it can use; a folder with things in it at capture.lock is refused.
+ */
 export function tryLock(undoDir: string): Lock | null {
   mkdirSync(undoDir, { recursive: true });
   const path = undoFile(undoDir, "captureLock");
+  const stuck = clearBrokenUndoFiles(undoDir).find((b) => b.name === "captureLock");
+  if (stuck) throw refuse(`${path} is a ${stuck.kind}, not git-undo's lock; nothing is recorded or restored while it is there: rm -r '${path.replace(/'/g, "'\\''")}'`);
   if (!claimFile(path, `${process.pid} ${thisHost()}\n`, isStale)) return null;
   return { path, release: () => releaseFile(path) };
 }

@@ -2,13 +2,14 @@
 // copy of the real index, or the index kept since the last recording when it
 // gives the same trees (core/kept-index.ts). The refs, HEAD, reflog and stash
 // come from core/refs.ts.
-import { mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { encodeBytes, decodeUnmerged, pathKey, type ObjectId } from "./format.ts";
 import { GitError, text } from "./git.ts";
 import { attributesDigest, captureFromKept, keepAfterFullCapture, largeUntracked, magicPathspecs, type LeftOutFile } from "./kept-index.ts";
 import { copyIndexFile, RealIndex } from "./index-file.ts";
 import { gitBool, hashLengthOf, type Repo } from "./repo.ts";
+import { undoFile } from "./undo-files.ts";
 
 export interface IndexCapture {
   index: ObjectId;
@@ -41,7 +42,7 @@ export interface CaptureIndexOptions {
 export async function captureIndex(repo: Repo, scratchDir: string, { worktree: withWorktree, lockHeld }: CaptureIndexOptions): Promise<IndexCapture> {
   const real = RealIndex.open(repo.indexFile, hashLengthOf(repo));
   // The kept index follows add -A; tracked files alone are one add -u on a fresh copy.
-  const useKept = withWorktree && real !== null && lockHeld && recordsUntracked(repo);
+  const useKept = withWorktree && real !== null && lockHeld && recordsUntracked(repo) && keptFilesUsable(repo);
   const attributes = useKept ? attributesDigest(repo) : "";
   const config = Promise.resolve(useKept ? repo.configDigest : ""); // read for this capture (core/record.ts useFreshConfig)
   if (useKept && real) {
@@ -62,6 +63,17 @@ export async function captureIndex(repo: Repo, scratchDir: string, { worktree: w
 }
 
 export type { LeftOutFile };
+
+/** The kept index and its description are plain files or absent: a folder left at their names (core/undo-files.ts) turns the kept index off. */
+function keptFilesUsable(repo: Repo): boolean {
+  return (["keptIndex", "keptIndexInfo"] as const).every((name) => {
+    try {
+      return lstatSync(undoFile(repo.undoDir, name)).isFile();
+    } catch {
+      return true;
+    }
+  });
+}
 
 /**
  * The untracked files a recording would leave out now for their size
