@@ -135,7 +135,9 @@ export async function composePartial(repo: Repo, scratch: string, now: CurrentSt
   if (wantIndex && (src.index === undefined || cur.index === undefined)) throw refuse("a bare repository has no index");
   if (wantWorktree && (src.worktree === undefined || cur.worktree === undefined)) {
     throw refuse(
-      src.worktree === undefined ? `snapshot #${source.number} has no record of the files (undo.worktree was false)` : "the files are not recorded here (undo.worktree is false)",
+      src.worktree === undefined
+        ? `snapshot #${source.number} has no record of the files (${src.index === undefined ? "it was recorded without a work tree" : "undo.worktree was false"})`
+        : "the files are not recorded here (undo.worktree is false)",
     );
   }
   if (sel.paths.length) {

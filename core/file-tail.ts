@@ -1,24 +1,32 @@
 // Reading a file that grows at its end (a reflog, the kept snapshot commits)
 // from that end: what a reader wants is mostly in its last lines, and the
 // whole file may be large.
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 
 /**
  * Reads the last `firstChunk` bytes of the file, then four times as many, and
  * so on, each piece starting at a line's start (a piece cut inside a line
  * begins after its first newline), until `take(piece, whole)` returns
  * something other than undefined or the whole file was read. Null when the
- * file cannot be opened or `take` gave nothing for the whole file.
+ * file cannot be opened, is not a regular file, or `take` gave nothing for the whole file.
  */
-export function fromFileEnd<T>(path: string, firstChunk: number, take: (piece: Buffer, whole: boolean) => T | undefined): T | null {
+export function fromFileEnd<T>(
+  path: string,
+  firstChunk: number,
+  take: (piece: Buffer, whole: boolean) => T | undefined,
+  opts: { noFollow?: boolean } = {},
+): T | null {
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    // Never waits for a FIFO's writer; with noFollow (git-undo's own files) never reads through a link.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (opts.noFollow ? constants.O_NOFOLLOW : 0));
   } catch {
     return null;
   }
   try {
-    const size = fstatSync(fd).size;
+    const st = fstatSync(fd);
+    if (!st.isFile()) return null;
+    const size = st.size;
     for (let chunk = Math.max(1, firstChunk); ; chunk *= 4) {
       const start = Math.max(0, size - chunk);
       const bytes = Buffer.alloc(size - start);

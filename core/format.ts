@@ -100,6 +100,8 @@ export interface Snapshot extends SnapshotMessage {
   tree: ObjectId;
   /** Committer date, seconds since the epoch. */
   date: number;
+  /** Not recorded by this repository (fetched from elsewhere): never a target of plain undo or redo, never counted or deleted by undo.limit or gc. */
+  foreign?: true;
 }
 
 /** A snapshot ref whose commit this version cannot read (a newer format, or damage). */
@@ -110,6 +112,8 @@ export interface UnreadableSnapshot {
   tree: ObjectId;
   date: number;
   reason: string;
+  /** As Snapshot's. */
+  foreign?: true;
 }
 
 export type SnapshotEntry = Snapshot | UnreadableSnapshot;

@@ -119,10 +119,11 @@ export class Git {
     private readonly hooks: ConfigHooks = { names: [] },
   ) {}
 
-  static here(cwd: string = process.cwd()): Git {
+  /** `overrides` replace the caller's variables (a repository named by someone else: the worker's). */
+  static here(cwd: string = process.cwd(), overrides: Record<string, string> = {}): Git {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-    return new Git(cwd, Git.internalEnv(env));
+    return new Git(cwd, Git.internalEnv({ ...env, ...overrides }));
   }
 
   private static internalEnv(env: Record<string, string>): Record<string, string> {

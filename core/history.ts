@@ -1,6 +1,7 @@
 // The snapshot sequence of a worktree: numbers, the position, the navigation
 // streak, and the targets of undo and redo.
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { appendToFile, readUndoFile, replaceFile } from "./lock.ts";
 import { refuse, fatal, usage } from "./errors.ts";
 import { decodeMessage, isReadable, snapshotNumber, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
 import { loadStates } from "./inspect.ts";
@@ -13,14 +14,66 @@ import { phase } from "./trace.ts";
 /** A snapshot ref of one sequence with its number, its message not decoded yet. */
 export interface NumberedRef extends SnapshotRef {
   number: number;
+  /** Not recorded by this worktree (see OwnSnapshots). */
+  foreign?: true;
 }
 
-/** The refs of one sequence (ten-digit names under `prefix` only), oldest first. */
-export function numberedRefs(undoRefs: readonly SnapshotRef[], prefix: string): NumberedRef[] {
+/**
+ * The snapshots a worktree recorded itself, by ref and commit, as the
+ * recorder wrote them to <gitdir>/undo/own-snapshots: nothing in a snapshot
+ * can say so (a fetched one could say anything). Null when there is no such
+ * record yet: then every snapshot is the worktree's own, as they all were
+ * before git-undo kept one (and the first recording writes them all into it).
+ */
+export type OwnSnapshots = ReadonlyMap<string, ObjectId> | null;
+
+/** The own-snapshots record of the worktree whose undo folder is `undoDir`. */
+export function readOwnSnapshots(undoDir: string): OwnSnapshots {
+  // Missing: none yet. Anything else (a folder planted there, no permission): unknown, so all are own.
+  const bytes = readUndoFile(undoFile(undoDir, "ownSnapshots"));
+  if (bytes === null) return null;
+  const text = bytes.toString("latin1");
+  const own = new Map<string, ObjectId>();
+  for (const line of text.split("\n")) {
+    const m = /^([0-9a-f]{40,64}) (refs\/undo\/\S+)$/.exec(line);
+    if (m) own.set(m[2]!, m[1]!);
+  }
+  return own;
+}
+
+/** Whether `r` is a snapshot this worktree recorded. */
+export const isOwn = (own: OwnSnapshots, r: Pick<SnapshotRef, "ref" | "commit">): boolean => own === null || own.get(r.ref) === r.commit;
+
+/**
+ * Add a snapshot just created to the own-snapshots record. The first time,
+ * the record starts with every snapshot of the sequence before it
+ * (`sequence`): those of an older git-undo were all this worktree's own. Lines
+ * of snapshots that are gone are dropped when they outnumber the others.
+ * Never throws: without the line the snapshot counts as fetched, which only
+ * keeps it from plain undo and from undo.limit.
+ */
+export function rememberOwn(undoDir: string, sequence: readonly NumberedRef[], created: Pick<SnapshotRef, "ref" | "commit">): void {
+  const path = undoFile(undoDir, "ownSnapshots");
+  const line = (r: Pick<SnapshotRef, "ref" | "commit">) => `${r.commit} ${r.ref}\n`;
+  try {
+    const own = readOwnSnapshots(undoDir);
+    const live = own === null ? [...sequence] : sequence.filter((r) => isOwn(own, r));
+    if (own === null || own.size > 2 * live.length + 64) {
+      replaceFile(path, [...live, created].map(line).join(""));
+    } else {
+      appendToFile(path, line(created));
+    }
+  } catch {
+    /* counted as fetched: it stays out of undo's way, and out of undo.limit's */
+  }
+}
+
+/** The refs of one sequence (ten-digit names under `prefix` only), oldest first; those `own` lacks marked foreign. */
+export function numberedRefs(undoRefs: readonly SnapshotRef[], prefix: string, own: OwnSnapshots = null): NumberedRef[] {
   const out: NumberedRef[] = [];
   for (const r of undoRefs) {
     const number = snapshotNumber(prefix, r.ref);
-    if (number !== null) out.push({ ...r, number });
+    if (number !== null) out.push(isOwn(own, r) ? { ...r, number } : { ...r, number, foreign: true });
   }
   return out.sort((a, b) => a.number - b.number);
 }
@@ -28,21 +81,22 @@ export function numberedRefs(undoRefs: readonly SnapshotRef[], prefix: string): 
 /** One snapshot's message decoded; an unreadable one is kept, marked with the reason. */
 export function decodeSnapshot(r: NumberedRef): SnapshotEntry {
   const { number } = r;
+  const base = { number, ref: r.ref, commit: r.commit, tree: r.tree, date: r.date, ...(r.foreign ? { foreign: true as const } : {}) };
   try {
     const message = decodeMessage(r.message, `snapshot #${number}`);
     // A restore names earlier snapshots only: a later one would make the position run ahead of the sequence.
     for (const [key, n] of [["Undo-Restored", message.trailers.restored], ["Undo-From", message.trailers.from]] as const) {
       if (n !== undefined && n >= number) throw fatal(`snapshot #${number} has ${key} ${n}, which is not an earlier snapshot`);
     }
-    return { number, ref: r.ref, commit: r.commit, tree: r.tree, date: r.date, ...message };
+    return { ...base, ...message };
   } catch (e) {
-    return { number, ref: r.ref, commit: r.commit, tree: r.tree, date: r.date, reason: (e as Error).message };
+    return { ...base, reason: (e as Error).message };
   }
 }
 
 /** Decode the snapshot refs of one sequence, oldest first. Unreadable ones are kept, marked. */
-export function decodeSnapshots(undoRefs: readonly SnapshotRef[], prefix: string): SnapshotEntry[] {
-  return numberedRefs(undoRefs, prefix).map(decodeSnapshot);
+export function decodeSnapshots(undoRefs: readonly SnapshotRef[], prefix: string, own: OwnSnapshots = null): SnapshotEntry[] {
+  return numberedRefs(undoRefs, prefix, own).map(decodeSnapshot);
 }
 
 /**
@@ -50,14 +104,17 @@ export function decodeSnapshots(undoRefs: readonly SnapshotRef[], prefix: string
  * what `list -n <count>` shows, and all the position needs (the newest).
  * Decoding every message of a long history costs ~5 µs each.
  */
-export function decodeNewest(undoRefs: readonly SnapshotRef[], prefix: string, count: number): SnapshotEntry[] {
-  return numberedRefs(undoRefs, prefix).slice(-count).map(decodeSnapshot);
+export function decodeNewest(undoRefs: readonly SnapshotRef[], prefix: string, count: number, own: OwnSnapshots = null): SnapshotEntry[] {
+  return numberedRefs(undoRefs, prefix, own).slice(-count).map(decodeSnapshot);
 }
 
-/** This worktree's snapshots, oldest first, each one's state checked (invalid ones marked unreadable). */
+/** This worktree's snapshots, oldest first, each one's state checked (invalid ones marked unreadable), fetched ones marked. */
 export async function listSnapshots(repo: Repo): Promise<SnapshotEntry[]> {
-  return checkStates(repo, decodeSnapshots(await scanUndoRefs(repo, repo.snapshotPrefix), repo.snapshotPrefix));
+  return checkStates(repo, decodeSnapshots(await scanUndoRefs(repo, repo.snapshotPrefix), repo.snapshotPrefix, readOwnSnapshots(repo.undoDir)));
 }
+
+/** The snapshots this worktree recorded itself, in order: the only ones undo, redo, undo.limit and gc consider. */
+export const ownOnly = <T extends { foreign?: true }>(snaps: readonly T[]): T[] => snaps.filter((s) => !s.foreign);
 
 /**
  * Check the state tree of every readable snapshot (core/validate.ts through
@@ -87,31 +144,29 @@ async function checkTrees(repo: Repo, snaps: readonly SnapshotEntry[]): Promise<
   return snaps.map((s) => {
     const why = isReadable(s) ? problems.get(s.tree) : undefined;
     if (why === undefined) return s;
-    return { number: s.number, ref: s.ref, commit: s.commit, tree: s.tree, date: s.date, reason: `snapshot #${s.number} is not a valid snapshot: ${why}` };
+    return { number: s.number, ref: s.ref, commit: s.commit, tree: s.tree, date: s.date, ...(s.foreign ? { foreign: true as const } : {}), reason: `snapshot #${s.number} is not a valid snapshot: ${why}` };
   });
 }
 
 
 function readValidTrees(repo: Repo): Set<ObjectId> {
-  try {
-    return new Set(readFileSync(undoFile(repo.undoDir, "validTrees"), "latin1").split("\n").filter(Boolean));
-  } catch {
-    return new Set();
-  }
+  const bytes = readUndoFile(undoFile(repo.undoDir, "validTrees"));
+  return new Set(bytes === null ? [] : bytes.toString("latin1").split("\n").filter(Boolean));
 }
 
 function addValidTrees(repo: Repo, trees: readonly ObjectId[]): void {
   if (!trees.length) return;
   try {
     mkdirSync(repo.undoDir, { recursive: true });
-    appendFileSync(undoFile(repo.undoDir, "validTrees"), trees.map((t) => `${t}\n`).join(""));
+    appendToFile(undoFile(repo.undoDir, "validTrees"), trees.map((t) => `${t}\n`).join(""));
   } catch {
     /* checked again next time */
   }
 }
 
-/** The restore snapshots at the end of the sequence. */
-export function streak(snaps: readonly SnapshotEntry[]): SnapshotEntry[] {
+/** The restore snapshots at the end of the sequence (of this worktree's own snapshots). */
+export function streak(all: readonly SnapshotEntry[]): SnapshotEntry[] {
+  const snaps = ownOnly(all);
   let i = snaps.length;
   while (i > 0) {
     const s = snaps[i - 1]!;
@@ -126,7 +181,8 @@ export function streak(snaps: readonly SnapshotEntry[]): SnapshotEntry[] {
  * the number it restored. Null for an empty sequence.
  */
 export function position(snaps: readonly SnapshotEntry[]): number | null {
-  const latest = snaps[snaps.length - 1];
+  const own = ownOnly(snaps);
+  const latest = own[own.length - 1];
   if (!latest) return null;
   if (isReadable(latest) && latest.trailers.kind === "restore" && latest.trailers.restored !== undefined) {
     return latest.trailers.restored;
@@ -134,10 +190,10 @@ export function position(snaps: readonly SnapshotEntry[]): number | null {
   return latest.number;
 }
 
-/** Snapshots undo and redo can land on: readable ones outside the streak. */
+/** Snapshots undo and redo can land on: readable ones outside the streak, recorded here (a fetched one only by its number). */
 export function candidates(snaps: readonly SnapshotEntry[]): Snapshot[] {
   const inStreak = new Set(streak(snaps).map((s) => s.number));
-  return snaps.filter((s): s is Snapshot => isReadable(s) && !inStreak.has(s.number));
+  return ownOnly(snaps).filter((s): s is Snapshot => isReadable(s) && !inStreak.has(s.number));
 }
 
 export type Direction = "undo" | "redo";
@@ -243,26 +299,50 @@ export async function resolveSnapshotArg(repoOrOpen: Repo | (() => Promise<Repo>
 /** A ref under refs/undo/ that is not a snapshot, and why. */
 export interface StrayUndoRef {
   ref: string;
-  why: "name" | "symbolic" | "not-a-commit";
+  why: "name" | "symbolic" | "not-a-commit" | "missing";
 }
 
 const SNAPSHOT_NAME = /^refs\/undo\/(?:worktrees\/[^/]+\/)?snapshots\/[0-9]{10}$/;
 
 /**
  * Refs under refs/undo/ that no reader takes for a snapshot: a name that is
- * not a sequence's prefix and ten digits, a symbolic ref, or a ref to
- * something other than a commit. Readers skip them; `doctor` lists them.
+ * not a sequence's prefix and ten digits, a symbolic ref, a ref to something
+ * other than a commit, or to an object that is missing. Readers skip them;
+ * `doctor` lists them. Types come from cat-file, not for-each-ref, which
+ * fails as a whole on one missing object.
  */
 export async function strayUndoRefs(repo: Repo): Promise<StrayUndoRef[]> {
-  const out = await repo.git.records(["for-each-ref", "--format=%(refname)%00%(objecttype)%00%(symref)%00", "refs/undo/"]);
+  const out = await repo.git.records(["for-each-ref", "--format=%(refname)%00%(objectname)%00%(symref)%00", "refs/undo/"]);
+  const listed: { ref: string; id: string; symref: string }[] = [];
+  for (let i = 0; i + 2 < out.length; i += 3) listed.push({ ref: out[i]!.replace(/^\n/, ""), id: out[i + 1]!, symref: out[i + 2]! });
+  const types = listed.length ? (await repo.git.text(["cat-file", "--batch-check=%(objecttype)"], { input: listed.map((l) => `${l.id}\n`).join("") })).split("\n") : [];
   const stray: StrayUndoRef[] = [];
-  for (let i = 0; i + 2 < out.length; i += 3) {
-    const ref = out[i]!.replace(/^\n/, "");
-    const type = out[i + 1]!;
-    const symref = out[i + 2]!;
+  listed.forEach(({ ref, symref }, i) => {
+    const type = types[i] ?? "";
     if (!SNAPSHOT_NAME.test(ref)) stray.push({ ref, why: "name" });
     else if (symref) stray.push({ ref, why: "symbolic" });
+    else if (type.endsWith(" missing") || type === "") stray.push({ ref, why: "missing" });
     else if (type !== "commit") stray.push({ ref, why: "not-a-commit" });
-  }
+  });
   return stray;
+}
+
+/**
+ * Objects this worktree's snapshots hold that the repository has lost (a
+ * damaged repository, snapshots fetched from a shallow or partial clone): the
+ * commits they keep (and those commits' history), and every object of their
+ * state trees. Two Git processes whatever the number of snapshots; a restore
+ * that needs one of them refuses and names it, so this is for doctor.
+ */
+export async function missingSnapshotObjects(repo: Repo, snaps: readonly Pick<SnapshotEntry, "commit">[]): Promise<ObjectId[]> {
+  if (!snaps.length) return [];
+  const input = [...new Set(snaps.map((s) => s.commit))].map((c) => `${c}\n`).join("");
+  const missing = new Set<ObjectId>();
+  const collect = (out: string) => {
+    for (const line of out.split("\n")) if (line.startsWith("?")) missing.add(line.slice(1).trim());
+  };
+  // The commits and their history (parents keep the refs' commits), then each state tree's objects.
+  collect(await repo.git.text(["rev-list", "--missing=print", "--stdin"], { input, okExit: [128] }));
+  collect(await repo.git.text(["rev-list", "--objects", "--no-walk", "--missing=print", "--stdin"], { input, okExit: [128] }));
+  return [...missing];
 }

@@ -6,11 +6,11 @@
 // Also the owner checks the scratch folders and index.lock use, replaceFile:
 // the one-step file replacement the hook installer and the recorder's caches
 // use, and readJsonFile for those caches.
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { refuse, type UndoError } from "./errors.ts";
-import { undoFile } from "./undo-files.ts";
+import { clearBrokenUndoFiles, undoFile } from "./undo-files.ts";
 
 export interface Lock {
   path: string;
@@ -18,13 +18,29 @@ export interface Lock {
 }
 
 
-/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
+/**
+ * Whether a process with this pid is alive (EPERM: it exists but belongs to
+ * someone else). A zombie is not: it has exited and only waits for its parent
+ * to collect its status, so whatever it held it holds no more.
+ */
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
+    if ((e as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  return !isZombie(pid);
+}
+
+/** Whether /proc says the process has exited and not been reaped (state Z, or X while it goes). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // "pid (comm) state ...": comm may hold spaces and parentheses.
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state === "Z" || state === "X";
+  } catch {
+    return false; // no /proc: only kill(0) can tell
   }
 }
 
@@ -185,6 +201,8 @@ function removeQuietly(path: string): void {
  */
 export function createIndexLock(indexFile: string, undoDir: string): boolean {
   mkdirSync(undoDir, { recursive: true });
+  const stuck = clearBrokenUndoFiles(undoDir).find((b) => b.name === "indexLockOwner");
+  if (stuck) throw refuse(`${stuck.path} is a ${stuck.kind}, not git-undo's file; nothing is restored while it is there: rm -r '${stuck.path.replace(/'/g, "'\\''")}'`);
   const me = `${process.pid} ${thisHost()}\n`;
   replaceFile(ownerFile(undoDir), me);
   try {
@@ -209,48 +227,134 @@ export function releaseIndexLock(indexFile: string, undoDir: string): void {
   removeQuietly(ownerFile(undoDir));
 }
 
+/** Who holds index.lock: nobody, a git-undo on this host that is gone or alive, or someone else (a Git command). */
+export type IndexLockHolder =
+  | { kind: "none" }
+  | { kind: "git-undo-gone"; pid: number; path: string }
+  | { kind: "git-undo-alive"; pid: number; path: string }
+  | { kind: "other"; path: string; ageMs: number };
+
 /**
- * Remove the index.lock a killed git-undo on this host left: the owner file
- * names a gone process, and index.lock is still the empty file it made (same
- * inode, made when the owner file was written). An index.lock of a Git
- * command, or of a git-undo alive or on another host, stays. Returns whether
- * one was removed.
+ * Who holds the index's lock. It is a killed git-undo's when the owner file
+ * names a gone process on this host and index.lock is still the empty file it
+ * made (same inode, made when the owner file was written); a live owner's
+ * when that process still runs; anyone else's otherwise. An owner file with
+ * no index.lock of its own is dropped.
  */
-export function clearDeadIndexLock(indexFile: string, undoDir: string): boolean {
+export function indexLockHolder(indexFile: string, undoDir: string, now = Date.now()): IndexLockHolder {
+  const lock = lockOf(indexFile);
+  let lockStat;
+  try {
+    lockStat = statSync(lock, { bigint: true });
+  } catch {
+    lockStat = null;
+  }
   const path = ownerFile(undoDir);
-  let content: string;
-  let ownerMs: number;
+  let content: string | null = null;
+  let ownerMs = 0;
   try {
     content = readFileSync(path, "utf8");
     ownerMs = statSync(path).mtimeMs;
   } catch {
-    return false;
+    /* no owner file: not git-undo's */
   }
-  const [first = "", second = ""] = content.split("\n");
-  const owner = parseOwner(first);
+  const [first = "", second = ""] = (content ?? "").split("\n");
+  const owner = content === null ? null : parseOwner(first);
+  if (content !== null && owner === null) removeQuietly(path); // written in one step, so never half: it says nothing
+  if (lockStat === null) return { kind: "none" };
+  const made = Number(lockStat.mtimeMs);
+  const other: IndexLockHolder = { kind: "other", path: lock, ageMs: now - made };
+  if (owner === null || owner.host !== thisHost()) return other;
+  const inode = /^(\d+):(\d+)$/.exec(second.trim());
+  const ours =
+    lockStat.isFile() &&
+    lockStat.size === 0n &&
+    made <= ownerMs + INDEX_LOCK_SLACK_MS / 2 &&
+    made >= ownerMs - INDEX_LOCK_SLACK_MS &&
+    (inode === null || (String(lockStat.dev) === inode[1] && String(lockStat.ino) === inode[2]));
+  if (!ours) return other;
+  return { kind: ownerGone(owner.pid, ownerMs) ? "git-undo-gone" : "git-undo-alive", pid: owner.pid, path: lock };
+}
+
+/**
+ * Remove the index.lock a killed git-undo on this host left (indexLockHolder).
+ * An index.lock of a Git command, or of a git-undo alive or on another host,
+ * stays. Returns whether one was removed.
+ */
+export function clearDeadIndexLock(indexFile: string, undoDir: string): boolean {
+  const path = ownerFile(undoDir);
+  if (!existsSync(path)) return false;
+  const holder = indexLockHolder(indexFile, undoDir);
+  if (holder.kind === "git-undo-alive") return false;
+  if (holder.kind === "git-undo-gone") removeQuietly(holder.path);
+  // The owner file of a gone owner says nothing more; one of a live owner whose lock is someone else's neither.
+  const owner = (() => {
+    try {
+      return parseOwner(readFileSync(path, "utf8").split("\n")[0] ?? "");
+    } catch {
+      return null;
+    }
+  })();
+  if (owner !== null && owner.host === thisHost() && ownerGone(owner.pid, statMs(path))) removeQuietly(path);
+  return holder.kind === "git-undo-gone";
+}
+
+function statMs(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return Date.now();
+  }
+}
+
+/**
+ * Who runs a ref transaction of git-undo's (creating a snapshot ref, deleting
+ * old ones, packing them): "<pid> <host>\n", written before Git starts and
+ * removed once it has exited. A transaction killed halfway leaves Git's locks
+ * behind (a ref's `.lock`, `packed-refs.lock`, reftable's `tables.list.lock`);
+ * this file, left with them, says that git-undo's Git made them and when, so
+ * the next recording can remove them (core/refs.ts clearKilledRefWrite).
+ */
+export async function asRefWriter<T>(undoDir: string, work: () => Promise<T>): Promise<T> {
+  const path = undoFile(undoDir, "refWriteOwner");
+  try {
+    mkdirSync(undoDir, { recursive: true });
+    replaceFile(path, `${process.pid} ${thisHost()}\n`);
+  } catch {
+    /* without it a killed transaction's locks are only named by doctor */
+  }
+  try {
+    return await work();
+  } finally {
+    removeQuietly(path);
+  }
+}
+
+/**
+ * When the ref transaction of a git-undo on this host that is gone started
+ * (ms since the epoch): the owner file asRefWriter left names a dead process.
+ * Null when there is none, or its owner may still run.
+ */
+export function killedRefWriteStart(undoDir: string): number | null {
+  const path = undoFile(undoDir, "refWriteOwner");
+  let content: string;
+  let writtenMs: number;
+  try {
+    content = readFileSync(path, "utf8");
+    writtenMs = statSync(path).mtimeMs;
+  } catch {
+    return null;
+  }
+  const owner = parseOwner(content);
   if (owner === null) {
     removeQuietly(path); // written in one step, so never half: it says nothing
-    return false;
+    return null;
   }
-  if (owner.host !== thisHost() || !ownerGone(owner.pid, ownerMs)) return false;
-  let ours = false;
-  try {
-    const st = statSync(lockOf(indexFile), { bigint: true });
-    const made = Number(st.mtimeMs);
-    const inode = /^(\d+):(\d+)$/.exec(second.trim());
-    ours =
-      st.isFile() &&
-      st.size === 0n &&
-      made <= ownerMs + INDEX_LOCK_SLACK_MS / 2 &&
-      made >= ownerMs - INDEX_LOCK_SLACK_MS &&
-      (inode === null || (String(st.dev) === inode[1] && String(st.ino) === inode[2]));
-  } catch {
-    /* no index.lock: only the owner file is left */
-  }
-  if (ours) removeQuietly(lockOf(indexFile));
-  removeQuietly(path);
-  return ours;
+  return owner.host === thisHost() && ownerGone(owner.pid, writtenMs) ? writtenMs : null;
 }
+
+/** Forget a killed ref writer once what it left has been dealt with. */
+export const forgetRefWriter = (undoDir: string): void => removeQuietly(undoFile(undoDir, "refWriteOwner"));
 
 /**
  * Replace a file in one step: written beside it under a hidden name, then
@@ -264,10 +368,51 @@ export function replaceFile(path: string, content: string, mode?: number): void 
   renameSync(tmp, path);
 }
 
+/**
+ * Append to one of git-undo's files, creating it if need be, without following
+ * a symbolic link, without waiting for a FIFO's reader, and writing into
+ * nothing but a regular file: something planted at its name makes this throw,
+ * never hang or write elsewhere.
+ */
+export function appendToFile(path: string, content: string): void {
+  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${path} is not a regular file`);
+    writeSync(fd, content);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * One of git-undo's own files, read without following a symbolic link and
+ * without waiting for a FIFO's writer; null when it is missing or is not a
+ * regular file (something planted at its name is never read through, and
+ * never hangs the reader).
+ */
+export function readUndoFile(path: string): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return null;
+    return readFileSync(fd);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A JSON file written by replaceFile (the recorder's caches), or null when it is missing or unreadable. */
 export function readJsonFile(path: string): unknown {
+  const bytes = readUndoFile(path);
+  if (bytes === null) return null;
   try {
-    return JSON.parse(readFileSync(path, "utf8"));
+    return JSON.parse(bytes.toString("utf8"));
   } catch {
     return null;
   }
@@ -315,10 +460,17 @@ export function releaseFile(path: string): void {
   }
 }
 
-/** Try once to take the lock; takes over a stale one. Returns null when a live owner holds it. */
+/**
+ * Try once to take the lock; takes over a stale one. Returns null when a live
+ * owner holds it. Whatever stands at git-undo's names and is no plain file is
+ * cleared first (core/undo-files.ts), so every recorder and restorer starts
+ * from files it can use; a folder with things in it at capture.lock is refused.
+ */
 export function tryLock(undoDir: string): Lock | null {
   mkdirSync(undoDir, { recursive: true });
   const path = undoFile(undoDir, "captureLock");
+  const stuck = clearBrokenUndoFiles(undoDir).find((b) => b.name === "captureLock");
+  if (stuck) throw refuse(`${path} is a ${stuck.kind}, not git-undo's lock; nothing is recorded or restored while it is there: rm -r '${path.replace(/'/g, "'\\''")}'`);
   if (!claimFile(path, `${process.pid} ${thisHost()}\n`, isStale)) return null;
   return { path, release: () => releaseFile(path) };
 }

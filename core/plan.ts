@@ -780,7 +780,9 @@ function planWorktree(repo: Repo, s: StateTree, t: StateTree, target: Snapshot, 
     const why =
       !repo.config.worktree || s.worktree === undefined
         ? "undo.worktree is false"
-        : `snapshot #${target.number} has no record of the files (undo.worktree was false)`;
+        : t.index === undefined
+          ? `snapshot #${target.number} has no record of the files (it was recorded without a work tree)`
+          : `snapshot #${target.number} has no record of the files (undo.worktree was false)`;
     return { mode: "skipped", reason: repo.bare ? "a bare repository has no files" : why, files: [], submodulesLeft: [] };
   }
   if (s.worktree === t.worktree) return { mode: "same", files: [], submodulesLeft: [] };

@@ -1,10 +1,10 @@
 // Recording: read the state, write it as a tree, skip it when nothing changed,
 // commit it with parents that keep its commits alive, create the next ref, and
 // keep the sequence within undo.limit.
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cut, describeChange, describeOperationChange, SUMMARY_WIDTH } from "./describe.ts";
-import { fatal, refuse, UndoError } from "./errors.ts";
+import { fatal, refuse, type UndoError } from "./errors.ts";
 import {
   commitText,
   commitsToKeep,
@@ -37,13 +37,14 @@ import {
   type Trailers,
 } from "./format.ts";
 import { GitError } from "./git.ts";
-import { decodeSnapshot, numberedRefs, type NumberedRef } from "./history.ts";
+import { decodeSnapshot, numberedRefs, ownOnly, readOwnSnapshots, rememberOwn, type NumberedRef } from "./history.ts";
 import { KEEP_ENTRY, keepTree } from "./keep.ts";
-import { readJsonFile, replaceFile, withLock } from "./lock.ts";
+import { beyondLimit, deleteSnapshots } from "./gc.ts";
+import { asRefWriter, readJsonFile, replaceFile, withLock } from "./lock.ts";
 import { objectId, withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
 import { rereadConfig, type Repo } from "./repo.ts";
-import { clearStaleReservation } from "./settle.ts";
-import { packSnapshotRefs, readHead, readHeadReflog, readMarkers, readStash, scanRefs, type RefScan } from "./refs.ts";
+import { clearStaleReservation, logLine } from "./settle.ts";
+import { clearKilledRefWrite, clearStaleSnapshotRefLocks, packSnapshotRefs, readHead, readHeadReflog, readMarkers, readStash, scanRefs, type RefScan } from "./refs.ts";
 import { captureIndex, type LeftOutFile } from "./state.ts";
 import { rememberCommit } from "./snapshot-commits.ts";
 import { undoFile } from "./undo-files.ts";
@@ -56,9 +57,9 @@ export interface LiveCapture {
   tree: ObjectId;
   /** HEAD's newest reflog entry. */
   reflog?: ReflogEntry;
-  /** This worktree's snapshot refs before this capture, oldest first, their messages not decoded. */
+  /** This worktree's snapshot refs before this capture, oldest first, their messages not decoded; fetched ones marked foreign. */
   sequence: NumberedRef[];
-  /** The newest of them, decoded. */
+  /** The newest of them this worktree recorded itself, decoded. */
   latest?: SnapshotEntry;
   /** All of them, decoded when first asked for (a restore's targets): a recording needs only the newest. */
   readonly snapshots: SnapshotEntry[];
@@ -73,7 +74,8 @@ export interface LiveCapture {
 /** A capture of `state`, written as `tree`, over the sequence of snapshot refs it follows. */
 function liveCapture(state: StateTree, tree: ObjectId, sequence: NumberedRef[]): LiveCapture {
   let all: SnapshotEntry[] | undefined;
-  const newest = sequence[sequence.length - 1];
+  const own = ownOnly(sequence);
+  const newest = own[own.length - 1];
   const capture: LiveCapture = {
     state,
     tree,
@@ -172,7 +174,7 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexPar
   const blobs: (string | Uint8Array)[] = [encodeHead(head), encodeRefs(state.refs)];
   if (state.stash.length) blobs.push(encodeStash(state.stash));
   if (state.state.length) blobs.push(encodeState(state.state));
-  const sequence = numberedRefs(scan.undoRefs, repo.snapshotPrefix);
+  const sequence = numberedRefs(scan.undoRefs, repo.snapshotPrefix, readOwnSnapshots(repo.undoDir));
   const newestTree = sequence[sequence.length - 1]?.tree;
   const kept = keptBlobs(repo);
   const stored = new Set(kept && kept.tree === newestTree ? kept.blobs : []);
@@ -265,7 +267,8 @@ export class CaptureTorn extends Error {
 }
 
 export type RecordOutcome =
-  | { created: true; snapshot: Snapshot; capture: LiveCapture }
+  /** limitProblem: why the snapshots beyond undo.limit could not be deleted this time (logged in worker.log). */
+  | { created: true; snapshot: Snapshot; capture: LiveCapture; limitProblem?: string }
   | { created: false; latest: SnapshotEntry; capture: LiveCapture };
 
 /** Whether the capture is the same state as the latest snapshot. */
@@ -377,7 +380,11 @@ async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions
   const [parents, committer] = await pending;
   const committedAt = Math.floor(Date.now() / 1000);
   const commit = await commitTree(repo, capture.tree, parents, message, identEnv(committer));
+  // A ref transaction of git-undo's killed halfway left its locks: they go before ours starts.
+  clearKilledRefWrite(repo);
   const snapshot = await createRef(repo, capture.sequence, commit);
+  rememberOwn(repo.undoDir, capture.sequence, { ref: snapshot.ref, commit });
+  const limitProblem = await keepLimit(repo, capture.sequence, { ...snapshot, commit });
   const created: Snapshot = {
     number: snapshot.number,
     ref: snapshot.ref,
@@ -392,8 +399,8 @@ async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions
   // Its commit as the next reader would read it: exactly known only when we dated it, and
   // when the message is UTF-8 (commit-tree rewrites other bytes as if Latin-1).
   if (committer.date !== null && !hasEscapedBytes(message)) rememberCommit(repo, { ref: snapshot.ref, commit, tree: capture.tree, date: created.date, message });
-  if (snapshot.number % PACK_REFS_EVERY === 0) await packSnapshotRefs(repo);
-  return { created: true, snapshot: created, capture };
+  if (snapshot.number % PACK_REFS_EVERY === 0) await asRefWriter(repo.undoDir, () => packSnapshotRefs(repo));
+  return limitProblem === null ? { created: true, snapshot: created, capture } : { created: true, snapshot: created, capture, limitProblem };
 }
 
 /** Every this many snapshots their refs are packed (core/refs.ts packSnapshotRefs). */
@@ -579,28 +586,68 @@ async function writeKeepCommits(repo: Repo, emptyTree: ObjectId, groups: readonl
 }
 
 /**
- * Create the next snapshot ref (highest number plus one), deleting the oldest
- * beyond undo.limit in the same transaction; retries with the next number if
- * the ref appeared meanwhile.
+ * Create the next snapshot ref (highest number plus one), retrying with the
+ * next number when that ref appeared meanwhile or a live Git holds its lock.
+ * A lock a killed git-undo left on it (older than a few seconds; the caller
+ * holds capture.lock) is removed and the same number tried again. Deleting
+ * old snapshots is not part of it (keepLimit): nothing there can stop a recording.
  */
-async function createRef(repo: Repo, snaps: readonly Pick<NumberedRef, "number" | "ref" | "commit">[], commit: ObjectId): Promise<{ number: number; ref: string }> {
+async function createRef(repo: Repo, snaps: readonly Pick<NumberedRef, "number">[], commit: ObjectId): Promise<{ number: number; ref: string }> {
   const highest = snaps.length ? snaps[snaps.length - 1]!.number : 0;
-  const excess = Math.max(0, snaps.length + 1 - repo.config.limit);
-  const drop = snaps.slice(0, excess);
-  for (let number = highest + 1, attempt = 0; attempt < 10; number++, attempt++) {
+  let swept = false;
+  let failure: GitError | undefined;
+  for (let number = highest + 1, attempt = 0; attempt < 10; attempt++) {
     if (number > MAX_SNAPSHOT_NUMBER) {
       // Ten digits are all a snapshot name has: a ref at the end (fetched from elsewhere, most likely) ends the sequence.
       throw refuse(`no snapshot number is left after ${snapshotRef(repo.snapshotPrefix, highest)}; delete it if you did not make it (git update-ref -d ${snapshotRef(repo.snapshotPrefix, highest)})`);
     }
     const ref = snapshotRef(repo.snapshotPrefix, number);
-    const lines = [`create ${ref} ${commit}`, ...drop.map((s) => `delete ${s.ref} ${s.commit}`)];
     try {
-      await repo.git.run(["update-ref", "--stdin"], { input: lines.join("\n") + "\n" });
+      await asRefWriter(repo.undoDir, () => repo.git.run(["update-ref", "--stdin"], { input: `create ${ref} ${commit}\n` }));
       return { number, ref };
     } catch (e) {
-      if (e instanceof GitError && /exists/.test(e.stderr)) continue;
-      throw e;
+      if (!(e instanceof GitError)) throw e;
+      failure = e;
+      // Told apart by what is there, not by Git's wording (which varies between versions).
+      if (await refExists(repo, ref)) {
+        number++; // another recorder (or a fetch) got there first
+      } else if (!swept && clearStaleSnapshotRefLocks(repo).length > 0) {
+        swept = true; // a killed git-undo's lock was on it: the same number again
+      } else if (snapshotRefLocked(repo, ref)) {
+        number++; // a live Git holds that name
+      } else {
+        throw e;
+      }
     }
   }
-  throw new UndoError(`could not create a snapshot ref under ${repo.snapshotPrefix}: every number tried already exists`);
+  throw fatal(`could not create a snapshot ref under ${repo.snapshotPrefix}: ${failure?.message ?? "every number tried is taken"}`);
+}
+
+/** Whether `ref` exists (whatever its object). */
+async function refExists(repo: Repo, ref: string): Promise<boolean> {
+  return (await repo.git.text(["for-each-ref", "--format=%(refname)", ref])).split("\n").includes(ref);
+}
+
+/** Whether Git's lock on a snapshot ref exists (files storage; reftable locks the whole table list). */
+const snapshotRefLocked = (repo: Repo, ref: string): boolean =>
+  existsSync(join(repo.commonDir, `${ref}.lock`)) || existsSync(join(repo.commonDir, "reftable", "tables.list.lock"));
+
+/**
+ * Delete the snapshots beyond undo.limit, in a transaction of its own once the
+ * new one exists: a failure (a lock a user's Git holds or left) is logged and
+ * the recording stands; the next recording deletes what is still beyond it.
+ * Returns the error, if any.
+ */
+async function keepLimit(repo: Repo, sequence: readonly NumberedRef[], created: { number: number; ref: string; commit: ObjectId }): Promise<string | null> {
+  // Only this worktree's own snapshots count: fetched ones are neither counted nor deleted.
+  const doomed = beyondLimit([...ownOnly(sequence), created], repo.config.limit);
+  try {
+    await deleteSnapshots(repo, doomed);
+    return null;
+  } catch (e) {
+    // Git's first line names the lock; its last is advice.
+    const why = e instanceof GitError ? (e.stderr.trim().split("\n")[0] ?? e.message) : e instanceof Error ? e.message : String(e);
+    logLine(repo.undoDir, `could not delete ${doomed.length} snapshot${doomed.length === 1 ? "" : "s"} beyond undo.limit (the next recording tries again): ${why}`);
+    return why;
+  }
 }

@@ -7,11 +7,12 @@
 // reftable, which has no such files, everything comes through Git. The refs
 // come from one for-each-ref, the snapshot refs' names from another (their
 // commits from core/snapshot-commits.ts), side by side.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fromFileEnd } from "./file-tail.ts";
-import { compareBytes, decodeBytes, OPERATION_MARKERS, snapshotNumber, type HeadState, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
-import { text, type GitResult } from "./git.ts";
+import { compareBytes, decodeBytes, OPERATION_MARKERS, snapshotNumber, type HeadState, type ObjectId, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
+import { GitError, text, type GitResult } from "./git.ts";
+import { forgetRefWriter, killedRefWriteStart } from "./lock.ts";
 import type { Repo } from "./repo.ts";
 import { snapshotCommits, type ListedRef, type SnapshotRef } from "./snapshot-commits.ts";
 import { phase } from "./trace.ts";
@@ -23,6 +24,20 @@ export interface RefScan {
   refs: RefLine[];
   /** Every ref under refs/undo/ (all worktrees), in for-each-ref order. */
   undoRefs: SnapshotRef[];
+  /** Refs whose object Git cannot read; only set when there are some (see listRefs). */
+  unreadable?: UnreadableRef[];
+}
+
+/**
+ * A ref whose object Git cannot read: a tag it cannot parse or peel (a
+ * malformed tag object, or one naming an object that is gone), recorded by
+ * its id without peeled fields; or an object that is missing, which no line
+ * of the refs blob can describe (it has no type), left out.
+ */
+export interface UnreadableRef {
+  name: string;
+  object: ObjectId;
+  why: "unpeelable-tag" | "missing-object";
 }
 
 const FIELD = "%00";
@@ -58,11 +73,80 @@ const PER_WORKTREE = ["refs/bisect", "refs/worktree", "refs/rewritten"];
  */
 export async function scanRefs(repo: Repo): Promise<RefScan> {
   if (repo.refStorage !== "files") return scanThroughGit(repo);
-  const [out, undoRefs] = await Promise.all([listRefs(repo), scanUndoRefs(repo, repo.snapshotPrefix)]);
-  return completeScan(repo, { refs: parseRefs(out), undoRefs });
+  const [listed, undoRefs] = await Promise.all([listRefs(repo), scanUndoRefs(repo, repo.snapshotPrefix)]);
+  return completeScan(repo, withUnreadable({ refs: listed.refs, undoRefs }, listed.unreadable));
 }
 
-const listRefs = (repo: Repo): Promise<string> => repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`, ...OUTSIDE_UNDO]);
+const withUnreadable = (scan: RefScan, unreadable: UnreadableRef[]): RefScan => (unreadable.length ? { ...scan, unreadable } : scan);
+
+/**
+ * Every ref outside refs/undo/ with its type and peeled object, in one
+ * for-each-ref. That one fails as a whole when a single ref's object cannot
+ * be parsed (a malformed tag: Git 2.39+ exits 128 "parse_object_buffer
+ * failed", 2.31 crashes), so only then the refs are read the slow way, which
+ * parses nothing (readRefsUnparsed): a malformed object never stops recording.
+ */
+async function listRefs(repo: Repo): Promise<{ refs: RefLine[]; unreadable: UnreadableRef[] }> {
+  try {
+    return { refs: parseRefs(await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`, ...OUTSIDE_UNDO])), unreadable: [] };
+  } catch (e) {
+    if (!(e instanceof GitError)) throw e;
+    return readRefsUnparsed(repo);
+  }
+}
+
+/** Names, ids and symbolic targets only: for-each-ref reads no object for these. */
+const UNPARSED_FORMAT = ["%(refname)", "%(objectname)", "%(symref)"].join(FIELD) + "%00%01%00";
+
+/**
+ * The refs when some object cannot be parsed: for-each-ref for names, ids and
+ * symbolic targets (no object read), then one cat-file --batch-check for each
+ * id's type and, by `<id>^{}`, the object it peels to in full. A tag that
+ * cannot be peeled keeps no peeled fields; a ref whose object is missing is
+ * left out. Both are returned as unreadable, for doctor.
+ */
+async function readRefsUnparsed(repo: Repo): Promise<{ refs: RefLine[]; unreadable: UnreadableRef[] }> {
+  const out = await repo.git.text(["for-each-ref", `--format=${UNPARSED_FORMAT}`, ...OUTSIDE_UNDO]);
+  const listed = out
+    .split(RECORD_END)
+    .filter(Boolean)
+    .map((rec) => {
+      const [name = "", object = "", symref = ""] = rec.split("\0");
+      return { name, object, symref };
+    })
+    .filter((l) => !l.name.startsWith("refs/undo/"));
+  const withObject = listed.filter((l) => l.object);
+  const answer = withObject.length
+    ? (await repo.git.text(["cat-file", "--batch-check"], { input: withObject.map((l) => `${l.object}\n${l.object}^{}\n`).join("") })).split("\n")
+    : [];
+  const found = new Map<string, { type: string; peeled: string; peeledType: string } | null>();
+  withObject.forEach((l, i) => {
+    const [, type = "missing"] = (answer[2 * i] ?? "").split(" ");
+    const [peeled = "", peeledType = "missing"] = (answer[2 * i + 1] ?? "").split(" ");
+    found.set(l.name, type === "missing" ? null : { type, peeled: peeledType === "missing" ? "" : peeled, peeledType: peeledType === "missing" ? "" : peeledType });
+  });
+  const refs: RefLine[] = [];
+  const unreadable: UnreadableRef[] = [];
+  for (const l of listed) {
+    if (!l.object) continue; // a dangling symbolic ref: completed from its file, as with the fast listing
+    const o = found.get(l.name);
+    if (!o) {
+      unreadable.push({ name: l.name, object: l.object, why: "missing-object" });
+      continue;
+    }
+    const tag = o.type === "tag";
+    if (tag && !o.peeled) unreadable.push({ name: l.name, object: l.object, why: "unpeelable-tag" });
+    refs.push({
+      name: l.name,
+      object: l.object,
+      type: o.type,
+      symrefTarget: l.symref || null,
+      peeledObject: tag ? o.peeled || null : null,
+      peeledType: tag ? o.peeledType || null : null,
+    });
+  }
+  return { refs, unreadable };
+}
 
 /** What the files ref storage keeps as plain files, as Git reported it with the refs (reftable). */
 interface ReadThroughGit {
@@ -101,7 +185,7 @@ async function scanThroughGit(repo: Repo): Promise<RefScan> {
     reflog("HEAD", ["-1"]),
     reflog("refs/stash"),
   ]);
-  const scan: RefScan = { refs: parseRefs(listing), undoRefs };
+  const scan: RefScan = withUnreadable({ refs: listing.refs, undoRefs }, listing.unreadable);
   const { refs } = scan;
   const deepTags = refs.filter((r) => r.peeledType === "tag");
   const symrefs = refs.filter((r) => r.symrefTarget);
@@ -203,6 +287,151 @@ export async function packSnapshotRefs(repo: Repo): Promise<void> {
   if (repo.refStorage !== "files") return; // reftable compacts its tables itself
   // Refused (a lock held by the user's Git, an older Git): next time, or never.
   await repo.git.succeeds(["pack-refs", "--include=refs/undo/*"]).catch(() => false);
+}
+
+/**
+ * A lock file in Git's ref storage: on one ref (`<ref>.lock`, files storage),
+ * on the packed refs (`packed-refs.lock`: every ref deletion takes it), or on
+ * reftable's list of tables (`reftable/tables.list.lock`: every ref write
+ * takes it). Git holds one for milliseconds; one left by a killed Git blocks
+ * the writes that need it until it is removed.
+ */
+export interface RefLock {
+  path: string;
+  kind: "ref" | "packed-refs" | "reftable";
+  /** The ref a ref's lock is for. */
+  ref: string | null;
+  /** Since its last change (ms). */
+  ageMs: number;
+}
+
+/**
+ * A lock in the ref storage left alone this long is no live Git's: Git holds
+ * one for the length of a transaction, and waits 1 s (core.packedRefsTimeout)
+ * for packed-refs.lock before it gives up.
+ */
+export const STALE_REF_LOCK_MS = 10_000;
+
+/**
+ * packed-refs.lock (or reftable's tables.list.lock) is taken for git-undo's
+ * when it was made within this long after a ref transaction of git-undo's that
+ * was killed had started: Git takes it at the start of a transaction.
+ */
+const KILLED_WRITE_WINDOW_MS = 5_000;
+
+const ageOf = (path: string, now: number): number | null => {
+  try {
+    const st = lstatSync(path);
+    return st.isFile() ? now - st.mtimeMs : null;
+  } catch {
+    return null;
+  }
+};
+
+/** The repository-wide locks: packed-refs.lock, reftable's tables.list.lock. */
+function storageLocks(repo: Repo, now: number): RefLock[] {
+  const found: RefLock[] = [];
+  for (const [kind, path] of [["packed-refs", join(repo.commonDir, "packed-refs.lock")], ["reftable", join(repo.commonDir, "reftable", "tables.list.lock")]] as const) {
+    const ageMs = ageOf(path, now);
+    if (ageMs !== null) found.push({ path, kind, ref: null, ageMs });
+  }
+  return found;
+}
+
+/** Every lock file in the ref storage now: on refs (under refs/, this worktree's own ones included), packed-refs, reftable's table list. */
+export function refLocks(repo: Repo, now = Date.now()): RefLock[] {
+  const found: RefLock[] = [];
+  const walk = (base: string, rel: string) => {
+    let entries;
+    try {
+      entries = readdirSync(join(base, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const child = `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(base, child);
+      else if (e.name.endsWith(".lock")) {
+        const ageMs = ageOf(join(base, child), now);
+        if (ageMs !== null) found.push({ path: join(base, child), kind: "ref", ref: child.slice(0, -".lock".length), ageMs });
+      }
+    }
+  };
+  walk(repo.commonDir, "refs");
+  if (repo.worktreeName !== null) for (const dir of PER_WORKTREE) walk(repo.gitDir, dir);
+  return [...found, ...storageLocks(repo, now)];
+}
+
+/**
+ * Remove the stale locks on this worktree's snapshot refs (files storage):
+ * `.lock` files in its snapshot folder left alone for STALE_REF_LOCK_MS. Only
+ * git-undo writes there, always holding capture.lock, which the caller holds:
+ * such a lock is a killed git-undo's (or a killed fetch's of snapshot refs).
+ * Returns the paths removed.
+ */
+export function clearStaleSnapshotRefLocks(repo: Repo, now = Date.now()): string[] {
+  if (repo.refStorage !== "files") return [];
+  const dir = join(repo.commonDir, repo.snapshotPrefix);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.endsWith(".lock")) continue;
+    const path = join(dir, name);
+    const age = ageOf(path, now);
+    if (age === null || age < STALE_REF_LOCK_MS) continue;
+    try {
+      unlinkSync(path);
+      removed.push(path);
+    } catch {
+      /* gone already */
+    }
+  }
+  return removed;
+}
+
+/**
+ * After a ref transaction of git-undo's was killed (core/lock.ts asRefWriter):
+ * remove the stale locks on snapshot refs, and packed-refs.lock or reftable's
+ * tables.list.lock when it is git-undo's for sure: made within
+ * KILLED_WRITE_WINDOW_MS of that transaction's start (no Git of the user's
+ * could have taken it while ours held it) and left alone since for
+ * STALE_REF_LOCK_MS. One a user's Git made, or one still changing, stays
+ * (doctor names it). The caller holds capture.lock. Returns the paths removed.
+ */
+export function clearKilledRefWrite(repo: Repo, now = Date.now()): string[] {
+  const started = killedRefWriteStart(repo.undoDir);
+  if (started === null) return [];
+  const removed = clearStaleSnapshotRefLocks(repo, now);
+  for (const lock of killedWriteLocks(repo, started, now)) {
+    // Ours, but perhaps the Git we started outlived us by a moment: decide next time.
+    if (lock.ageMs < STALE_REF_LOCK_MS) return removed;
+    try {
+      unlinkSync(lock.path);
+      removed.push(lock.path);
+    } catch {
+      /* gone already */
+    }
+  }
+  forgetRefWriter(repo.undoDir);
+  return removed;
+}
+
+/**
+ * packed-refs.lock and tables.list.lock when a ref transaction of git-undo's
+ * that started at `started` (default: the killed one core/lock.ts knows of)
+ * made them: made within KILLED_WRITE_WINDOW_MS of its start.
+ */
+export function killedWriteLocks(repo: Repo, started = killedRefWriteStart(repo.undoDir), now = Date.now()): RefLock[] {
+  if (started === null) return [];
+  return storageLocks(repo, now).filter((lock) => {
+    const madeMs = now - lock.ageMs;
+    return madeMs >= started - 1000 && madeMs <= started + KILLED_WRITE_WINDOW_MS;
+  });
 }
 
 /** Every ref for-each-ref listed with REF_FORMAT. */

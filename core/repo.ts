@@ -1,5 +1,5 @@
 // Repository discovery and git-undo's configuration.
-import { basename, join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { fatal, usage } from "./errors.ts";
 import { Git, GitError } from "./git.ts";
 import { phase } from "./trace.ts";
@@ -109,6 +109,11 @@ export function snapshotPrefixFor(worktreeName: string | null): string {
   return worktreeName === null ? "refs/undo/snapshots/" : `refs/undo/worktrees/${worktreeName}/snapshots/`;
 }
 
+/** The undo folder of a worktree (main: null), from any worktree of the repository: <its git dir>/undo. */
+export function undoDirFor(commonDir: string, worktreeName: string | null): string {
+  return worktreeName === null ? join(commonDir, "undo") : join(commonDir, "worktrees", worktreeName, "undo");
+}
+
 /** Bytes in one of the repository's object ids. */
 export const hashLengthOf = (repo: Repo): number => (repo.objectFormat === "sha256" ? 32 : 20);
 
@@ -121,8 +126,25 @@ export function openRepo(cwd: string = process.cwd()): Promise<Repo> {
   return phase("open repository", () => discover(cwd));
 }
 
-async function discover(cwd: string): Promise<Repo> {
-  const here = Git.here(cwd);
+/**
+ * The repository a hook fired in, as the Git command that ran the hook saw
+ * it: `gitDir` and the folder the hook ran in. Git runs hooks at the top of
+ * the command's work tree when it has one, and in the git directory when it
+ * has none. So a folder other than the git directory is the work tree, also
+ * for a repository with core.bare=true used with --work-tree (a dotfiles
+ * repository: `git --git-dir=~/.cfg --work-tree=~`), where GIT_DIR alone would
+ * make it bare; the git directory itself means no work tree (a push into a
+ * repository), where GIT_DIR alone would make Git take the git directory for
+ * the work tree. The worker records what the user's own `git undo` would.
+ */
+export function openHookRepo(gitDir: string, cwd: string): Promise<Repo> {
+  const inGitDir = resolve(cwd) === resolve(gitDir);
+  const env: Record<string, string> = inGitDir ? { GIT_DIR: gitDir, GIT_CONFIG_PARAMETERS: "'core.bare'='true'" } : { GIT_DIR: gitDir, GIT_WORK_TREE: cwd };
+  return phase("open repository", () => discover(cwd, env));
+}
+
+async function discover(cwd: string, env: Record<string, string> = {}): Promise<Repo> {
+  const here = Git.here(cwd, env);
   // The configuration is read at the same time, from the same folder: Git
   // finds the same repository for both. rev-parse's failure is the one reported.
   const configRead = readConfig(here);
@@ -156,7 +178,9 @@ async function discover(cwd: string): Promise<Repo> {
   }
   const [gitDir, commonDir, bareText, insideText, format, indexFile, top] = out.split("\n");
   if (!gitDir || !commonDir || !format || !indexFile) throw fatal("could not read the repository's layout from git rev-parse");
-  const bare = bareText === "true";
+  // GIT_DIR set and the git directory as the current folder (a hook of a push into this
+  // repository): Git takes the git directory for the work tree. It is none: no file there is the user's.
+  const bare = bareText === "true" || (top !== undefined && top !== "" && resolve(top) === resolve(gitDir));
   if (!bare && insideText !== "true") throw fatal("this operation must be run in a work tree");
   const workTree = bare ? null : top || null;
   if (!bare && workTree === null) throw fatal("this operation must be run in a work tree");

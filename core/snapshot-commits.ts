@@ -11,10 +11,10 @@
 // commits read later are appended (one write of a few hundred bytes, whatever
 // the history's length), and the file is written anew only when more of its
 // lines name snapshots that are gone than name listed ones.
-import { appendFileSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { fromFileEnd } from "./file-tail.ts";
 import { decodeBytes, type ObjectId } from "./format.ts";
-import { replaceFile } from "./lock.ts";
+import { appendToFile, replaceFile } from "./lock.ts";
 import { readObjects } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 import { undoFile } from "./undo-files.ts";
@@ -103,7 +103,7 @@ function appendKept(repo: Repo, commits: readonly SnapshotRef[]): void {
   if (!lines.length) return;
   try {
     mkdirSync(repo.undoDir, { recursive: true });
-    appendFileSync(undoFile(repo.undoDir, "snapshotCommits"), lines.join(""));
+    appendToFile(undoFile(repo.undoDir, "snapshotCommits"), lines.join(""));
   } catch {
     /* read from Git again next time */
   }
@@ -141,7 +141,7 @@ function readKept(file: string, only: ReadonlySet<ObjectId> | null): Map<ObjectI
       const kept = new Map<ObjectId, KeptLine>();
       parseKept(piece.toString("utf8"), only, kept);
       return whole || (only && kept.size === only.size) ? kept : undefined;
-    });
+    }, { noFollow: true });
     return found ?? new Map();
   } catch {
     return new Map();

@@ -2,13 +2,14 @@
 // copy of the real index, or the index kept since the last recording when it
 // gives the same trees (core/kept-index.ts). The refs, HEAD, reflog and stash
 // come from core/refs.ts.
-import { mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { encodeBytes, decodeUnmerged, pathKey, type ObjectId } from "./format.ts";
 import { GitError, text } from "./git.ts";
 import { attributesDigest, captureFromKept, keepAfterFullCapture, largeUntracked, magicPathspecs, type LeftOutFile } from "./kept-index.ts";
 import { copyIndexFile, RealIndex } from "./index-file.ts";
-import { hashLengthOf, type Repo } from "./repo.ts";
+import { gitBool, hashLengthOf, type Repo } from "./repo.ts";
+import { undoFile } from "./undo-files.ts";
 
 export interface IndexCapture {
   index: ObjectId;
@@ -40,7 +41,8 @@ export interface CaptureIndexOptions {
  */
 export async function captureIndex(repo: Repo, scratchDir: string, { worktree: withWorktree, lockHeld }: CaptureIndexOptions): Promise<IndexCapture> {
   const real = RealIndex.open(repo.indexFile, hashLengthOf(repo));
-  const useKept = withWorktree && real !== null && lockHeld;
+  // The kept index follows add -A; tracked files alone are one add -u on a fresh copy.
+  const useKept = withWorktree && real !== null && lockHeld && recordsUntracked(repo) && keptFilesUsable(repo);
   const attributes = useKept ? attributesDigest(repo) : "";
   const config = Promise.resolve(useKept ? repo.configDigest : ""); // read for this capture (core/record.ts useFreshConfig)
   if (useKept && real) {
@@ -62,12 +64,37 @@ export async function captureIndex(repo: Repo, scratchDir: string, { worktree: w
 
 export type { LeftOutFile };
 
+/** The kept index and its description are plain files or absent: a folder left at their names (core/undo-files.ts) turns the kept index off. */
+function keptFilesUsable(repo: Repo): boolean {
+  return (["keptIndex", "keptIndexInfo"] as const).every((name) => {
+    try {
+      return lstatSync(undoFile(repo.undoDir, name)).isFile();
+    } catch {
+      return true;
+    }
+  });
+}
+
 /**
  * The untracked files a recording would leave out now for their size
  * (undo.maxNewFileSize), found as the spec's method finds them, writing nothing.
  */
 export async function filesLeftOut(repo: Repo): Promise<LeftOutFile[]> {
-  return repo.bare || !repo.config.worktree ? [] : largeUntracked(repo, {});
+  return repo.bare || !repo.config.worktree || !recordsUntracked(repo) ? [] : largeUntracked(repo, {});
+}
+
+/**
+ * Whether the worktree tree holds untracked files: not with
+ * status.showUntrackedFiles=no, the setting of a repository whose work tree
+ * is full of files that are none of its business (a dotfiles repository
+ * whose work tree is $HOME: its secrets must not go into snapshots). Then
+ * tracked files alone are recorded, as `git status` shows them alone.
+ */
+export function recordsUntracked(repo: Repo): boolean {
+  const v = repo.settings.get("status.showuntrackedfiles");
+  if (v === undefined) return true;
+  const word = (v ?? "").trim().toLowerCase();
+  return !(word === "no" || gitBool(v) === false);
 }
 
 /** The spec's method itself: both trees from a fresh copy of the real index. */
@@ -87,8 +114,9 @@ async function captureFresh(
   // in the spec's order, after the unmerged paths are removed. The files too
   // large to record are listed first, against the real index's entries.
   const worktreeCopy = withWorktree ? copyIndexFile(copy, join(scratchDir, "index-worktree")) : undefined;
-  const leftOut = worktreeCopy === undefined ? undefined : largeUntracked(repo, { GIT_INDEX_FILE: worktreeCopy });
-  const early = worktreeCopy === undefined ? undefined : leftOut!.then((files) => worktreeTree(repo, worktreeCopy, files));
+  const untracked = recordsUntracked(repo);
+  const leftOut = worktreeCopy === undefined ? undefined : untracked ? largeUntracked(repo, { GIT_INDEX_FILE: worktreeCopy }) : Promise.resolve([]);
+  const early = worktreeCopy === undefined ? undefined : leftOut!.then((files) => worktreeTree(repo, worktreeCopy, files, { untracked }));
   early?.catch(() => {});
   if (keepable) void real?.entries; // the digest a kept index needs, worked out while Git runs
   const first = await git.run(["write-tree"], { env, okExit: [128] });
@@ -114,7 +142,7 @@ async function captureFresh(
   const result: IndexCapture = { index };
   if (unmerged) result.unmerged = unmerged;
   if (!withWorktree) return { result, addOutput: null };
-  const worktree = early && !unmerged ? await early : await worktreeTree(repo, copy, await leftOut!);
+  const worktree = early && !unmerged ? await early : await worktreeTree(repo, copy, await leftOut!, { untracked });
   result.worktree = worktree.tree;
   result.leftOut = await leftOut!;
   return { result, worktreeIndex: early && !unmerged ? join(scratchDir, "index-worktree") : copy, addOutput: worktree.addOutput };
@@ -137,12 +165,16 @@ async function verifyKept(repo: Repo, scratchDir: string, real: RealIndex, kept:
   }
 }
 
-/** `git add -A` then write-tree on a private index: the working tree as a tree, without the files in `leftOut`. */
-async function worktreeTree(repo: Repo, indexFile: string, leftOut: readonly LeftOutFile[]): Promise<{ tree: ObjectId; addOutput: Uint8Array | null }> {
+/**
+ * `git add -A` then write-tree on a private index: the working tree as a tree,
+ * without the files in `leftOut`; with `untracked` false, `git add -u`:
+ * tracked files only (recordsUntracked).
+ */
+async function worktreeTree(repo: Repo, indexFile: string, leftOut: readonly LeftOutFile[], { untracked }: { untracked: boolean }): Promise<{ tree: ObjectId; addOutput: Uint8Array | null }> {
   const env = { GIT_INDEX_FILE: indexFile };
   // Exit 1 is a file that could not be read; --ignore-errors records the rest.
   // --verbose lists what add changed: the paths core/kept-index.ts must watch.
-  const add = ["add", "-A", "--verbose", "--ignore-errors"];
+  const add = ["add", untracked ? "-A" : "-u", "--verbose", "--ignore-errors"];
   // Exclude pathspecs alone still mean the whole tree: add -A leaves those files unread.
   const added = leftOut.length
     ? await repo.git.run([...add, "--pathspec-from-file=-", "--pathspec-file-nul"], { env, okExit: [1], input: magicPathspecs("exclude,", leftOut.map((f) => encodeBytes(f.path))) })

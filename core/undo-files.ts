@@ -10,7 +10,7 @@
 //     process that made them ends, or by the next run when it was killed.
 // The hooks (POSIX sh, hooks/hook.sh) cannot import this: they spell out the
 // names of the marker, the pending mark, the worker's pid file and the probe.
-import { rmSync } from "node:fs";
+import { readdirSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { deleteIndexFile } from "./index-file.ts";
 
@@ -31,6 +31,14 @@ export const UNDO_FILES = {
   captureLock: "capture.lock",
   /** Who holds the index.lock a restore took (core/lock.ts). */
   indexLockOwner: "index-lock.owner",
+  /** Who runs a ref transaction that takes packed-refs.lock: deleting snapshots, packing them (core/lock.ts). */
+  refWriteOwner: "ref-write.owner",
+  /**
+   * The snapshots this worktree recorded, "<commit> <ref>" a line (core/history.ts):
+   * any other snapshot ref was fetched from elsewhere. Not a cache: without it
+   * every snapshot counts as this worktree's own.
+   */
+  ownSnapshots: "own-snapshots",
   /** init added log.excludeDecoration=refs/undo/ (core/hooks.ts; in the common dir's folder). */
   excludedDecoration: "excluded-decoration",
   /** Cache: the committer identity and its config digest (core/record.ts). */
@@ -64,4 +72,57 @@ const CACHES = ["committer", "stateBlobs", "keepTree", "snapshotCommits", "valid
 export function dropCaches(undoDir: string, realIndex: string, hashLength: number): void {
   for (const name of CACHES) rmSync(undoFile(undoDir, name), { force: true });
   deleteIndexFile(undoFile(undoDir, "keptIndex"), dirname(undoDir), realIndex, hashLength);
+}
+
+/**
+ * The files in <gitdir>/undo/ that git-undo writes as plain files: a folder,
+ * a symbolic link, a FIFO or a socket at one of these names is not git-undo's
+ * (made by hand, or planted). The hooks' own files are theirs to check.
+ */
+const PLAIN_FILES = [...CACHES, "keptIndex", "ownSnapshots", "captureLock", "indexLockOwner", "refWriteOwner"] as const satisfies readonly UndoFile[];
+
+/** Something other than a plain file at one of git-undo's names. */
+export interface BrokenUndoFile {
+  name: UndoFile;
+  path: string;
+  kind: "folder" | "symbolic link" | "special file";
+  /** A cache: git-undo works without it (only slower); otherwise the file has a job. */
+  cache: boolean;
+}
+
+/** What is not a plain file among git-undo's files in `undoDir` (one readdir). */
+export function brokenUndoFiles(undoDir: string): BrokenUndoFile[] {
+  let entries;
+  try {
+    entries = readdirSync(undoDir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const byName = new Map(entries.map((e) => [e.name, e]));
+  const broken: BrokenUndoFile[] = [];
+  for (const name of PLAIN_FILES) {
+    const e = byName.get(UNDO_FILES[name]);
+    if (!e || e.isFile()) continue;
+    const kind = e.isDirectory() ? "folder" : e.isSymbolicLink() ? "symbolic link" : "special file";
+    broken.push({ name, path: undoFile(undoDir, name), kind, cache: (CACHES as readonly UndoFile[]).includes(name) || name === "keptIndex" });
+  }
+  return broken;
+}
+
+/**
+ * Remove what stands at git-undo's names and is not a plain file: a link, a
+ * FIFO or a socket (the link itself, never what it points at), an empty
+ * folder. A folder with something in it stays (it may hold someone's files):
+ * a cache there is not used, and doctor names it. Returns what stays.
+ */
+export function clearBrokenUndoFiles(undoDir: string): BrokenUndoFile[] {
+  return brokenUndoFiles(undoDir).filter((b) => {
+    try {
+      if (b.kind === "folder") rmdirSync(b.path);
+      else unlinkSync(b.path);
+      return false;
+    } catch {
+      return true;
+    }
+  });
 }

@@ -4,11 +4,12 @@
 // and every snapshot is still restorable to exactly the state it recorded.
 // What a live process, another host or a real Git command holds stays.
 import { expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { STEPS } from "../core/restore.ts";
-import { CLI, makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
+import { backdate, deadPid, killAfter } from "./helpers/kill.ts";
+import { makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { userFingerprint } from "./helpers/restore.ts";
 
 /** Three snapshots that differ in refs, HEAD, index, working tree and stash; their fingerprints by number. */
@@ -41,27 +42,6 @@ const leftovers = (r: TestRepo): string[] => {
   return names.sort();
 };
 
-/** Run the CLI until it pauses after `step`, then SIGKILL it. */
-async function killAfter(r: TestRepo, step: string, args: string[]): Promise<void> {
-  const pauseFile = join(tempDir("pause"), "paused");
-  const proc = Bun.spawn({
-    cmd: [process.execPath, CLI, ...args],
-    cwd: r.dir,
-    env: { ...r.env, GIT_UNDO_TEST_PAUSE_AFTER: step, GIT_UNDO_TEST_PAUSE_FILE: pauseFile },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const deadline = Date.now() + 30_000;
-  while (!(existsSync(pauseFile) && readFileSync(pauseFile, "utf8").endsWith("\n"))) {
-    if (proc.exitCode !== null) throw new Error(`git undo ${args.join(" ")} ended (${proc.exitCode}) before step ${step}: ${await new Response(proc.stderr).text()}`);
-    if (Date.now() > deadline) throw new Error(`git undo never reached step ${step}`);
-    await Bun.sleep(10);
-  }
-  expect(readFileSync(pauseFile, "utf8")).toBe(`${step}\n`);
-  proc.kill("SIGKILL");
-  await proc.exited;
-}
-
 STEPS.forEach((step, i) => {
   const args = i % 2 === 0 ? [] : ["restore", "1"];
   test(`SIGKILL after '${step}' (git undo${args.length ? ` ${args.join(" ")}` : ""}): the next restore cleans up and completes; every snapshot restores exactly`, async () => {
@@ -88,18 +68,6 @@ STEPS.forEach((step, i) => {
     expect(leftovers(r)).toEqual([]);
   });
 });
-
-/** A pid that no process has now: one that just ended. */
-async function deadPid(): Promise<number> {
-  const p = Bun.spawn({ cmd: ["true"] });
-  await p.exited;
-  return p.pid;
-}
-
-function backdate(path: string, seconds: number): void {
-  const t = Date.now() / 1000 - seconds;
-  utimesSync(path, t, t);
-}
 
 test("leftovers: a dead owner's scratch folders and half-written files go; a live owner's, another host's and unknown files stay", async () => {
   const { r } = history();

@@ -125,12 +125,13 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
   // followed: the command that started this worker may be about to end, and the
   // next one to start.
   const opening = (async () => {
-    const [{ openRepo }, recorder, { indexIdentity }] = await Promise.all([
+    const [{ openHookRepo }, recorder, { indexIdentity }] = await Promise.all([
       import("../core/repo.ts"),
       import("../core/record.ts"),
       import("../core/index-file.ts"),
     ]);
-    return { repo: await openRepo(cwd), record: recorder.record, CaptureTorn: recorder.CaptureTorn, indexIdentity };
+    // As the Git command that ran the hook saw it: a dotfiles repository's work tree, a push's none.
+    return { repo: await openHookRepo(gitDir, cwd), record: recorder.record, CaptureTorn: recorder.CaptureTorn, indexIdentity };
   })();
   opening.catch(() => {}); // awaited below
   let opened: Awaited<typeof opening> | null = null;

@@ -1,7 +1,7 @@
 // git undo doctor: is automatic recording set up, and would it work? Checks the
 // hooks folder, the hooks, the toolkit and Bun they start, the worker and its
 // last errors, and whether something else answers to `git undo`.
-import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   CONFIG_HOOK,
@@ -22,8 +22,10 @@ import {
 } from "../../core/hooks.ts";
 import { bundleState } from "../../core/bundle.ts";
 import { configRefusal } from "../../core/record.ts";
-import { strayUndoRefs } from "../../core/history.ts";
-import { inspectLock } from "../../core/lock.ts";
+import { listSnapshots, missingSnapshotObjects, strayUndoRefs } from "../../core/history.ts";
+import { isReadable } from "../../core/format.ts";
+import { indexLockHolder, inspectLock, ownerTag } from "../../core/lock.ts";
+import { killedWriteLocks, refLocks, scanRefs, STALE_REF_LOCK_MS } from "../../core/refs.ts";
 import { openRepo } from "../../core/repo.ts";
 import { lastLogLines, liveWorker, markAge } from "../../core/settle.ts";
 import { filesLeftOut } from "../../core/state.ts";
@@ -31,7 +33,7 @@ import { escapeControls } from "../../core/validate.ts";
 import type { Command } from "../command.ts";
 import { color, out, sizeText } from "../ui.ts";
 import { spaceLine } from "./gc.ts";
-import { undoFile } from "../../core/undo-files.ts";
+import { brokenUndoFiles, undoFile, type UndoFile } from "../../core/undo-files.ts";
 import { fallbackText, problemsWordedByCommand, problemText } from "../config-words.ts";
 
 const executable = (path: string): boolean => {
@@ -69,6 +71,34 @@ function recentFailures(lines: readonly string[], sinceMs: number): { count: num
     last = m[2]!;
   }
   return { count, last };
+}
+
+/** How many unreadable snapshots doctor names one by one. */
+const SHOWN_AT_MOST = 10;
+
+/** What git-undo cannot do while something other than a plain file stands at one of its names. */
+const BROKEN_FILE_COST: Partial<Record<UndoFile, string>> = {
+  captureLock: "nothing is recorded or restored while it is there",
+  indexLockOwner: "no restore runs while it is there",
+  ownSnapshots: "git-undo cannot tell its own snapshots from fetched ones, and counts them all as its own",
+  refWriteOwner: "the locks a killed git-undo leaves are not removed by the next recording",
+};
+
+/**
+ * Why git-undo cannot create files in its folder (or in the git directory,
+ * where the folder is to be made), or null when it can: tried for real with a
+ * file named by its owner, removed at once (the next run sweeps one a kill left).
+ */
+function undoFolderUnwritable(undoDir: string): string | null {
+  try {
+    mkdirSync(undoDir, { recursive: true });
+    const probe = join(undoDir, `.doctor.git-undo-${ownerTag()}`);
+    writeFileSync(probe, "");
+    unlinkSync(probe);
+    return null;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+  }
 }
 
 export const doctor: Command = {
@@ -222,6 +252,34 @@ export const doctor: Command = {
     } else if (lock.state === "stale") {
       note(`${lock.path} was left by ${STALE_WHY[lock.reason ?? "dead"]}; the next recording takes it over`);
     }
+    // Locks a killed Git (or git-undo) left: they block recording, restoring, and the user's own commands.
+    // Paths come from the file system: control characters made visible.
+    const quote = (p: string) => `'${escapeControls(p).replace(/'/g, "'\\''")}'`;
+    const killedOurs = new Set(killedWriteLocks(repo).map((l) => l.path));
+    for (const lock of refLocks(repo)) {
+      const age = Math.round(lock.ageMs / 1000);
+      if (lock.ageMs < STALE_REF_LOCK_MS) {
+        note(`${escapeControls(lock.path)} is held: a Git command is writing refs right now`);
+      } else if (lock.kind === "ref" && repo.refStorage === "files" && lock.ref!.startsWith(repo.snapshotPrefix)) {
+        note(`${escapeControls(lock.path)} was left ${age}s ago by a Git that was killed; the next recording removes it`);
+      } else if (killedOurs.has(lock.path)) {
+        bad(`${escapeControls(lock.path)} was left by git-undo, killed while it changed refs; the next recording removes it, or remove it now: rm ${quote(lock.path)}`);
+      } else {
+        const blocks =
+          lock.kind === "ref" ? `Git cannot change ${escapeControls(lock.ref!)} while it exists` : lock.kind === "packed-refs" ? "Git cannot delete any ref (git branch -d, git tag -d, git undo gc) while it exists" : "Git cannot change any ref while it exists";
+        bad(`${escapeControls(lock.path)} has been there for ${age}s: ${blocks}; if no Git command is running, one that crashed left it: rm ${quote(lock.path)}`);
+      }
+    }
+    if (!repo.bare) {
+      const index = indexLockHolder(repo.indexFile, repo.undoDir);
+      if (index.kind === "git-undo-gone") {
+        bad(`${escapeControls(index.path)} was left by a git-undo restore that was killed (pid ${index.pid}); Git cannot write the index while it exists. The next recording or git undo removes it, or remove it now: rm ${quote(index.path)}`);
+      } else if (index.kind === "git-undo-alive") {
+        note(`${escapeControls(index.path)} is held by git-undo (pid ${index.pid}): it is restoring right now`);
+      } else if (index.kind === "other" && index.ageMs >= STALE_REF_LOCK_MS) {
+        bad(`${escapeControls(index.path)} has been there for ${Math.round(index.ageMs / 1000)}s: Git cannot write the index while it exists; if no Git command is running, one that crashed left it: rm ${quote(index.path)}`);
+      }
+    }
     // A configuration value Git dies on (Git 2.55's git add and a bad color.ui) fails every recording: ask git add.
     if (repo.workTree !== null) {
       const probe = await repo.git.run(["add", "--dry-run", "--ignore-missing", "--", ":(literal)git-undo-doctor-probe"], { okExit: [1, 128] });
@@ -251,10 +309,49 @@ export const doctor: Command = {
     }
     // Refs under refs/undo/ that no reader takes for a snapshot (fetched from elsewhere, or damaged).
     const STRAY_WHY = { name: "not a snapshot's name", symbolic: "a symbolic ref", "not-a-commit": "not a commit" } as const;
-    const stray = await strayUndoRefs(repo);
+    const strayRefs = await strayUndoRefs(repo);
+    const stray = strayRefs.filter((r) => r.why !== "missing");
     if (stray.length) {
       note(`${stray.length} ref${stray.length === 1 ? "" : "s"} under refs/undo/ ${stray.length === 1 ? "is" : "are"} not a snapshot and ${stray.length === 1 ? "is" : "are"} ignored (git update-ref -d <ref> removes one):`);
-      for (const r of stray) out(`           ${escapeControls(r.ref)} (${STRAY_WHY[r.why]})`);
+      for (const r of stray) out(`           ${escapeControls(r.ref)} (${STRAY_WHY[r.why as keyof typeof STRAY_WHY]})`);
+    }
+    for (const r of strayRefs.filter((r) => r.why === "missing")) {
+      bad(`${escapeControls(r.ref)} names an object that is missing from the repository: that snapshot is lost; 'git fsck' says more, 'git update-ref -d ${escapeControls(r.ref)}' removes the ref`);
+    }
+    // The snapshots themselves: those no reader can use, and objects they hold that are gone.
+    const snaps = await listSnapshots(repo);
+    const unusable = snaps.filter((s) => !isReadable(s));
+    if (unusable.length) {
+      const many = unusable.length !== 1;
+      note(`${unusable.length} snapshot${many ? "s" : ""} cannot be read; undo and redo pass over ${many ? "them" : "it"}, 'git undo list' marks ${many ? "them" : "it"}:`);
+      for (const s of unusable.slice(0, SHOWN_AT_MOST)) out(`           #${s.number}: ${escapeControls(isReadable(s) ? "" : s.reason)}`);
+      if (unusable.length > SHOWN_AT_MOST) out(`           and ${unusable.length - SHOWN_AT_MOST} more`);
+    }
+    const missing = await missingSnapshotObjects(repo, snaps);
+    if (missing.length) {
+      const many = missing.length !== 1;
+      bad(
+        `${missing.length} object${many ? "s" : ""} the snapshots hold ${many ? "are" : "is"} missing from the repository (${missing.slice(0, 3).join(", ")}${many && missing.length > 3 ? ", ..." : ""}); ` +
+          `a restore that needs one refuses and names it; 'git fsck' says more`,
+      );
+    }
+    // git-undo's own folder: it must be writable, and hold plain files at git-undo's names.
+    const unwritable = undoFolderUnwritable(repo.undoDir);
+    if (unwritable) bad(`git-undo cannot write in ${repo.undoDir} (${unwritable}): nothing is recorded or restored; check its owner and permissions (ls -ld '${repo.undoDir.replace(/'/g, "'\\''")}')`);
+    for (const b of brokenUndoFiles(repo.undoDir)) {
+      const rm = `rm -r '${escapeControls(b.path).replace(/'/g, "'\\''")}'`;
+      if (b.cache) note(`${escapeControls(b.path)} is a ${b.kind}, not git-undo's cache: git-undo does without it (a little slower) until it is removed: ${rm}`);
+      else bad(`${escapeControls(b.path)} is a ${b.kind}, not git-undo's file: ${BROKEN_FILE_COST[b.name] ?? "git-undo cannot use it"}; ${rm}`);
+    }
+    // Refs whose object Git cannot read: recorded as far as they can be (docs/format.md, `refs`).
+    const { unreadable = [] } = await scanRefs(repo);
+    for (const u of unreadable) {
+      const name = escapeControls(u.name);
+      if (u.why === "unpeelable-tag") {
+        note(`${name} points at a tag Git cannot read or peel (${u.object}); snapshots record it by its id alone; 'git fsck' says more`);
+      } else {
+        bad(`${name} points at ${u.object}, which is missing from the repository, so no snapshot records it; 'git fsck' says more, 'git update-ref -d ${name}' removes the ref`);
+      }
     }
     // Untracked files too large to record: the user should know they are not protected.
     const leftOut = await filesLeftOut(repo);

@@ -5,8 +5,8 @@ import { usage } from "../../core/errors.ts";
 import { escapeControls } from "../../core/validate.ts";
 import { lostChanging, pickaxeFlags, snapshotsBetween, snapshotsChanging, type Pickaxe } from "../../core/find.ts";
 import { findLost } from "../../core/find/lost.ts";
-import { checkStates, decodeNewest, decodeSnapshots, position } from "../../core/history.ts";
-import { openRepo, snapshotPrefixFor, type Repo } from "../../core/repo.ts";
+import { checkStates, decodeNewest, decodeSnapshots, position, readOwnSnapshots } from "../../core/history.ts";
+import { openRepo, snapshotPrefixFor, undoDirFor, type Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
 import { scanNewestUndoRefs, scanUndoRefs, type SnapshotRef } from "../../core/refs.ts";
 import { count, str, type Command } from "../command.ts";
@@ -27,8 +27,9 @@ async function allSequences(repo: Repo): Promise<Sequence[]> {
     const m = /^refs\/undo\/worktrees\/([^/]+)\/snapshots\/[0-9]{10}$/.exec(r.ref);
     if (m) names.add(m[1]!);
   }
-  const seqs: Sequence[] = [{ worktree: null, snapshots: decodeSnapshots(refs, snapshotPrefixFor(null)) }];
-  for (const w of [...names].sort()) seqs.push({ worktree: w, snapshots: decodeSnapshots(refs, snapshotPrefixFor(w)) });
+  const sequence = (w: string | null) => decodeSnapshots(refs, snapshotPrefixFor(w), readOwnSnapshots(undoDirFor(repo.commonDir, w)));
+  const seqs: Sequence[] = [{ worktree: null, snapshots: sequence(null) }];
+  for (const w of [...names].sort()) seqs.push({ worktree: w, snapshots: sequence(w) });
   return seqs;
 }
 
@@ -40,6 +41,8 @@ export function snapshotJson(s: SnapshotEntry, current: number | null, worktree?
     tree: s.tree,
     current: s.number === current,
     ...(worktree !== undefined ? { worktree } : {}),
+    // Recorded elsewhere (fetched): plain undo and redo never land on it.
+    ...(s.foreign ? { foreign: true } : {}),
   };
   if (!isReadable(s)) {
     return { ...base, kind: null, head: null, summary: null, restored: null, from: null, format: null, unreadable: s.reason };
@@ -78,10 +81,11 @@ function line(s: SnapshotEntry, current: number | null, cols: Columns): string {
   const mark = s.number === current ? color.green("*") : " ";
   const num = color.yellow(pad(`#${s.number}`, cols.number));
   const age = pad(relativeAge(s.date), cols.age);
-  if (!isReadable(s)) return `${mark} ${num} ${color.red(pad("unreadable", 8))} ${age} ${color.dim(escapeControls(s.reason))}`;
+  if (!isReadable(s)) return `${mark} ${num} ${color.red(pad("unreadable", 8))} ${age} ${s.foreign ? `${color.yellow("(fetched)")} ` : ""}${color.dim(escapeControls(s.reason))}`;
   const kind = (s.trailers.kind === "restore" ? color.magenta : color.dim)(pad(s.trailers.kind, 8));
   const head = color.cyan(pad(escapeControls(s.trailers.head), cols.head));
-  return `${mark} ${num} ${kind} ${color.dim(age)} ${head} ${userSummary(s.summary)}`;
+  const elsewhere = s.foreign ? `${color.yellow("(fetched)")} ` : "";
+  return `${mark} ${num} ${kind} ${color.dim(age)} ${head} ${elsewhere}${userSummary(s.summary)}`;
 }
 
 export const list: Command = {
@@ -145,8 +149,9 @@ export const list: Command = {
     }
     // `-n` alone shows the newest: only they are decoded (the position is the newest's).
     const newestOnly = limit !== undefined && since === undefined && until === undefined && !positionals.length && !pickaxe;
+    const own = readOwnSnapshots(repo.undoDir);
     const decode = (refs: SnapshotRef[]) =>
-      newestOnly ? decodeNewest(refs, repo.snapshotPrefix, limit) : decodeSnapshots(refs, repo.snapshotPrefix);
+      newestOnly ? decodeNewest(refs, repo.snapshotPrefix, limit, own) : decodeSnapshots(refs, repo.snapshotPrefix, own);
     const seqs: Sequence[] = values["all-worktrees"]
       ? await allSequences(repo)
       : [{ worktree: repo.worktreeName, snapshots: decode(await (newestOnly ? scanNewestUndoRefs(repo, repo.snapshotPrefix, limit) : scanUndoRefs(repo, repo.snapshotPrefix))) }];

@@ -4,7 +4,7 @@
 // every reader, and nothing it had may change.
 import { expect } from "bun:test";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, lstatSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, lstatSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fingerprint, makeRepo, ROOT, type RunResult, type TestRepo } from "./repo.ts";
 
@@ -232,6 +232,9 @@ export function checkCase(c: HostileCase): void {
   const base = baseOf(x);
   const crafted = c.craft(x, base);
   v.git(["fetch", "-q", x.dir, "+refs/undo/*:refs/undo/*"]);
+  // Fetched, it is no target of plain undo or redo (test/trust-fetched-snapshots.test.ts); written
+  // down as the victim's own (a snapshot damaged in place), undo and redo walk onto it and must refuse too.
+  appendFileSync(join(v.gitDir(), "undo", "own-snapshots"), `${v.g("rev-parse", crafted.ref)} ${crafted.ref}\n`);
   const n = numberOf(crafted.ref);
   const before = observe(v);
   const listed = () => v.snapshots().map((s) => ({ number: s.number, unreadable: s.unreadable !== undefined }));

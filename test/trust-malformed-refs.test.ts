@@ -1,0 +1,87 @@
+// One object Git cannot parse never stops recording. A ref to a malformed tag
+// makes the one for-each-ref that lists the refs with their peeled objects fail
+// as a whole (Git 2.39+ exits 128, Git 2.31 crashes); then, and only then, the
+// refs are read without parsing anything, the ref is recorded by its id and
+// type without peeled fields, and doctor names it.
+import { expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { defaultRefFormat, makeRepo, type TestRepo } from "./helpers/repo.ts";
+import { userFingerprint } from "./helpers/restore.ts";
+import { blobText, entries, snapshotRefs } from "./helpers/snap.ts";
+
+/**
+ * A repository of the suite's ref storage with refs/tags/broken pointing at a
+ * tag object whose header Git refuses. No Git command writes such a ref
+ * (update-ref and fetch parse the object): it is written as a loose ref, and
+ * the repository migrated to reftable when the suite runs on it.
+ */
+function withMalformedTag(): { r: TestRepo; bad: string } {
+  const r = makeRepo({ refFormat: "files" });
+  r.commit("one", { "a.txt": "1\n" });
+  const commit = r.g("rev-parse", "HEAD");
+  const bad = r.git(["hash-object", "-t", "tag", "--literally", "-w", "--stdin"], { input: `object ${commit}\ntype commit\nnotag\n\nmsg\n` }).stdout.trim();
+  writeFileSync(join(r.gitDir(), "refs", "tags", "broken"), `${bad}\n`);
+  if (defaultRefFormat() === "reftable") r.git(["refs", "migrate", "--ref-format=reftable"]);
+  // The failure is real: the listing with peeled objects refuses this repository.
+  expect(r.git(["for-each-ref", "--format=%(refname) %(*objectname)"], { allowFail: true }).code).not.toBe(0);
+  return { r, bad };
+}
+
+/** The Git commands one `git undo snapshot` ran, past any leading "-c key=value". */
+function tracedSnapshot(r: TestRepo): { code: number; commands: string[] } {
+  const trace = join(r.dir, "..", `trace-${Math.random()}`);
+  const res = r.undo(["snapshot"], { env: { GIT_UNDO_TRACE_SPAWNS: trace } });
+  const commands = readFileSync(trace, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => l.replace(/^((-c|--config-env=)\S* ?\S+ )+/, ""));
+  return { code: res.code, commands };
+}
+
+test("a ref to a malformed tag: recorded by its id without peeled fields, the tag kept whole; recording, undo and redo go on", () => {
+  const { r, bad } = withMalformedTag();
+  const first = tracedSnapshot(r);
+  expect(first.code).toBe(0);
+  // The fast listing was tried first and failed; the slow one read the refs.
+  const listings = first.commands.filter((c) => c.startsWith("for-each-ref") && c.includes("refs/[!u]*"));
+  expect(listings.length).toBe(2);
+  expect(listings[0]).toContain("%(*objectname)");
+  expect(listings[1]).not.toContain("%(*objectname)");
+  const [one] = snapshotRefs(r);
+  expect(blobText(r, one!.tree, "refs")).toContain(`refs/tags/broken\t${bad}\ttag\t\t\t\n`);
+  // The tag object itself is held by the snapshot, byte for byte.
+  expect(entries(r, `${one!.tree}:keep`)[`${bad}.tag`]).toMatch(/^100644 blob /);
+  expect(r.g("cat-file", "blob", `${one!.tree}:keep/${bad}.tag`)).toBe(r.g("cat-file", "tag", bad));
+  // Every reader takes the snapshot as valid.
+  expect(r.snapshots()[0]!.unreadable).toBeUndefined();
+
+  r.write("a.txt", "2\n");
+  r.ok("snapshot");
+  const edited = userFingerprint(r);
+  expect(r.undo([]).code).toBe(0);
+  expect(r.read("a.txt")).toBe("1\n");
+  expect(r.g("rev-parse", "refs/tags/broken")).toBe(bad);
+  expect(r.undo(["redo"]).code).toBe(0);
+  expect(userFingerprint(r)).toBe(edited);
+  expect(r.snapshots().every((s) => s.unreadable === undefined)).toBe(true);
+});
+
+test("doctor names a ref whose tag cannot be read", () => {
+  const { r, bad } = withMalformedTag();
+  r.ok("snapshot");
+  const out = r.undo(["doctor"]).stdout;
+  expect(out).toMatch(new RegExp(`note .*refs/tags/broken points at a tag Git cannot read or peel \\(${bad}\\); snapshots record it by its id alone`));
+});
+
+test("without a malformed object the refs are listed once, peeled objects included", () => {
+  const r = makeRepo();
+  r.commit("one", { "a.txt": "1\n" });
+  r.git(["tag", "-a", "-m", "v1", "v1"]);
+  const { code, commands } = tracedSnapshot(r);
+  expect(code).toBe(0);
+  const listings = commands.filter((c) => c.startsWith("for-each-ref") && c.includes("refs/[!u]*"));
+  expect(listings.length).toBe(1);
+  expect(listings[0]).toContain("%(*objectname)");
+  expect(commands.filter((c) => c.startsWith("cat-file --batch-check") && !c.includes("=")).length).toBe(0);
+});
