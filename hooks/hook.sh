@@ -47,12 +47,13 @@ case ${GIT_UNDO_INTERNAL:-}:${1:-} in
     # A worker keeps worker.pid's time a few seconds ahead of the clock (its
     # lease). A mark newer than that means no worker of ours is alive under
     # that pid (a crash, a reboot, a pid given to another program): start one
-    # to check and take over, once per lease (the probe file says it was tried).
+    # to check and take over, once per lease (a probe no older than worker.pid
+    # says it was tried; file times are coarse, so "no older", not "newer").
     # (-nt: POSIX since 2024, and in every sh Git runs hooks with before that.)
     # shellcheck disable=SC3013,SC2209
     case $git_undo_x in
       '' | 0* | *[!0-9]*) ;;
-      *) kill -0 "$git_undo_x" && { [ ! "$git_undo_u/pending" -nt "$git_undo_p" ] || [ "$git_undo_u/probe" -nt "$git_undo_p" ] || ! : >|"$git_undo_u/probe"; } && git_undo_x=wait ;;
+      *) kill -0 "$git_undo_x" && { [ ! "$git_undo_u/pending" -nt "$git_undo_p" ] || { [ -f "$git_undo_u/probe" ] && [ ! "$git_undo_p" -nt "$git_undo_u/probe" ]; } || ! : >|"$git_undo_u/probe"; } && git_undo_x=wait ;;
     esac
     if [ "$git_undo_x" != wait ]; then
       git_undo_b=$git_undo_bun

@@ -32,7 +32,7 @@ import {
   type MarkCursor,
 } from "../core/settle.ts";
 import { DEFAULT_CONFIG, type Repo } from "../core/repo.ts";
-import { CommandWatch, quietFrom, readEarly, settleDelay, type SettleView } from "./settle.ts";
+import { CommandWatch, earlyReadIn, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
 
 /**
  * The hook's environment describes the Git command that fired it: a temporary
@@ -141,6 +141,11 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
   let failures = 0;
   // When the state being read may be recorded: undo.settle after its command ended (0: at once).
   let recordFrom = 0;
+  // How soon after a command's end the state is read: READ_AFTER_MS, or, after a
+  // reading a script's next command made useless, undo.settle (no reading wasted
+  // per command of a script) until a recording goes through.
+  let readAfterMs = READ_AFTER_MS;
+  let tornByNextCommand = false;
   for (;;) {
     if (!hasTaken(undoDir)) {
       const mark = readMark(undoDir, cursor);
@@ -179,8 +184,10 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       };
       const wait = settleDelay(view);
       debug(`pids=${mark.pids} markMs=${Math.round(mark.markMs)} ended=${commands.endedMs} wait=${wait} cmds=${commands.commandCount}`);
-      if (wait > 0 && !readEarly(view)) {
-        await marks.wait(wait);
+      // Read early (READ_AFTER_MS after the end) and record once undo.settle has passed.
+      const early = wait > 0 ? earlyReadIn(view, readAfterMs) : 0;
+      if (wait > 0 && early !== 0) {
+        await marks.wait(early === null ? wait : Math.min(wait, early));
         continue;
       }
       if (opened === null) {
@@ -198,15 +205,20 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       await record(repo, {
         kind: "change",
         commands: commands.commandCount,
-        intact: async () => (await quietUntil(undoDir, recordFrom, marks)) && (await captureIntact(repo, undoDir, before)),
+        intact: async () => {
+          tornByNextCommand = !(await quietUntil(undoDir, recordFrom, marks));
+          return !tornByNextCommand && (await captureIntact(repo, undoDir, before));
+        },
       });
       dropTaken(undoDir);
+      readAfterMs = READ_AFTER_MS;
       debug("recorded");
       failures = 0;
     } catch (e) {
       if (e instanceof CaptureTorn) {
         // Another command started during the capture: its own end is the next state to record.
         restoreMark(undoDir);
+        if (tornByNextCommand) readAfterMs = Number.POSITIVE_INFINITY;
         debug("torn");
       } else {
         failures++;

@@ -68,11 +68,16 @@ export function settleDelay(v: SettleView): number {
  */
 export const READ_AFTER_MS = 40;
 
-/** Whether to read the state now, ahead of recording it (READ_AFTER_MS). */
-export function readEarly(v: SettleView): boolean {
-  if (v.running !== false || v.indexLocked) return false;
+/**
+ * How long to wait before reading the state ahead of recording it: null when
+ * it is not to be read early (a command still runs, or one is writing the
+ * index), else the ms left until `readAfterMs` (READ_AFTER_MS, or undo.settle
+ * while a script runs: see the worker) have passed since the command's end.
+ */
+export function earlyReadIn(v: SettleView, readAfterMs = READ_AFTER_MS): number | null {
+  if (v.running !== false || v.indexLocked) return null;
   const since = v.now - Math.max(v.endedMs ?? v.markMs, v.markMs);
-  return since >= Math.min(READ_AFTER_MS, v.settleMs);
+  return Math.max(0, Math.min(readAfterMs, v.settleMs) - since);
 }
 
 /** When the quiet after the command's end is over: the snapshot may be recorded from then on. */
