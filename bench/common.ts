@@ -81,13 +81,16 @@ export class BunFloor {
     this.script = join(dir, "empty-bun-floor.ts");
     writeFileSync(this.script, "");
   }
-  /** One run, its wall time and CPU (user + system, from /proc, in 10 ms ticks) kept when `keep`. */
-  run(cwd: string, env: Record<string, string>, keep = true): void {
+  /** One run: its wall time and CPU (user + system, from /proc, in 10 ms ticks), kept for describe() when `keep`. */
+  run(cwd: string, env: Record<string, string>, keep = true): { ms: number; cpuMs: number } {
     const c0 = childCpuMs();
     const { ms } = timed([process.execPath, this.script], cwd, env);
-    if (!keep) return;
-    this.wallMs.push(ms);
-    this.cpuMs.push(childCpuMs() - c0);
+    const cpuMs = childCpuMs() - c0;
+    if (keep) {
+      this.wallMs.push(ms);
+      this.cpuMs.push(cpuMs);
+    }
+    return { ms, cpuMs };
   }
   /** "empty Bun 9 ms wall, 10 ms CPU (median of 5)". */
   describe(): string {
