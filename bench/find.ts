@@ -62,8 +62,7 @@ function undoCounted(cwd: string, env: Record<string, string>, args: string[]): 
 /** The distinct counts seen, "10/11". */
 const counts = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b).join("/");
 if (args.rescue) {
-  await rescueBench();
-  process.exit(0);
+  process.exit((await rescueBench()) ? 0 : 1);
 }
 
 const wc = await workingCopy({ files: FILES, label: "find" });
@@ -157,12 +156,15 @@ try {
       line("git undo show @{now} (end to end)", cases.dateCli, "", false, spawns.dateCli),
     ].join("\n"),
   );
+  const met = median(cases.undoLogS) / plain <= 1.5 && median(cases.grepAll) < 2000 && median(cases.dateInProcess) < 100;
+  console.log(`targets: ${met ? "ok" : "MISSED"}`);
+  process.exitCode = met ? 0 : 1;
 } finally {
   wc.remove();
 }
 
 /** `git undo rescue` against `git fsck --unreachable --no-reflogs` on the medium fixture with some lost work. */
-async function rescueBench(): Promise<void> {
+async function rescueBench(): Promise<boolean> {
   const wc = await workingCopy({ size: "medium", label: "rescue" });
   const env: Record<string, string> = { ...wc.env, GIT_UNDO_INTERNAL: "1" };
   const run = (cmd: string[]) => timed(cmd, wc.repo, env, [0]);
@@ -232,6 +234,7 @@ async function rescueBench(): Promise<void> {
         `| git undo rescue --json | ${median(rescue).toFixed(0)} ms | ${ratio.toFixed(2)}x | at most 2x: ${ratio <= 2 ? "met" : "MISSED"} | ${counts(rescueSpawns)} |`,
       ].join("\n"),
     );
+    return ratio <= 2;
   } finally {
     wc.remove();
   }
