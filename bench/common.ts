@@ -68,6 +68,110 @@ export function cpuMs(): number {
   return (own.user + own.system) / 1000 + childCpuMs();
 }
 
+/**
+ * Bun running an empty script: the floor under every `git undo` command and
+ * worker start (Bun's own start), measured in the same run as the figures it
+ * stands beside.
+ */
+export class BunFloor {
+  private readonly script: string;
+  readonly wallMs: number[] = [];
+  readonly cpuMs: number[] = [];
+  constructor(dir: string) {
+    this.script = join(dir, "empty-bun-floor.ts");
+    writeFileSync(this.script, "");
+  }
+  /** One run: its wall time and CPU (user + system, from /proc, in 10 ms ticks), kept for describe() when `keep`. */
+  run(cwd: string, env: Record<string, string>, keep = true): { ms: number; cpuMs: number } {
+    const c0 = childCpuMs();
+    const { ms } = timed([process.execPath, this.script], cwd, env);
+    const cpuMs = childCpuMs() - c0;
+    if (keep) {
+      this.wallMs.push(ms);
+      this.cpuMs.push(cpuMs);
+    }
+    return { ms, cpuMs };
+  }
+  /** "empty Bun 9 ms wall, 10 ms CPU (median of 5)". */
+  describe(): string {
+    if (this.wallMs.length === 0) return "empty Bun: not measured";
+    return `empty Bun (the floor: Bun ${Bun.version} running an empty script) ${median(this.wallMs).toFixed(1)} ms wall, ${median(this.cpuMs).toFixed(0)} ms CPU (median of ${this.wallMs.length})`;
+  }
+}
+
+/** What GIT_UNDO_WORKER_TRACE says: `start <pid>`, `lost <pid>`, `stop <pid> <cpu ms>` lines. */
+export interface WorkerTrace {
+  /** Worker processes started (each pid once, whether it became the worker or lost the race). */
+  pids: number[];
+  /** Of them, those that became the worktree's worker. */
+  started: number[];
+  /**
+   * CPU milliseconds each worker had used by its last stop (its own and its
+   * Git processes'). A worker that stops and takes over again reports a
+   * running total, so only its last stop counts.
+   */
+  cpuByPid: Map<number, number>;
+}
+
+export function readWorkerTrace(path: string): WorkerTrace {
+  const pids = new Set<number>();
+  const started = new Set<number>();
+  const cpuByPid = new Map<number, number>();
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    const [event, pidText, cpu] = line.split(" ");
+    const pid = Number(pidText);
+    if (!(pid > 0)) continue;
+    if (event === "start" || event === "lost") pids.add(pid);
+    if (event === "start") started.add(pid);
+    if (event === "stop" && cpu !== undefined && cpu !== "") cpuByPid.set(pid, Number(cpu));
+  }
+  return { pids: [...pids], started: [...started], cpuByPid };
+}
+
+/** The CPU all the traced workers reported at their last stop. */
+export const workerCpuTotal = (t: WorkerTrace): number => [...t.cpuByPid.values()].reduce((a, b) => a + b, 0);
+
+/**
+ * Stop the worker of `undoDir` (SIGTERM: it reports its CPU and leaves), when
+ * worker.pid names one this bench's trace saw start: never a process the
+ * bench did not start.
+ */
+export function stopWorker(trace: string, undoDir: string): void {
+  const ours = new Set(readWorkerTrace(trace).started);
+  let pid = 0;
+  try {
+    pid = Number(readFileSync(join(undoDir, "worker.pid"), "utf8").trim());
+  } catch {
+    return;
+  }
+  if (!ours.has(pid)) return;
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    /* gone already */
+  }
+}
+
+/** Lines in a trace file (GIT_UNDO_TRACE_SPAWNS: one per Git process); 0 when there is none. */
+export function lineCount(path: string): number {
+  try {
+    return readFileSync(path, "utf8").split("\n").filter(Boolean).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU milliseconds a live process and the children it has waited for have used (/proc); null when it is gone. */
+export function processCpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(f[i]), 0) * 10;
+  } catch {
+    return null;
+  }
+}
+
 /** Edits that change content but look like ordinary work: a line appended to `n` tracked files. */
 export class Editor {
   private originals = new Map<string, string>();

@@ -24,6 +24,7 @@ import { spawnCount } from "../core/git.ts";
 import { record } from "../core/record.ts";
 import { openRepo, type Repo } from "../core/repo.ts";
 import {
+  BunFloor,
   Case,
   Cli,
   commandNames,
@@ -101,6 +102,8 @@ async function listBench(size: FixtureSize): Promise<boolean> {
     const withMessages = new Case("git for-each-ref refs/undo/ with tree, date, message", WARMUP);
     const listAll = new Case(`git undo list (all ${thousands(SNAPSHOTS)})`, WARMUP, target === null ? null : { ratio: target });
     const listTop = new Case("git undo list -n 20", WARMUP);
+    const floor = new BunFloor(cli.bin);
+    const bunStart = new Case("bun startup (empty script)", WARMUP);
     const cliCase = (c: Case, cmd: string[], expected: number) => (round: number) => {
       const r = cli.run(cmd, wc.repo);
       checkList(r, expected, `git undo ${cmd.join(" ")}`);
@@ -113,6 +116,7 @@ async function listBench(size: FixtureSize): Promise<boolean> {
       gitCase(withMessages, ["for-each-ref", "--format=%(refname)%00%(tree)%00%(committerdate:unix)%00%(contents)", "refs/undo/"]),
       cliCase(listAll, ["list"], SNAPSHOTS),
       cliCase(listTop, ["list", "-n", "20"], 20),
+      (round: number) => bunStart.add(round, { ms: floor.run(wc.repo, cli.env).ms, spawns: null }),
     ];
     const rounds = WARMUP + RUNS;
     for (let round = 0; round < rounds; round++) {
@@ -125,7 +129,7 @@ async function listBench(size: FixtureSize): Promise<boolean> {
         `${RUNS} runs after ${WARMUP} warm-up, medians; git ${gitVersion()}, bun ${Bun.version}`,
     );
     console.log(`${load0} before, ${loadAverage()} after`);
-    const missed = printCases([forEachRef, withMessages, listAll, listTop], forEachRef, "for-each-ref");
+    const missed = printCases([forEachRef, withMessages, listAll, listTop, bunStart], forEachRef, "for-each-ref");
     for (const c of [listAll, listTop]) console.log(`${c.name}: ${commandNames(c.commands)}`);
     return missed === 0;
   } finally {
@@ -197,6 +201,7 @@ async function historyRound(h: History, round: number): Promise<void> {
 async function historyBench(size: FixtureSize): Promise<boolean> {
   const load0 = loadAverage();
   const short = await openHistory(size, SHORT);
+  const floor = new BunFloor(short.cli.bin);
   let long: History | null = null;
   try {
     long = await openHistory(size, LONG);
@@ -204,12 +209,13 @@ async function historyBench(size: FixtureSize): Promise<boolean> {
     for (let round = 0; round < rounds; round++) {
       progress(round, rounds, WARMUP);
       for (const h of round % 2 ? [long, short] : [short, long]) await historyRound(h, round);
+      floor.run(short.wc.repo, short.cli.env, round >= WARMUP);
     }
     console.log(
       `bench/list --history, ${size}: ${describeFixture(short.wc)}; ${thousands(SHORT)} snapshots (built in ${short.buildS.toFixed(1)} s) ` +
         `and ${thousands(LONG)} (built in ${long.buildS.toFixed(1)} s), ${REFS}; ${RUNS} runs after ${WARMUP} warm-up, medians; git ${gitVersion()}, bun ${Bun.version}`,
     );
-    console.log(`${load0} before, ${loadAverage()} after`);
+    console.log(`${load0} before, ${loadAverage()} after; ${floor.describe()}`);
     let missed = 0;
     const rows = [["case", `${thousands(SHORT)} snapshots ms`, `${thousands(LONG)} ms`, `x ${thousands(SHORT)}`, "target", "git processes", ""]];
     for (const key of ["core", "cli", "listTop"] as const) {

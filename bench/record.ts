@@ -23,7 +23,7 @@ import { parseArgs } from "node:util";
 import { spawnCount } from "../core/git.ts";
 import { record } from "../core/record.ts";
 import { openRepo, type Repo } from "../core/repo.ts";
-import { Case, Cli, commandNames, Editor, gitOut, gitVersion, loadAverage, printCases, printTable, progress, timed, useEnv, type Sample, type Target } from "./common.ts";
+import { BunFloor, Case, Cli, commandNames, Editor, gitOut, gitVersion, loadAverage, printCases, printTable, progress, timed, useEnv, type Sample, type Target } from "./common.ts";
 import { benchEnv, describeFixture, parseSizes, workingCopy, type FixtureSize, type WorkingCopy } from "./fixture.ts";
 
 const { values: args } = parseArgs({
@@ -232,6 +232,7 @@ async function tagsBench(): Promise<void> {
     };
     await recordIn("keep");
     await recordIn("none");
+    const floor = new BunFloor(root);
     const cases = {
       editKeep: new Case("1 edit, with keep (cached)", WARMUP),
       editNone: new Case("1 edit, without keep", WARMUP),
@@ -251,9 +252,11 @@ async function tagsBench(): Promise<void> {
         run(which === "keep" ? withKeep : without, ["tag", "-a", `new${round}`, "-m", `round ${round}`]);
         (which === "keep" ? cases.tagKeep : cases.tagNone).add(round, await recordIn(which));
       }
+      floor.run(root, env, round >= WARMUP);
     }
     delete process.env.GIT_UNDO_BENCH_NO_KEEP;
     console.log(`bench/record --tags: 200 files, 1,000 annotated tags; ${RUNS} runs after ${WARMUP} warm-up, medians; git ${gitVersion()}, bun ${Bun.version}`);
+    console.log(`in-process recordings (no Bun start in them); for scale, ${floor.describe()}`);
     const rows = [
       ["case", "median ms", "best ms", "git processes", "with / without"],
       ...[

@@ -12,7 +12,7 @@
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { Case, Cli, commandNames, gitVersion, loadAverage, printCases, progress, timed, type Target } from "./common.ts";
+import { BunFloor, Case, Cli, commandNames, gitVersion, loadAverage, printCases, progress, timed, type Target } from "./common.ts";
 import { describeFixture, parseSizes, workingCopy, type FixtureSize } from "./fixture.ts";
 
 const { values: args } = parseArgs({
@@ -51,6 +51,8 @@ async function bench(size: FixtureSize): Promise<boolean> {
     const reset = new Case("git reset --hard HEAD~1 (plain Git)", WARMUP);
     const recordFirst = new Case("git undo (records the commit first)", WARMUP, TARGET[size]);
     const recorded = new Case("git undo (nothing to record first)", WARMUP, TARGET[size]);
+    const floor = new BunFloor(cli.bin);
+    const bunStart = new Case("bun startup (empty script)", WARMUP);
     const undo = (c: Case, round: number) => {
       const r = cli.run([], wc.repo);
       c.commands = r.commands;
@@ -68,6 +70,7 @@ async function bench(size: FixtureSize): Promise<boolean> {
       commitTen();
       cli.run(["snapshot"], wc.repo);
       undo(recorded, round); // nothing to record first
+      bunStart.add(round, { ms: floor.run(wc.repo, cli.env).ms, spawns: null });
       // Every case ends where it started: the base commit, clean.
       for (const f of files) {
         const text = readFileSync(join(wc.repo, f), "utf8");
@@ -76,7 +79,7 @@ async function bench(size: FixtureSize): Promise<boolean> {
     }
     console.log(`bench/restore, ${size}: ${describeFixture(wc)}; ${RUNS} runs after ${WARMUP} warm-up, medians; git ${gitVersion()}, bun ${Bun.version}`);
     console.log(`${load0} before, ${loadAverage()} after`);
-    const missed = printCases([reset, recordFirst, recorded], reset, "reset");
+    const missed = printCases([reset, recordFirst, recorded, bunStart], reset, "reset");
     for (const c of [recordFirst, recorded]) console.log(`${c.name}: ${commandNames(c.commands)}`);
     return missed === 0;
   } finally {
