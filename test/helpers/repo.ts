@@ -117,6 +117,20 @@ export function refFormatOf(repo: TestRepo): "files" | "reftable" {
 /** The folder of the Git on PATH: tests that build a minimal PATH keep the Git under test. */
 export const gitBinDir = (): string => dirname(Bun.which("git") ?? "/usr/bin/git");
 
+/**
+ * GIT_UNDO_TEST_VERIFY_KEPT=0 turns off the check of every kept-index reuse
+ * (it doubles each recording's work): .ci/run keeps it for one Git's run only.
+ */
+export const VERIFY_KEPT = process.env.GIT_UNDO_TEST_VERIFY_KEPT !== "0";
+
+export type ProcessBackend = "proc" | "ps";
+/**
+ * The process-table backends a test that loops over them covers: both, or
+ * only the one GIT_UNDO_PROCESS_TABLE forces (.ci/run's extra run with ps).
+ */
+export const PROCESS_BACKENDS: readonly ProcessBackend[] =
+  process.env.GIT_UNDO_PROCESS_TABLE === "ps" || process.env.GIT_UNDO_PROCESS_TABLE === "proc" ? [process.env.GIT_UNDO_PROCESS_TABLE] : ["proc", "ps"];
+
 /** The environment every test process runs in: no user or system configuration. */
 export function isolatedEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   prepareHome(home);
@@ -125,13 +139,16 @@ export function isolatedEnv(home: string, extra: Record<string, string> = {}): R
     if (v === undefined || k.startsWith("GIT_")) continue;
     env[k] = v;
   }
+  // The backend a run forces (core/proc) reaches the hooks and the worker.
+  const processTable = process.env.GIT_UNDO_PROCESS_TABLE;
   return {
     ...env,
     HOME: home,
     XDG_CONFIG_HOME: join(home, ".config"),
     GIT_CONFIG_NOSYSTEM: "1",
+    ...(processTable ? { GIT_UNDO_PROCESS_TABLE: processTable } : {}),
     // Every reuse of the kept worktree index is checked against a fresh copy (core/state.ts).
-    GIT_UNDO_VERIFY_KEPT: "1",
+    ...(VERIFY_KEPT ? { GIT_UNDO_VERIFY_KEPT: "1" } : {}),
     // A worker exits as soon as it has nothing to record, so that "settled" means no worker left.
     GIT_UNDO_WORKER_LINGER: "0",
     LC_ALL: "C",
