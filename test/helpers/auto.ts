@@ -3,7 +3,7 @@
 import { expect } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeRepo, type RepoOptions, type SnapshotJson, type TestRepo } from "./repo.ts";
+import { fromTemplate, makeRepo, type RepoOptions, type SnapshotJson, type TestRepo } from "./repo.ts";
 
 /** Short settle times keep the suite fast; settleMax bounds waits on conflicts. */
 export const SETTLE_MS = 150;
@@ -14,15 +14,27 @@ export interface AutoRepoOptions extends RepoOptions {
   files?: Record<string, string>;
 }
 
-/** A repository with one commit and `git undo init` run in it. */
+/**
+ * A repository with one commit and `git undo init` run in it: a copy of one
+ * made once per test file for the same options (test/helpers/repo.ts fromTemplate).
+ */
 export function autoRepo(opts: AutoRepoOptions = {}): TestRepo {
-  const r = makeRepo(opts);
-  r.git(["config", "undo.settle", String(SETTLE_MS)]);
-  if (opts.settleMaxMs !== undefined) r.git(["config", "undo.settleMax", String(opts.settleMaxMs)]);
-  r.commit("base", opts.files ?? { "a.txt": "a\n" });
-  const init = r.undo(["init"]);
-  if (init.code !== 0) throw new Error(`git undo init failed: ${init.stderr}`);
-  return r;
+  return fromTemplate(`autoRepo ${JSON.stringify(opts)}`, () => {
+    const r = makeRepo(opts);
+    r.git(["config", "undo.settle", String(SETTLE_MS)]);
+    if (opts.settleMaxMs !== undefined) r.git(["config", "undo.settleMax", String(opts.settleMaxMs)]);
+    r.commit("base", opts.files ?? { "a.txt": "a\n" });
+    const init = r.undo(["init"]);
+    if (init.code !== 0) throw new Error(`git undo init failed: ${init.stderr}`);
+    // Copied only once nothing is left running in it.
+    const undoDir = join(r.gitDir(), "undo");
+    const deadline = Date.now() + 20_000;
+    while (!idle(undoDir)) {
+      if (Date.now() > deadline) throw new Error(`the worker in ${undoDir} never finished`);
+      Bun.sleepSync(25);
+    }
+    return r;
+  });
 }
 
 const pidAlive = (pid: number): boolean => {
