@@ -1,3 +1,4 @@
+// @pure: runs no Git, so one run of the suite covers it (test/run, GIT_UNDO_TEST_SKIP_PURE).
 // Reading a growing file from its end (core/file-tail.ts), as the reflog and
 // the kept snapshot commits are read: every piece starts at a whole line.
 import { expect, test } from "bun:test";

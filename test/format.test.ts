@@ -1,3 +1,4 @@
+// @pure: runs no Git, so one run of the suite covers it (test/run, GIT_UNDO_TEST_SKIP_PURE).
 // The format in code, without Git: message and trailers, the blobs, keep
 // grouping, ref names, and the parsing of undo.* configuration and ages.
 import { describe, expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// @pure: runs no Git, so one run of the suite covers it (test/run, GIT_UNDO_TEST_SKIP_PURE).
 // Numbers, position, streak and targets as pure functions (core/history.ts),
 // without Git: the clarifications' worked example of undo and redo, and the
 // rules it rests on, as tables.

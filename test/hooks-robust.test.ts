@@ -5,7 +5,7 @@ import { expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expectRecorded, list, settled, SETTLE_MS } from "./helpers/auto.ts";
-import { copyToolkit, gitBinDir, makeRepo, refFormatOf, tempDir } from "./helpers/repo.ts";
+import { copyToolkit, gitBinDir, makeRepo, PROCESS_BACKENDS, refFormatOf, tempDir } from "./helpers/repo.ts";
 
 test("Git keeps working, silently, when Bun is missing and when the toolkit folder is gone", async () => {
   const toolkit = copyToolkit();
@@ -99,7 +99,7 @@ test("20 Git processes at once: never two workers in a worktree, and the final s
 // or the file may hold no pid at all. The worker's lease (worker.pid's time,
 // kept ahead of the clock) runs out, the next hook starts a worker, and that
 // worker checks the pid (core/settle.ts claimWorker) and takes over.
-for (const backend of ["proc", "ps"] as const) {
+for (const backend of PROCESS_BACKENDS) {
   test(`a worker.pid that names no worker of ours is taken over by the next Git command (${backend})`, async () => {
     const r = makeRepo();
     r.env.GIT_UNDO_PROCESS_TABLE = backend;

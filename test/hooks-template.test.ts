@@ -11,7 +11,7 @@ import { processTable } from "../core/proc/index.ts";
 import { readMark } from "../core/settle.ts";
 import { CommandWatch } from "../worker/settle.ts";
 import { waitFor } from "./helpers/auto.ts";
-import { makeRepo, ROOT, type TestRepo } from "./helpers/repo.ts";
+import { makeRepo, PROCESS_BACKENDS, ROOT, type TestRepo } from "./helpers/repo.ts";
 
 const TEMPLATE = join(ROOT, "hooks", "hook.sh");
 
@@ -97,7 +97,7 @@ test("a FIFO or a link at the mark: Git neither hangs nor writes through it", ()
   }
 });
 
-for (const backend of ["proc", "ps"] as const) {
+for (const backend of PROCESS_BACKENDS) {
   test(`the worker follows a mark up to the command the user started (${backend}): an alias's Git, an exec step's rebase`, async () => {
     const table = processTable({ GIT_UNDO_PROCESS_TABLE: backend });
     const { r, undo, release } = markingRepo();

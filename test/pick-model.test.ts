@@ -1,3 +1,4 @@
+// @pure: runs no Git, so one run of the suite covers it (test/run, GIT_UNDO_TEST_SKIP_PURE).
 // The picker's parts that need no terminal: the list model (order, position,
 // filter, moves) and the preview scheduler (lazy, cached, one at a time).
 import { expect, test } from "bun:test";

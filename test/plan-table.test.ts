@@ -1,3 +1,4 @@
+// @pure: runs no Git, so one run of the suite covers it (test/run, GIT_UNDO_TEST_SKIP_PURE).
 // The pure parts of a restore plan (core/plan.ts) and its one wording
 // (cli/plan-words.ts), as tables: ref moves, the stash plan, diff-tree's raw
 // records, and the sentences every place that shows a plan or a blocker uses.

@@ -1,3 +1,4 @@
+// @pure: runs no Git, so one run of the suite covers it (test/run, GIT_UNDO_TEST_SKIP_PURE).
 // The process table (core/proc/): both backends tell a process's parent,
 // name, start time and zombie state alike, and the mark is read as the hooks
 // write it, never hanging on what is not a regular file.
@@ -7,7 +8,7 @@ import { join } from "node:path";
 import { processTable, sameProcess } from "../core/proc/index.ts";
 import { parseElapsed, parsePsLine } from "../core/proc/ps.ts";
 import { readMark } from "../core/settle.ts";
-import { tempDir } from "./helpers/repo.ts";
+import { PROCESS_BACKENDS, tempDir } from "./helpers/repo.ts";
 
 test("ps's elapsed time and lines are read in every form POSIX allows", () => {
   expect(parseElapsed("00:05")).toBe(5);
@@ -23,7 +24,7 @@ test("ps's elapsed time and lines are read in every form POSIX allows", () => {
   expect(parsePsLine("PID PPID ELAPSED STAT COMM", now)).toBeNull();
 });
 
-for (const backend of ["proc", "ps"] as const) {
+for (const backend of PROCESS_BACKENDS) {
   test(`the ${backend} backend: parents, names, start times, command lines, zombies`, async () => {
     const table = processTable({ GIT_UNDO_PROCESS_TABLE: backend });
     expect(table?.backend).toBe(backend);

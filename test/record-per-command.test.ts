@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { list, settled, waitFor } from "./helpers/auto.ts";
-import { makeRepo, type SnapshotJson, type TestRepo } from "./helpers/repo.ts";
+import { makeRepo, PROCESS_BACKENDS, type SnapshotJson, type TestRepo } from "./helpers/repo.ts";
 
 /**
  * A repository with git-undo's hooks and the default undo.settle, its worker
@@ -52,7 +52,7 @@ const show = (r: TestRepo, rev: string): string | null => {
   return res.code === 0 ? res.stdout : null;
 };
 
-for (const backend of ["proc", "ps"] as const) {
+for (const backend of PROCESS_BACKENDS) {
   describe(`commands typed at an ordinary pace are each a snapshot (${backend})`, () => {
     test("six `git add`s after edits, 0.3 to 0.9 s apart, then reset --hard: each staged state is kept", async () => {
       const r = await typingRepo(backend);

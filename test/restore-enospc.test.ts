@@ -77,14 +77,15 @@ function restoreUntilItFits(r: TestRepo, root: string, fromKib: number, step: nu
   const filler = join(root, "filler");
   const undoDir = join(r.dir, ".git", "undo");
   const failures: Outcome[] = [];
+  // Every failed step leaves these as they were (checked below), so the next one starts from them too.
+  const before = fingerprint(r);
+  const snapshots = snapshotRefs(r);
   for (let freeKib = fromKib; ; freeKib += step) {
     expect(freeKib).toBeLessThan(2048); // it must go through before that
     rmSync(filler, { force: true });
     const s = statfsSync(root);
     const fill = s.bavail * s.bsize - freeKib * 1024;
     if (fill > 0) writeFileSync(filler, Buffer.alloc(fill, 1));
-    const before = fingerprint(r);
-    const snapshots = snapshotRefs(r);
     const res = r.undo(["restore", "1"]);
     rmSync(filler, { force: true });
     if (res.code === 0) return failures;

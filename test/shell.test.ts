@@ -1,3 +1,4 @@
+// @pure: runs no Git, so one run of the suite covers it (test/run, GIT_UNDO_TEST_SKIP_PURE).
 // The hooks and the shell scripts: POSIX sh that dash parses, and shellcheck-clean
 // (the brief: every expansion quoted). .ci/run installs shellcheck.
 import { expect, test } from "bun:test";

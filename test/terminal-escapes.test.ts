@@ -4,7 +4,7 @@
 // line) and invisible format characters. One function escapes them for every
 // reader; --json carries the exact strings.
 import { afterEach, expect, test } from "bun:test";
-import { attackerOf, baseOf, blob, commitSnapshot, victim, withEntry } from "./helpers/hostile.ts";
+import { baseOf, blob, commitSnapshot, victimAndAttacker, withEntry } from "./helpers/hostile.ts";
 import type { TestRepo } from "./helpers/repo.ts";
 import { hasTmux, Terminal } from "./helpers/tmux.ts";
 import { escapeControls } from "../core/validate.ts";
@@ -32,8 +32,7 @@ const concealed = (screen: string): string[] => [...screen.matchAll(/\x1b\[[0-9;
 
 /** The victim with a fetched snapshot #3 whose summary, trailers, stash message, a ref name and a file are hostile. */
 function hostileVictim(): TestRepo {
-  const v = victim();
-  const x = attackerOf(v);
+  const { v, x } = victimAndAttacker();
   const base = baseOf(x);
   const stash = x.git(["cat-file", "blob", `${base.tree}:stash`]).stdout;
   let tree = withEntry(x, base.tree, "stash", blob(x, `${stash.slice(0, stash.indexOf("\t"))}\t${STASH}\n`));

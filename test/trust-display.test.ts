@@ -3,13 +3,12 @@
 // the cursor, clear the screen or retitle the window (the format's
 // "untrusted input" rules).
 import { expect, test } from "bun:test";
-import { attackerOf, baseOf, blob, commitSnapshot, victim, withEntry } from "./helpers/hostile.ts";
+import { baseOf, blob, commitSnapshot, victimAndAttacker, withEntry } from "./helpers/hostile.ts";
 
 const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/;
 
 test("a summary, a stash message and a path with escape sequences are shown escaped everywhere", () => {
-  const v = victim();
-  const x = attackerOf(v);
+  const { v, x } = victimAndAttacker();
   const base = baseOf(x);
   const evil = "\x1b]0;pwned\x07\x1b[2J";
   const stash = x.git(["cat-file", "blob", `${base.tree}:stash`]).stdout;

@@ -8,7 +8,7 @@ import { claimWorker, hasMark, lastLogLines, LOG_LIMIT, logLine, releaseWorker, 
 import { scrubEnvironment } from "../worker/main.ts";
 import { NO_PROCESS_QUIET_MS, RUNNING_QUIET_MS, settleDelay, type SettleView } from "../worker/settle.ts";
 import { list, settled, waitFor } from "./helpers/auto.ts";
-import { makeRepo, ROOT, tempDir } from "./helpers/repo.ts";
+import { makeRepo, PROCESS_BACKENDS, ROOT, tempDir } from "./helpers/repo.ts";
 
 /** A look at t=1000, marked at t=0, first seen at t=0, every process exited at t=0. */
 const view = (over: Partial<SettleView> = {}): SettleView => ({
@@ -71,7 +71,7 @@ function fakeWorker(gitDir: string) {
   return Bun.spawn({ cmd: ["sh", "-c", "sleep 30", "worker/main.ts", gitDir], stdout: "ignore", stderr: "ignore" });
 }
 
-for (const backend of ["proc", "ps"] as const) {
+for (const backend of PROCESS_BACKENDS) {
   test(`claiming worker.pid (${backend}): a worker of ours is left alone, anything else is taken over`, async () => {
     const saved = process.env.GIT_UNDO_PROCESS_TABLE;
     process.env.GIT_UNDO_PROCESS_TABLE = backend;

@@ -3,7 +3,7 @@
 import { expect } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeRepo, type RepoOptions, type SnapshotJson, type TestRepo } from "./repo.ts";
+import { fromTemplate, makeRepo, type RepoOptions, type SnapshotJson, type TestRepo } from "./repo.ts";
 
 /** Short settle times keep the suite fast; settleMax bounds waits on conflicts. */
 export const SETTLE_MS = 150;
@@ -14,15 +14,27 @@ export interface AutoRepoOptions extends RepoOptions {
   files?: Record<string, string>;
 }
 
-/** A repository with one commit and `git undo init` run in it. */
+/**
+ * A repository with one commit and `git undo init` run in it: a copy of one
+ * made once per test file for the same options (test/helpers/repo.ts fromTemplate).
+ */
 export function autoRepo(opts: AutoRepoOptions = {}): TestRepo {
-  const r = makeRepo(opts);
-  r.git(["config", "undo.settle", String(SETTLE_MS)]);
-  if (opts.settleMaxMs !== undefined) r.git(["config", "undo.settleMax", String(opts.settleMaxMs)]);
-  r.commit("base", opts.files ?? { "a.txt": "a\n" });
-  const init = r.undo(["init"]);
-  if (init.code !== 0) throw new Error(`git undo init failed: ${init.stderr}`);
-  return r;
+  return fromTemplate(`autoRepo ${JSON.stringify(opts)}`, () => {
+    const r = makeRepo(opts);
+    r.git(["config", "undo.settle", String(SETTLE_MS)]);
+    if (opts.settleMaxMs !== undefined) r.git(["config", "undo.settleMax", String(opts.settleMaxMs)]);
+    r.commit("base", opts.files ?? { "a.txt": "a\n" });
+    const init = r.undo(["init"]);
+    if (init.code !== 0) throw new Error(`git undo init failed: ${init.stderr}`);
+    // Copied only once nothing is left running in it.
+    const undoDir = join(r.gitDir(), "undo");
+    const deadline = Date.now() + 20_000;
+    while (!idle(undoDir)) {
+      if (Date.now() > deadline) throw new Error(`the worker in ${undoDir} never finished`);
+      Bun.sleepSync(25);
+    }
+    return r;
+  });
 }
 
 const pidAlive = (pid: number): boolean => {
@@ -96,13 +108,16 @@ export const QUIET = { GIT_UNDO_INTERNAL: "1" };
  * then replays 40 commits. Returns the snapshots before the rebase.
  */
 export async function fortyCommitTopic(r: TestRepo): Promise<SnapshotJson[]> {
-  r.git(["checkout", "-q", "-b", "topic"], { env: QUIET });
+  // One fast-import rather than eighty Git commands: topic's commit i adds t<i>.txt holding "<i>\n".
+  const when = `${Math.floor(Date.now() / 1000)} +0000`;
+  const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`;
+  let stream = "";
   for (let i = 0; i < 40; i++) {
-    r.write(`t${i}.txt`, `${i}\n`);
-    r.git(["add", `t${i}.txt`], { env: QUIET });
-    r.git(["commit", "-q", "-m", `topic ${i}`], { env: QUIET });
+    stream += `commit refs/heads/topic\ncommitter Test User <test@example.com> ${when}\n${data(`topic ${i}\n`)}`;
+    if (i === 0) stream += `from ${r.g("rev-parse", "HEAD")}\n`;
+    stream += `M 100644 inline t${i}.txt\n${data(`${i}\n`)}\n`;
   }
-  r.git(["checkout", "-q", "main"], { env: QUIET });
+  r.git(["fast-import", "--quiet"], { input: stream, env: QUIET });
   r.commit("main moves on", { "m.txt": "m\n" });
   r.git(["checkout", "-q", "topic"], { env: QUIET });
   await settled(r.gitDir());

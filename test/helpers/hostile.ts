@@ -4,9 +4,9 @@
 // every reader, and nothing it had may change.
 import { expect } from "bun:test";
 import { createHash } from "node:crypto";
-import { appendFileSync, readdirSync, readFileSync, lstatSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, lstatSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { fingerprint, makeRepo, ROOT, type RunResult, type TestRepo } from "./repo.ts";
+import { copyRepo, fingerprint, makeRepo, ROOT, type RunResult, type TestRepo } from "./repo.ts";
 
 export interface Base {
   /** The victim's newest real snapshot. */
@@ -38,7 +38,43 @@ export interface HostileCase {
 }
 
 /** A victim with refs, a tag, a stash entry, an untracked and an ignored file, and two snapshots. */
-export function victim(): TestRepo {
+export const victim = (): TestRepo => victimCopy(pristine().victim);
+
+/**
+ * The victim and a clone of it where the attacker crafts, each a fresh copy:
+ * both are built once per test file (`cp -a` of a small repository is far
+ * cheaper than the Git and git-undo runs that make them).
+ */
+export function victimAndAttacker(): { v: TestRepo; x: TestRepo } {
+  const built = pristine();
+  built.attacker ??= attackerOf(built.victim);
+  return { v: victimCopy(built.victim), x: copyRepo(built.attacker) };
+}
+
+/**
+ * A copy of the victim as a fresh one is. The kept worktree index is not reused
+ * in a copy (its files and HOME are new), so two recordings that find no change
+ * make it again as the victim's two snapshots did: the first from the real
+ * index, the second reusing it, as a split index (a reader recording first then
+ * changes no file of .git).
+ */
+function victimCopy(original: TestRepo): TestRepo {
+  const v = copyRepo(original);
+  for (let i = 0; i < 2; i++) {
+    const again = v.undo(["snapshot"]);
+    if (again.code !== 1) throw new Error(`a copy of the victim recorded something: ${again.stdout}${again.stderr}`);
+  }
+  return v;
+}
+
+let built: { victim: TestRepo; attacker?: TestRepo } | undefined;
+/** The victim as built, never handed to a test; again after test/setup.ts removed it. */
+function pristine(): { victim: TestRepo; attacker?: TestRepo } {
+  if (!built || !existsSync(built.victim.dir) || (built.attacker && !existsSync(built.attacker.dir))) built = { victim: buildVictim() };
+  return built;
+}
+
+function buildVictim(): TestRepo {
   const v = makeRepo();
   // Git 2.47+ runs its automatic maintenance detached after a fetch; a repack
   // finishing after the test's "before" writes info/refs into what it compares.
@@ -227,8 +263,7 @@ const numberOf = (ref: string): number => Number(ref.slice(-10));
  * the repository stay byte-identical.
  */
 export function checkCase(c: HostileCase): void {
-  const v = victim();
-  const x = attackerOf(v);
+  const { v, x } = victimAndAttacker();
   const base = baseOf(x);
   const crafted = c.craft(x, base);
   v.git(["fetch", "-q", x.dir, "+refs/undo/*:refs/undo/*"]);

@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, isAbsolute, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 /** What the launcher starts: the bundle when built (test/run builds it; core/bundle.ts), else the sources. */
@@ -117,6 +117,20 @@ export function refFormatOf(repo: TestRepo): "files" | "reftable" {
 /** The folder of the Git on PATH: tests that build a minimal PATH keep the Git under test. */
 export const gitBinDir = (): string => dirname(Bun.which("git") ?? "/usr/bin/git");
 
+/**
+ * GIT_UNDO_TEST_VERIFY_KEPT=0 turns off the check of every kept-index reuse
+ * (it doubles each recording's work): .ci/run keeps it for one Git's run only.
+ */
+export const VERIFY_KEPT = process.env.GIT_UNDO_TEST_VERIFY_KEPT !== "0";
+
+export type ProcessBackend = "proc" | "ps";
+/**
+ * The process-table backends a test that loops over them covers: both, or
+ * only the one GIT_UNDO_PROCESS_TABLE forces (.ci/run's extra run with ps).
+ */
+export const PROCESS_BACKENDS: readonly ProcessBackend[] =
+  process.env.GIT_UNDO_PROCESS_TABLE === "ps" || process.env.GIT_UNDO_PROCESS_TABLE === "proc" ? [process.env.GIT_UNDO_PROCESS_TABLE] : ["proc", "ps"];
+
 /** The environment every test process runs in: no user or system configuration. */
 export function isolatedEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   prepareHome(home);
@@ -125,13 +139,16 @@ export function isolatedEnv(home: string, extra: Record<string, string> = {}): R
     if (v === undefined || k.startsWith("GIT_")) continue;
     env[k] = v;
   }
+  // The backend a run forces (core/proc) reaches the hooks and the worker.
+  const processTable = process.env.GIT_UNDO_PROCESS_TABLE;
   return {
     ...env,
     HOME: home,
     XDG_CONFIG_HOME: join(home, ".config"),
     GIT_CONFIG_NOSYSTEM: "1",
+    ...(processTable ? { GIT_UNDO_PROCESS_TABLE: processTable } : {}),
     // Every reuse of the kept worktree index is checked against a fresh copy (core/state.ts).
-    GIT_UNDO_VERIFY_KEPT: "1",
+    ...(VERIFY_KEPT ? { GIT_UNDO_VERIFY_KEPT: "1" } : {}),
     // A worker exits as soon as it has nothing to record, so that "settled" means no worker left.
     GIT_UNDO_WORKER_LINGER: "0",
     LC_ALL: "C",
@@ -273,6 +290,40 @@ export function makeRepo(opts: RepoOptions = {}): TestRepo {
     repo.git(["config", "user.email", "test@example.com"]);
   }
   return repo;
+}
+
+/**
+ * A copy of a repository makeRepo made, with its HOME (`cp -a` of the folder
+ * holding both): for a test that needs a repository in some state but not the
+ * making of it, copying one built earlier is far cheaper than running Git
+ * again. The copy's environment is fresh (isolatedEnv), not the original's.
+ * The index's stat data is refreshed, as the copied files are new to the
+ * file system, so that the copy's files count as unchanged as the original's did.
+ */
+export function copyRepo(original: TestRepo): TestRepo {
+  const from = dirname(original.dir);
+  if (original.home !== join(from, "home")) throw new Error(`copyRepo: ${original.dir} was not made by makeRepo`);
+  const base = tempDir("repo");
+  const cp = Bun.spawnSync({ cmd: ["cp", "-a", `${from}/.`, base], stdout: "ignore", stderr: "pipe" });
+  if (cp.exitCode !== 0) throw new Error(`cp -a ${from} failed: ${cp.stderr.toString()}`);
+  const repo = new TestRepo(join(base, basename(original.dir)), join(base, "home"));
+  if (existsSync(join(repo.dir, ".git"))) repo.git(["update-index", "-q", "--refresh"], { env: { GIT_UNDO_INTERNAL: "1" }, allowFail: true });
+  return repo;
+}
+
+const templates = new Map<string, TestRepo>();
+/**
+ * A copy of the repository `build` makes, built once per test file (per `key`)
+ * and copied for every call: for tests that depend on the state, not on how it was made.
+ */
+export function fromTemplate(key: string, build: () => TestRepo): TestRepo {
+  let template = templates.get(key);
+  // The temporary folders go when a file's tests are done (test/setup.ts); a later file builds again.
+  if (!template || !existsSync(template.dir)) {
+    template = build();
+    templates.set(key, template);
+  }
+  return copyRepo(template);
 }
 
 const sha = (b: Uint8Array | string) => createHash("sha1").update(b).digest("hex");

@@ -1,8 +1,8 @@
 // A real terminal for the picker's tests: a private tmux server (its own
 // socket, no configuration) running the CLI in a pane of a given size, driven
 // with send-keys and read with capture-pane.
-import { rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { CLI, tempDir, type TestRepo } from "./repo.ts";
 
 let serial = 0;
@@ -36,6 +36,22 @@ export class Terminal {
     );
     const r = this.tmux(["new-session", "-d", "-x", String(this.cols), "-y", String(this.rows), `sh ${shq(script)}`]);
     if (r.code !== 0) throw new Error("tmux new-session failed");
+    // A copy of everything the pane prints: waits read the screen again when it grows.
+    this.output = join(dirname(script), "output");
+    writeFileSync(this.output, "");
+    this.tmux(["pipe-pane", "-t", "0", `cat >> ${shq(this.output)}`]);
+  }
+
+  /** The file pipe-pane copies the pane's output to (none before start). */
+  private output: string | null = null;
+
+  /** Bytes the pane has printed so far (as far as pipe-pane has copied them). */
+  private printed(): number {
+    try {
+      return this.output ? statSync(this.output).size : 0;
+    } catch {
+      return 0;
+    }
   }
 
   /** What the pane shows now, one string per row, trailing spaces removed. */
@@ -58,14 +74,20 @@ export class Terminal {
     this.tmux(["send-keys", "-t", "0", "-l", text]);
   }
 
-  /** Poll the screen until `ok` holds (bounded); fails with the last screen. */
+  /**
+   * Read the screen until `ok` holds (bounded); fails with the last screen.
+   * It is read again as soon as the pane prints more (tmux updates the screen
+   * before it copies the output), and at least every 250 ms whatever pipe-pane does.
+   */
   async waitFor(ok: (screen: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     let last = "";
     while (Date.now() < deadline) {
+      const seen = this.printed();
       last = this.screen();
       if (ok(last)) return last;
-      await Bun.sleep(50);
+      const recheck = Math.min(deadline, Date.now() + 250);
+      while (this.printed() === seen && Date.now() < recheck) await Bun.sleep(5);
     }
     throw new Error(`timed out waiting for ${what}; the screen was:\n${last}`);
   }
