@@ -313,9 +313,10 @@ describe("the kept index's untracked cache and split index", () => {
     expect((await recordAndCompare(r)).fromKept).toBe(true);
   });
 
-  test("the user's status settings change nothing: untracked files hidden, a branch line, glob pathspecs", async () => {
+  // (status.showUntrackedFiles=no means "record no untracked file": test/record-dotfiles.test.ts.)
+  test("the user's status settings change nothing: untracked files listed file by file, a branch line, glob pathspecs", async () => {
     const r = await withUntracked();
-    r.git(["config", "status.showUntrackedFiles", "no"]);
+    r.git(["config", "status.showUntrackedFiles", "all"]);
     r.git(["config", "status.branch", "true"]);
     await recordAndCompare(r); // the configuration changed: a fresh copy
     r.write("notes/new.txt", "new\n");

@@ -4,7 +4,7 @@
 // two commands typed at an ordinary pace can be brought back. Each case runs
 // with both process-table backends (/proc, and ps as on macOS and the BSDs).
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, existsSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { list, settled, waitFor } from "./helpers/auto.ts";
 import { makeRepo, PROCESS_BACKENDS, type SnapshotJson, type TestRepo } from "./helpers/repo.ts";
@@ -31,6 +31,14 @@ async function warm(r: TestRepo, gitDir = r.gitDir()): Promise<void> {
   r.git(["update-ref", "refs/warm", "HEAD"]);
   await waitFor(() => list(r).length > n && !existsSync(join(gitDir, "undo", "pending")) && !existsSync(join(gitDir, "undo", "pending.taken")), "the warm-up");
 }
+
+/**
+ * The promise is about time: it holds where the worker gets the CPU it needs
+ * within a quarter of a second. On a machine loaded far past its cores (a CI
+ * runner with the suite's workers beside it) a miss is tried again; a real
+ * regression misses every time.
+ */
+const TIMED = { timeout: 60_000, retry: 2 };
 
 /** Run `steps`, each a Git command, with the pause before the next. */
 async function typed(r: TestRepo, steps: [args: string[], pauseMs: number, edit?: () => void][]): Promise<void> {
@@ -66,7 +74,7 @@ for (const backend of PROCESS_BACKENDS) {
       expect(made.map((s) => s.summary)).toHaveLength(7);
       for (let i = 0; i < 6; i++) expect(show(r, `${made[i]!.commit}:index/a.txt`)).toBe(`work ${i + 1}\n`);
       expect(r.read("a.txt")).toBe("a\n");
-    }, 60_000);
+    }, TIMED);
 
     test("a commit then reset --hard HEAD~1 half a second later: the commit is a snapshot", async () => {
       const r = await typingRepo(backend);
@@ -82,7 +90,7 @@ for (const backend of PROCESS_BACKENDS) {
       expect(r.undo(["undo"]).code).toBe(0);
       expect(r.g("log", "-1", "--format=%s")).toBe("two b");
       expect(r.read("b.txt")).toBe("b\n");
-    }, 60_000);
+    }, TIMED);
 
     test("the README's opening example, typed: commit, then reset --hard, then git undo", async () => {
       const r = await typingRepo(backend, { "notes.txt": "notes\n" });
@@ -95,7 +103,7 @@ for (const backend of PROCESS_BACKENDS) {
       expect(res.code).toBe(0);
       expect(r.g("log", "-1", "--format=%s")).toBe("Extend notes");
       expect(r.read("notes.txt")).toBe("notes\nmore\n");
-    }, 60_000);
+    }, TIMED);
 
     test("a conflict resolved by hand and staged, then merge --abort 0.8 s later: the resolution is kept", async () => {
       const r = await typingRepo(backend);
@@ -115,12 +123,16 @@ for (const backend of PROCESS_BACKENDS) {
       expect(made.length).toBe(3);
       expect(show(r, `${made[1]!.commit}:index/a.txt`)).toBe("resolved by hand\n");
       expect(r.read("a.txt")).toBe("main\n");
-    }, 60_000);
+    }, TIMED);
 
-    test("git worktree add, then a commit in it 0.3 s later: the new worktree's state before the commit is a snapshot", async () => {
+    test("git worktree add, then a commit in it 0.3 s after its worker runs: the new worktree's state before the commit is a snapshot", async () => {
       const r = await typingRepo(backend);
       const wt = join(r.home, "wt2");
       r.git(["worktree", "add", "-q", wt]);
+      // A new worktree's first command starts its own worker (docs/guide.md): the
+      // next command is apart from it once that worker runs, and 0.3 s later.
+      const wtUndo = join(r.git(["rev-parse", "--absolute-git-dir"], { cwd: wt }).stdout.trim(), "undo");
+      await waitFor(() => existsSync(join(wtUndo, "worker.pid")) && statSync(join(wtUndo, "worker.pid")).mtimeMs > Date.now(), "the new worktree's worker");
       await Bun.sleep(300);
       writeFileSync(join(wt, "w.txt"), "w\n");
       r.git(["add", "w.txt"], { cwd: wt, env: { GIT_UNDO_INTERNAL: "1" } });
@@ -132,7 +144,7 @@ for (const backend of PROCESS_BACKENDS) {
       expect(show(r, `${made[0]!.commit}:HEAD`)).toBe("ref: refs/heads/wt2\n");
       expect(made[0]!.summary).not.toContain("in wt2");
       expect(made[1]!.summary).toBe("commit: in wt2");
-    }, 60_000);
+    }, TIMED);
 
     test("a script's commands, back to back, may share a snapshot: the last state is always one", async () => {
       const r = await typingRepo(backend);
@@ -150,6 +162,6 @@ for (const backend of PROCESS_BACKENDS) {
       const last = made.at(-1)!;
       expect(show(r, `${last.commit}:index/a.txt`)).toBe("5\n");
       expect(r.undo(["snapshot"]).stdout).toBe(`no change since #${last.number}\n`);
-    }, 60_000);
+    }, TIMED);
   });
 }

@@ -78,9 +78,12 @@ test("list, show, restore --dry-run, restore and undo escape every hostile chara
   expect(v.git(["for-each-ref", "--format=%(refname)", REF]).stdout.trim()).toBe(REF);
 
   // git undo steps back over #3: its report names it, escaped.
+  // Plain undo never goes to a fetched snapshot: it takes back the restore, to #2,
+  // and the hostile ref it deletes is named escaped.
   const undo = v.undo([]);
   expect({ code: undo.code, raw: raw(undo.stdout + undo.stderr) }).toEqual({ code: 0, raw: [] });
-  expect(undo.stdout).toContain(`Undid #3 · ${escapeControls(SUMMARY)}`);
+  expect(undo.stdout).toContain("Restored #2 ·");
+  expect(undo.stdout).toContain("\\u{202e}evil\\u{2069} deleted");
 });
 
 test("with colours on, git-undo's colours are drawn and the snapshot's are escaped", () => {
@@ -131,6 +134,11 @@ test.skipIf(!hasTmux())("the picker shows a hostile snapshot's summary, branch, 
   const t = new Terminal(v, 160, 40);
   terminals.push(t);
   t.start(["pick"], { NO_COLOR: "", COLORTERM: "truecolor" });
+  // The fetched #3 is not the position (#2 is): the cursor starts on what undo
+  // would restore (#1), two rows below it, once the list is drawn.
+  await t.waitForText("Restoring #1");
+  t.keys("Up");
+  await t.waitForText("Restoring #2");
   t.keys("Up");
   let s = await t.waitForText("Restoring #3");
   expect(s).toContain("fix \\e[8mhidden");
