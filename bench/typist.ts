@@ -24,6 +24,7 @@
 import { appendFileSync, copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { rng as seeded } from "../test/helpers/rng.ts";
 import { hasMark, hasTaken } from "../core/settle.ts";
 import { idle, waitFor } from "../test/helpers/auto.ts";
 import {
@@ -64,18 +65,6 @@ const SIZES_RUN = parseSizes(args.size, "medium");
 /** The pauses between one command's end and the next one's start. */
 const PAUSE_MIN_MS = 300;
 const PAUSE_MAX_MS = 1500;
-
-/** mulberry32: a small seeded generator, so a run can be repeated command for command. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What the typist knows of the repository, so that every command it picks is valid and changes the state. */
 interface Model {

@@ -4,14 +4,14 @@
 // and when it has ended, the worker works out (worker/settle.ts), with either
 // process-table backend.
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { configHookCommand, findBlock, renderHook } from "../core/hooks.ts";
 import { processTable } from "../core/proc/index.ts";
 import { readMark } from "../core/settle.ts";
 import { CommandWatch } from "../worker/settle.ts";
-import { waitFor } from "./helpers/auto.ts";
-import { makeRepo, PROCESS_BACKENDS, ROOT, type TestRepo } from "./helpers/repo.ts";
+import { markingRepo, waitFor } from "./helpers/auto.ts";
+import { PROCESS_BACKENDS, ROOT } from "./helpers/repo.ts";
 
 const TEMPLATE = join(ROOT, "hooks", "hook.sh");
 
@@ -34,19 +34,6 @@ test("one template of at most 50 lines of code renders every hook, and reads no 
   for (const name of ["reference-transaction", "post-index-change"]) expect(readFileSync(join(ROOT, "hooks", name), "utf8")).toContain('"${0%/*}/hook.sh"');
 });
 
-/** A repository whose hooks mark while a stand-in worker (a live process named like one, holding the lease) keeps real workers away. */
-function markingRepo(): { r: TestRepo; undo: string; release: () => void } {
-  const r = makeRepo();
-  r.commit("base", { "a.txt": "a\n" });
-  expect(r.undo(["init", "--file-hooks"]).code).toBe(0);
-  const undo = join(r.gitDir(), "undo");
-  const standIn = Bun.spawn({ cmd: ["sh", "-c", "sleep 60", "worker/main.ts", r.gitDir()], stdout: "ignore", stderr: "ignore" });
-  writeFileSync(join(undo, "worker.pid"), `${standIn.pid}\n`);
-  const lease = new Date(Date.now() + 60_000);
-  utimesSync(join(undo, "worker.pid"), lease, lease);
-  rmSync(join(undo, "pending"), { force: true });
-  return { r, undo, release: () => standIn.kill() };
-}
 
 test("the mark is the pid of the Git process each hook ran under and the hook's first argument, one a line", () => {
   const { r, undo, release } = markingRepo();

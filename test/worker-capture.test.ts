@@ -3,32 +3,19 @@
 // that another command wrote files during is thrown away, nothing recorded;
 // a command that only wrote the index leaves it whole.
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { indexIdentity } from "../core/index-file.ts";
 import { CaptureTorn, record } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
 import { restoreMark, takeMark } from "../core/settle.ts";
 import { captureIntact } from "../worker/main.ts";
+import { markingRepo } from "./helpers/auto.ts";
 import { useRepoEnv } from "./helpers/env.ts";
-import { makeRepo, type TestRepo } from "./helpers/repo.ts";
 
-/** A repository whose hooks mark while a stand-in worker (holding the lease) keeps real workers away. */
-function markingRepo(): { r: TestRepo; undo: string; release: () => void } {
-  const r = makeRepo();
-  r.commit("base", { "a.txt": "a\n", "b.txt": "b\n" });
-  expect(r.undo(["init", "--file-hooks"]).code).toBe(0);
-  const undo = join(r.gitDir(), "undo");
-  const standIn = Bun.spawn({ cmd: ["sh", "-c", "sleep 60", "worker/main.ts", r.gitDir()], stdout: "ignore", stderr: "ignore" });
-  writeFileSync(join(undo, "worker.pid"), `${standIn.pid}\n`);
-  const lease = new Date(Date.now() + 60_000);
-  utimesSync(join(undo, "worker.pid"), lease, lease);
-  rmSync(join(undo, "pending"), { force: true });
-  return { r, undo, release: () => standIn.kill() };
-}
 
 test("a command that wrote files during the reading tears it; one that only wrote the index does not", async () => {
-  const { r, undo, release } = markingRepo();
+  const { r, undo, release } = markingRepo({ "a.txt": "a\n", "b.txt": "b\n" });
   try {
     await useRepoEnv(r, async () => {
       const repo = await openRepo(r.dir);
@@ -58,7 +45,7 @@ test("a command that wrote files during the reading tears it; one that only wrot
 });
 
 test("a torn reading records nothing, and its mark is put back for the next recording", async () => {
-  const { r, undo, release } = markingRepo();
+  const { r, undo, release } = markingRepo({ "a.txt": "a\n", "b.txt": "b\n" });
   try {
     r.undo(["snapshot"]); // init recorded #1 already: "no change" is fine
     const count = r.snapshots().length;

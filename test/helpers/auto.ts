@@ -1,7 +1,7 @@
 // Helpers for the automatic-recording tests: a repository with git-undo's hooks
 // installed, and waiting (with a deadline, never a fixed sleep) for the worker.
 import { expect } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fromTemplate, makeRepo, type RepoOptions, type SnapshotJson, type TestRepo } from "./repo.ts";
 
@@ -124,4 +124,23 @@ export async function fortyCommitTopic(r: TestRepo): Promise<SnapshotJson[]> {
   // The hooks recorded it all already: no change (exit 1), or a snapshot (0).
   expect([0, 1]).toContain(r.undo(["snapshot"]).code);
   return list(r);
+}
+
+/**
+ * A repository whose hooks mark while a stand-in worker (a live process whose
+ * command line names worker/main and this git dir, holding the lease) keeps
+ * real workers away: the mark stays for the test to read. `release` ends the
+ * stand-in.
+ */
+export function markingRepo(files: Record<string, string> = { "a.txt": "a\n" }): { r: TestRepo; undo: string; release: () => void } {
+  const r = makeRepo();
+  r.commit("base", files);
+  if (r.undo(["init", "--file-hooks"]).code !== 0) throw new Error("git undo init failed");
+  const undo = join(r.gitDir(), "undo");
+  const standIn = Bun.spawn({ cmd: ["sh", "-c", "sleep 60", "worker/main.ts", r.gitDir()], stdout: "ignore", stderr: "ignore" });
+  writeFileSync(join(undo, "worker.pid"), `${standIn.pid}\n`);
+  const lease = new Date(Date.now() + 60_000);
+  utimesSync(join(undo, "worker.pid"), lease, lease);
+  rmSync(join(undo, "pending"), { force: true });
+  return { r, undo, release: () => standIn.kill() };
 }
