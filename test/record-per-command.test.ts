@@ -29,7 +29,8 @@ async function typingRepo(backend: "proc" | "ps", files: Record<string, string> 
 async function warm(r: TestRepo, gitDir = r.gitDir()): Promise<void> {
   const n = list(r).length;
   r.git(["update-ref", "refs/warm", "HEAD"]);
-  await waitFor(() => list(r).length > n && !existsSync(join(gitDir, "undo", "pending")) && !existsSync(join(gitDir, "undo", "pending.taken")), "the warm-up");
+  // The marks first: `list` starts the CLI, so it runs only once they are gone.
+  await waitFor(() => !existsSync(join(gitDir, "undo", "pending")) && !existsSync(join(gitDir, "undo", "pending.taken")) && list(r).length > n, "the warm-up");
 }
 
 /**
