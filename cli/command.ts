@@ -13,6 +13,8 @@ export type Options = Record<string, OptionSpec>;
 export interface Parsed {
   values: Record<string, string | boolean | string[] | boolean[] | undefined>;
   positionals: string[];
+  /** How many of the positionals came after `--` (the last ones). */
+  afterDashes: number;
 }
 
 export interface Command {
@@ -40,12 +42,12 @@ export function parse(command: Command, argv: string[], invokedAs = `git undo ${
   const end = args.indexOf("--");
   const before = end === -1 ? args : args.slice(0, end);
   if (before.includes("-h") || before.includes("--help")) return "help";
-  const { values, positionals } = collect(command.options, shortNames(command.options), args, see);
-  if (positionals.length && !command.takesArguments) {
+  const parsed = collect(command.options, shortNames(command.options), args, see);
+  if (parsed.positionals.length && !command.takesArguments) {
     const hint = command.argumentHint ? `; ${command.argumentHint}` : "";
-    throw usage(`${invokedAs} takes no arguments (got '${positionals[0]}'${hint})`);
+    throw usage(`${invokedAs} takes no arguments (got '${parsed.positionals[0]}'${hint})`);
   }
-  return { values, positionals };
+  return parsed;
 }
 
 /**
@@ -57,6 +59,7 @@ export function parse(command: Command, argv: string[], invokedAs = `git undo ${
 function collect(options: Options, byShort: ReadonlyMap<string, string>, args: readonly string[], see: string): Parsed {
   const values: Parsed["values"] = {};
   const positionals: string[] = [];
+  let afterDashes = 0;
   const set = (name: string, value: string | boolean) => {
     if (!options[name]!.multiple) values[name] = value;
     else values[name] = [...((values[name] as (string | boolean)[] | undefined) ?? []), value] as string[] | boolean[];
@@ -65,6 +68,7 @@ function collect(options: Options, byShort: ReadonlyMap<string, string>, args: r
     const arg = args[i]!;
     if (arg === "--") {
       positionals.push(...args.slice(i + 1));
+      afterDashes = args.length - i - 1;
       break;
     }
     if (arg.startsWith("--")) {
@@ -91,7 +95,7 @@ function collect(options: Options, byShort: ReadonlyMap<string, string>, args: r
       positionals.push(arg);
     }
   }
-  return { values, positionals };
+  return { values, positionals, afterDashes };
 }
 
 /** Each short option's letter and its long name. */

@@ -42,6 +42,12 @@ export function fallbackText(key: ConfigKey): string {
 let ownWords: ReadonlySet<ConfigKey> | "all" = new Set();
 let warned = false;
 
+/** A new command: nothing warned yet, nothing worded by it. */
+export function resetConfigWarnings(): void {
+  ownWords = new Set();
+  warned = false;
+}
+
 /** The running command says these problems itself: the warning leaves them out. */
 export function problemsWordedByCommand(keys: readonly ConfigKey[] | "all"): void {
   ownWords = keys === "all" ? "all" : new Set(keys);

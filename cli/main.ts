@@ -8,10 +8,10 @@ import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
 import { onRepoOpened } from "../core/repo.ts";
-import { warnConfigProblems } from "./config-words.ts";
+import { resetConfigWarnings, warnConfigProblems } from "./config-words.ts";
 import { phase, traceStart } from "../core/trace.ts";
-import { endPager, takePagerOptions } from "./pager.ts";
-import { setColorConfig, takeColorOptions, write } from "./ui.ts";
+import { endPager, resetPager, takePagerOptions } from "./pager.ts";
+import { resetOutput, setColorConfig, takeColorOptions, write, type OutputSink } from "./ui.ts";
 import { fitToOutput } from "./wrap.ts";
 
 function mainHelp(): string {
@@ -85,14 +85,16 @@ function unknownCommand(name: string): number {
   return 1;
 }
 
-export async function main(rawArgv: string[]): Promise<number> {
+// The repository a command opens sets its colours and has its configuration checked.
+onRepoOpened((repo) => {
+  setColorConfig(repo.config.color);
+  warnConfigProblems(repo);
+});
+
+async function main(rawArgv: string[]): Promise<number> {
   traceStart();
   // Global options, accepted anywhere as Git accepts them: --color[=<when>], --no-color.
   const argv = takeDirectories(takePagerOptions(takeColorOptions(rawArgv)));
-  onRepoOpened((repo) => {
-    setColorConfig(repo.config.color);
-    warnConfigProblems(repo);
-  });
   const [first, ...rest] = argv;
   if (first === "--version") {
     write(1, `${version()}\n`);
@@ -172,8 +174,16 @@ async function report(e: unknown): Promise<number> {
   return 128;
 }
 
-/** The command line run to its end: the exit code, every failure worded. */
-export async function run(argv: string[]): Promise<never> {
+/**
+ * One command run to its end: the exit code, every failure worded. Each
+ * starts from fresh output state, so that several can run one after another
+ * in one process (the tests do, with `output` taking both streams); the
+ * working directory and the environment are the process's.
+ */
+export async function runCommand(argv: string[], output: OutputSink | null = null): Promise<number> {
+  resetOutput(output);
+  resetPager();
+  resetConfigWarnings();
   let code: number;
   try {
     code = await main(argv);
@@ -181,7 +191,12 @@ export async function run(argv: string[]): Promise<never> {
     code = await report(e);
   }
   await endPager();
-  process.exit(code);
+  return code;
+}
+
+/** The command line run to its end, as the process's exit code. */
+export async function run(argv: string[]): Promise<never> {
+  process.exit(await runCommand(argv));
 }
 
 // A bundle older than the sources hands over to them (core/bundle.ts).

@@ -11,6 +11,11 @@ import { isTerminal, setStdoutSink } from "./ui.ts";
 let disabled = false;
 let pager: Subprocess<"pipe", "inherit", "inherit"> | null = null;
 
+/** A new command: paged unless it says otherwise. */
+export function resetPager(): void {
+  disabled = false;
+}
+
 /** `git undo --no-pager <command>`, taken from anywhere before `--`, as the colour options are. */
 export function takePagerOptions(argv: readonly string[]): string[] {
   const end = argv.indexOf("--");

@@ -83,6 +83,17 @@ let stdoutSink: ((bytes: Uint8Array) => void) | null = null;
 export function setStdoutSink(sink: ((bytes: Uint8Array) => void) | null): void {
   stdoutSink = sink;
 }
+/** Where both streams go instead of fds 1 and 2 for a command run in-process (cli/main.ts runCommand). */
+export type OutputSink = (fd: 1 | 2, bytes: Uint8Array) => void;
+let outputSink: OutputSink | null = null;
+
+/** A new command's output state: colours decided again, stdout open, the given sink (null: the fds). */
+export function resetOutput(sink: OutputSink | null): void {
+  forced = fromFlag = fromConfig = null;
+  closed = false;
+  stdoutSink = null;
+  outputSink = sink;
+}
 /**
  * Write to stdout (fd 1) or stderr (fd 2) directly, without setting up
  * process.stdout. A full non-blocking pipe hands the rest to the stream,
@@ -92,6 +103,7 @@ export function setStdoutSink(sink: ((bytes: Uint8Array) => void) | null): void 
 export function write(fd: 1 | 2, text: string): void {
   if (closed && fd === 1) return;
   const bytes = Buffer.from(terminalSafe(text, fd));
+  if (outputSink) return outputSink(fd, bytes);
   if (fd === 1 && stdoutSink) return stdoutSink(bytes);
   let done = 0;
   try {

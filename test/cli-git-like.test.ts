@@ -34,10 +34,10 @@ function twoSnapshots(): TestRepo {
 const COMMAND_NAMES = COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]);
 
 describe("--version", () => {
-  test("prints git-undo and package.json's version, needing no repository", () => {
+  test("prints git-undo and package.json's version, needing no repository", async () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
     const r = makeRepo();
-    const res = r.undo(["--version"], { cwd: tempDir("not-a-repo") });
+    const res = await r.run(["--version"], { cwd: tempDir("not-a-repo") });
     expect(res).toEqual({ code: 0, stdout: `git-undo ${version}\n`, stderr: "" });
     expect(version).toMatch(/^\d+\.\d+\.\d+/);
     // Through Git and the launcher, as users type it: Git passes --version on to git-undo.
@@ -50,42 +50,42 @@ describe("--version", () => {
 });
 
 describe("help", () => {
-  test("'git undo help <command>' is 'git undo <command> --help'; plain 'help' is the general help", () => {
+  test("'git undo help <command>' is 'git undo <command> --help'; plain 'help' is the general help", async () => {
     const r = makeRepo();
     for (const name of COMMAND_NAMES) {
-      const viaHelp = r.undo(["help", name]);
+      const viaHelp = await r.run(["help", name]);
       expect({ name, code: viaHelp.code }).toEqual({ name, code: 0 });
       expect(viaHelp.stdout).toBe(r.undo([name, "--help"]).stdout);
       expect(viaHelp.stdout).toMatch(/^usage: git undo /);
     }
-    expect(r.ok("help", "restore")).toMatch(/^usage: git undo restore <n>/);
-    expect(r.ok("help")).toBe(r.ok("--help"));
-    expect(r.ok("help")).toContain("-C <path>");
+    expect(await r.okIn("help", "restore")).toMatch(/^usage: git undo restore <n>/);
+    expect(await r.okIn("help")).toBe(await r.okIn("--help"));
+    expect(await r.okIn("help")).toContain("-C <path>");
   });
 
-  test("help help describes help itself, as the man page lists it (issue #30.12); a mistyped help is suggested", () => {
+  test("help help describes help itself, as the man page lists it (issue #30.12); a mistyped help is suggested", async () => {
     const r = makeRepo();
     for (const args of [["help", "help"], ["help", "-h"]]) {
-      const res = r.undo(args);
+      const res = await r.run(args);
       expect({ args, code: res.code, stderr: res.stderr }).toEqual({ args, code: 0, stderr: "" });
       expect(res.stdout).toStartWith("usage: git undo help [<command>]\n");
     }
     expect(r.undo(["hepl"]).stderr).toEndWith("\nThe most similar command is\n\thelp\n");
   });
 
-  test("help for a command that does not exist: Git's answer, exit 1", () => {
+  test("help for a command that does not exist: Git's answer, exit 1", async () => {
     const r = makeRepo();
-    const res = r.undo(["help", "lst"]);
+    const res = await r.run(["help", "lst"]);
     expect(res.code).toBe(1);
     expect(res.stderr).toBe("git undo: 'lst' is not a git undo command. See 'git undo --help'.\n\nThe most similar command is\n\tlist\n");
   });
 });
 
 describe("did you mean", () => {
-  test("a mistyped command: Git's wording and exit 1, the most similar command listed", () => {
+  test("a mistyped command: Git's wording and exit 1, the most similar command listed", async () => {
     const r = twoSnapshots();
     const before = fingerprint(r);
-    const res = r.undo(["lst"]);
+    const res = await r.run(["lst"]);
     expect(res).toEqual({
       code: 1,
       stdout: "",
@@ -96,12 +96,12 @@ describe("did you mean", () => {
     // A swap costs nothing: 'shwo' is next to 'show' only.
     expect(r.undo(["shwo"]).stderr).toEndWith("\nThe most similar command is\n\tshow\n");
     // Nothing similar enough: the one line only.
-    expect(oneLineError(r.undo(["frobnicate"]), 1)).toBe("git undo: 'frobnicate' is not a git undo command. See 'git undo --help'.");
+    expect(oneLineError(await r.run(["frobnicate"]), 1)).toBe("git undo: 'frobnicate' is not a git undo command. See 'git undo --help'.");
     expect(fingerprint(r)).toBe(before);
     expect(snapshotRefs(r)).toHaveLength(2);
   });
 
-  test("Git's rule: weighted distance (swap 0, substitution 2, insertion 1, deletion 3), prefix matches first, a floor", () => {
+  test("Git's rule: weighted distance (swap 0, substitution 2, insertion 1, deletion 3), prefix matches first, a floor", async () => {
     expect(mostSimilar("lst", COMMAND_NAMES)).toEqual(["list"]);
     expect(mostSimilar("restroe", COMMAND_NAMES)).toEqual(["restore"]);
     // An insertion is cheap, a deletion dear: 'lis' is a prefix of 'list'; 'listt' needs a deletion.
@@ -123,46 +123,46 @@ describe("did you mean", () => {
     expect(mostSimilar("xyzt", ["abct"])).toEqual([]);
   });
 
-  test("a mistyped option: the most similar one, in one line naming the right command's -h", () => {
+  test("a mistyped option: the most similar one, in one line naming the right command's -h", async () => {
     const r = twoSnapshots();
     const before = fingerprint(r);
-    expect(oneLineError(r.undo(["--dryrun"]), 129)).toBe("error: unknown option '--dryrun'; did you mean '--dry-run'? (see 'git undo -h')");
-    expect(oneLineError(r.undo(["restore", "1", "--dryrun"]), 129)).toBe(
+    expect(oneLineError(await r.run(["--dryrun"]), 129)).toBe("error: unknown option '--dryrun'; did you mean '--dry-run'? (see 'git undo -h')");
+    expect(oneLineError(await r.run(["restore", "1", "--dryrun"]), 129)).toBe(
       "error: unknown option '--dryrun'; did you mean '--dry-run'? (see 'git undo restore -h')",
     );
-    expect(oneLineError(r.undo(["list", "--jsno"]), 129)).toContain("did you mean '--json'?");
-    expect(oneLineError(r.undo(["--versoin"]), 129)).toContain("did you mean '--version'?");
+    expect(oneLineError(await r.run(["list", "--jsno"]), 129)).toContain("did you mean '--json'?");
+    expect(oneLineError(await r.run(["--versoin"]), 129)).toContain("did you mean '--version'?");
     // One dash for a long option, as Git says it.
-    expect(oneLineError(r.undo(["list", "-json"]), 129)).toContain("did you mean '--json' (with two dashes)?");
+    expect(oneLineError(await r.run(["list", "-json"]), 129)).toContain("did you mean '--json' (with two dashes)?");
     // Nothing similar: no suggestion.
-    expect(oneLineError(r.undo(["list", "--bogus"]), 129)).toBe("error: unknown option '--bogus' (see 'git undo list -h')");
+    expect(oneLineError(await r.run(["list", "--bogus"]), 129)).toBe("error: unknown option '--bogus' (see 'git undo list -h')");
     expect(fingerprint(r)).toBe(before);
   });
 
-  test("errors name the -h of the command as typed: plain git undo, an alias", () => {
+  test("errors name the -h of the command as typed: plain git undo, an alias", async () => {
     const r = twoSnapshots();
-    expect(oneLineError(r.undo(["--bogus"]), 129)).toEndWith("(see 'git undo -h')");
-    expect(oneLineError(r.undo(["-x"]), 129)).toEndWith("(see 'git undo -h')");
-    expect(oneLineError(r.undo(["undo", "--bogus"]), 129)).toEndWith("(see 'git undo undo -h')");
-    expect(oneLineError(r.undo(["log", "--bogus"]), 129)).toEndWith("(see 'git undo log -h')");
-    expect(oneLineError(r.undo(["gc", "--bogus"]), 129)).toEndWith("(see 'git undo gc -h')");
-    expect(r.ok("-h")).toMatch(/^usage: git undo /);
+    expect(oneLineError(await r.run(["--bogus"]), 129)).toEndWith("(see 'git undo -h')");
+    expect(oneLineError(await r.run(["-x"]), 129)).toEndWith("(see 'git undo -h')");
+    expect(oneLineError(await r.run(["undo", "--bogus"]), 129)).toEndWith("(see 'git undo undo -h')");
+    expect(oneLineError(await r.run(["log", "--bogus"]), 129)).toEndWith("(see 'git undo log -h')");
+    expect(oneLineError(await r.run(["gc", "--bogus"]), 129)).toEndWith("(see 'git undo gc -h')");
+    expect(await r.okIn("-h")).toMatch(/^usage: git undo /);
   });
 
-  test("a long option may be shortened to a prefix only it has, as in Git", () => {
+  test("a long option may be shortened to a prefix only it has, as in Git", async () => {
     const r = twoSnapshots();
     const before = fingerprint(r);
-    const dry = r.undo(["--dry"]);
+    const dry = await r.run(["--dry"]);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toMatch(/^Would restore #1 /m);
     expect(fingerprint(r)).toBe(before);
-    expect(JSON.parse(r.ok("list", "--js"))).toHaveLength(2);
+    expect(JSON.parse(await r.okIn("list", "--js"))).toHaveLength(2);
     const fake: Command = { name: "fake", usage: "git undo fake", options: { alpha: { type: "boolean" }, also: { type: "boolean" } }, run: async () => 0 };
     expect(() => parse(fake, ["--al"])).toThrow("ambiguous option: --al (could be --alpha or --also) (see 'git undo fake -h')");
-    expect(parse(fake, ["--alp"])).toEqual({ values: { alpha: true }, positionals: [] });
+    expect(parse(fake, ["--alp"])).toEqual({ values: { alpha: true }, positionals: [], afterDashes: 0 });
   });
 
-  test("options as Git parses them: values joined or next, clusters of switches, repeated values kept, words after --", () => {
+  test("options as Git parses them: values joined or next, clusters of switches, repeated values kept, words after --", async () => {
     const fake: Command = {
       name: "fake",
       usage: "git undo fake",
@@ -177,14 +177,14 @@ describe("did you mean", () => {
     };
     const ok = (...argv: string[]) => parse(fake, argv);
     const refused = (argv: string[], message: string) => expect(() => parse(fake, argv)).toThrow(message);
-    expect(ok("-fq", "3")).toEqual({ values: { force: true, quiet: true }, positionals: ["3"] });
-    expect(ok("-n", "-5")).toEqual({ values: { "max-count": "-5" }, positionals: [] });
-    expect(ok("-n5", "--max-count=7")).toEqual({ values: { "max-count": "7" }, positionals: [] });
-    expect(ok("-fn", "2")).toEqual({ values: { force: true, "max-count": "2" }, positionals: [] });
-    expect(ok("-fn2", "x")).toEqual({ values: { force: true, "max-count": "2" }, positionals: ["x"] });
-    expect(ok("--ref", "a", "--ref=b", "--re", "c")).toEqual({ values: { ref: ["a", "b", "c"] }, positionals: [] });
-    expect(ok("a", "--", "-f", "--ref", "-")).toEqual({ values: {}, positionals: ["a", "-f", "--ref", "-"] });
-    expect(ok("-")).toEqual({ values: {}, positionals: ["-"] });
+    expect(ok("-fq", "3")).toEqual({ values: { force: true, quiet: true }, positionals: ["3"], afterDashes: 0 });
+    expect(ok("-n", "-5")).toEqual({ values: { "max-count": "-5" }, positionals: [], afterDashes: 0 });
+    expect(ok("-n5", "--max-count=7")).toEqual({ values: { "max-count": "7" }, positionals: [], afterDashes: 0 });
+    expect(ok("-fn", "2")).toEqual({ values: { force: true, "max-count": "2" }, positionals: [], afterDashes: 0 });
+    expect(ok("-fn2", "x")).toEqual({ values: { force: true, "max-count": "2" }, positionals: ["x"], afterDashes: 0 });
+    expect(ok("--ref", "a", "--ref=b", "--re", "c")).toEqual({ values: { ref: ["a", "b", "c"] }, positionals: [], afterDashes: 0 });
+    expect(ok("a", "--", "-f", "--ref", "-")).toEqual({ values: {}, positionals: ["a", "-f", "--ref", "-"], afterDashes: 3 });
+    expect(ok("-")).toEqual({ values: {}, positionals: ["-"], afterDashes: 0 });
     refused(["--force=yes"], "option '--force' takes no value (see 'git undo fake -h')");
     refused(["-fx"], "unknown switch 'x' (see 'git undo fake -h')");
     refused(["-fn"], "switch 'n' requires a value (see 'git undo fake -h')");
@@ -194,17 +194,17 @@ describe("did you mean", () => {
 });
 
 describe("-C <path>", () => {
-  test("before the command, several, each relative to the one before; an empty one changes nothing", () => {
+  test("before the command, several, each relative to the one before; an empty one changes nothing", async () => {
     const r = twoSnapshots();
     const outside = tempDir("elsewhere");
     mkdirSync(join(r.dir, "sub", "deeper"), { recursive: true });
     const rel = join(r.dir, "sub");
-    const fromOutside = r.undo(["-C", rel, "-C", "deeper", "-C", "", "list", "--json"], { cwd: outside });
+    const fromOutside = await r.run(["-C", rel, "-C", "deeper", "-C", "", "list", "--json"], { cwd: outside });
     expect(fromOutside.code).toBe(0);
     expect((JSON.parse(fromOutside.stdout) as unknown[]).length).toBe(2);
     // With the implicit undo, and its options after -C.
     const before = fingerprint(r);
-    const dry = r.undo(["-C", r.dir, "--dry-run"], { cwd: outside });
+    const dry = await r.run(["-C", r.dir, "--dry-run"], { cwd: outside });
     expect(dry.code).toBe(0);
     expect(dry.stdout).toMatch(/^Would restore #1 /m);
     expect(fingerprint(r)).toBe(before);
@@ -213,66 +213,66 @@ describe("-C <path>", () => {
     expect(snapshotRefs(r)).toHaveLength(3);
   });
 
-  test("a missing directory is fatal (128), no directory a usage error (129), each in one line", () => {
+  test("a missing directory is fatal (128), no directory a usage error (129), each in one line", async () => {
     const r = makeRepo();
-    expect(oneLineError(r.undo(["-C", "no-such-dir", "list"]), 128)).toBe("fatal: cannot change to 'no-such-dir': No such file or directory");
-    expect(oneLineError(r.undo(["-C"]), 129)).toContain("-C");
+    expect(oneLineError(await r.run(["-C", "no-such-dir", "list"]), 128)).toBe("fatal: cannot change to 'no-such-dir': No such file or directory");
+    expect(oneLineError(await r.run(["-C"]), 129)).toContain("-C");
   });
 });
 
 describe("numbers", () => {
-  test("parsed exactly and alike everywhere: no spaces, no sign, nothing rounded", () => {
+  test("parsed exactly and alike everywhere: no spaces, no sign, nothing rounded", async () => {
     const r = twoSnapshots();
     const before = fingerprint(r);
     // git undo " 1" and restore " 5" agree: neither is a number.
     for (const args of [[" 1"], ["1 "], ["redo", " 1"], ["restore", " 1"], ["restore", "1 "], ["show", " 1"], ["show", "1", "--against", " 2"], ["list", "-n", " 1"], ["+1"], ["restore", "+1"]]) {
-      const line = oneLineError(r.undo(args), 129);
+      const line = oneLineError(await r.run(args), 129);
       expect({ args, line }).toEqual({ args, line: expect.stringContaining(`'${args[args.length - 1]}'`) });
     }
     // Beyond ten digits no snapshot can exist: refused as such, never rounded to a neighbour.
-    const huge = oneLineError(r.undo(["restore", "9007199254740993"]), 129);
+    const huge = oneLineError(await r.run(["restore", "9007199254740993"]), 129);
     expect(huge).toContain("'9007199254740993' is not a snapshot number");
     expect(huge).not.toContain("9007199254740992");
-    expect(oneLineError(r.undo(["show", "9007199254740993"]), 129)).not.toContain("9007199254740992");
-    const steps = oneLineError(r.undo(["9007199254740993"]), 129);
+    expect(oneLineError(await r.run(["show", "9007199254740993"]), 129)).not.toContain("9007199254740992");
+    const steps = oneLineError(await r.run(["9007199254740993"]), 129);
     expect(steps).toContain("too large");
     expect(steps).not.toContain("9007199254740992");
-    expect(oneLineError(r.undo(["list", "-n", "99999999999999999999"]), 129)).toContain("too large");
+    expect(oneLineError(await r.run(["list", "-n", "99999999999999999999"]), 129)).toContain("too large");
     expect(fingerprint(r)).toBe(before);
     // Leading zeros and '#' are still the same number.
-    expect(JSON.parse(r.ok("show", "#001", "--json")).number).toBe(1);
-    expect(r.ok("restore", "--dry-run", "0001")).toMatch(/^Would restore #1 /m);
+    expect(JSON.parse(await r.okIn("show", "#001", "--json")).number).toBe(1);
+    expect(await r.okIn("restore", "--dry-run", "0001")).toMatch(/^Would restore #1 /m);
     expect(fingerprint(r)).toBe(before);
   });
 
-  test("list -n -5: a value option takes the next word, and the count says what is wrong", () => {
+  test("list -n -5: a value option takes the next word, and the count says what is wrong", async () => {
     const r = twoSnapshots();
-    const line = oneLineError(r.undo(["list", "-n", "-5"]), 129);
+    const line = oneLineError(await r.run(["list", "-n", "-5"]), 129);
     expect(line).toBe("error: -n must be a whole number of at least 1, not '-5'");
     expect(line).not.toContain("ambiguous");
-    expect(oneLineError(r.undo(["list", "--max-count", "-5"]), 129)).toContain("'-5'");
-    expect(oneLineError(r.undo(["list", "-n"]), 129)).toBe("error: option '-n' requires a value (see 'git undo list -h')");
-    expect(JSON.parse(r.ok("list", "-n", "1", "--json"))).toHaveLength(1);
-    expect(JSON.parse(r.ok("list", "-n1", "--json"))).toHaveLength(1);
+    expect(oneLineError(await r.run(["list", "--max-count", "-5"]), 129)).toContain("'-5'");
+    expect(oneLineError(await r.run(["list", "-n"]), 129)).toBe("error: option '-n' requires a value (see 'git undo list -h')");
+    expect(JSON.parse(await r.okIn("list", "-n", "1", "--json"))).toHaveLength(1);
+    expect(JSON.parse(await r.okIn("list", "-n1", "--json"))).toHaveLength(1);
     // A value may itself look like an option: snapshot -m -h is a message, not a request for help.
     r.write("c.txt", "c\n");
-    expect(r.ok("snapshot", "-m", "-h")).toMatch(/^#3 -h\n$/);
+    expect(await r.okIn("snapshot", "-m", "-h")).toMatch(/^#3 -h\n$/);
   });
 });
 
 describe("exit codes as the README says", () => {
-  test("the README's promise: 0 done, 1 refused or nothing to do, 128 fatal, 129 usage", () => {
+  test("the README's promise: 0 done, 1 refused or nothing to do, 128 fatal, 129 usage", async () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8").replace(/\s+/g, " ");
     expect(readme).toContain("0 done, 1 refused or nothing to do (`nothing to undo`, `no change since`, `nothing to delete`, `nothing to remove`) or an unknown command, 128 fatal, 129 usage");
   });
 
-  test("nothing to do exits 1: snapshot with no change, gc with nothing to delete, uninstall with nothing to remove", () => {
+  test("nothing to do exits 1: snapshot with no change, gc with nothing to delete, uninstall with nothing to remove", async () => {
     const r = twoSnapshots();
     const before = fingerprint(r);
-    expect(r.undo(["snapshot"])).toEqual({ code: 1, stdout: "no change since #2\n", stderr: "" });
-    expect(gcFirstLine(r.undo(["gc"]))).toEqual({ code: 1, stdout: "nothing to delete\n", stderr: "" });
-    expect(gcFirstLine(r.undo(["gc", "--dry-run"]))).toEqual({ code: 1, stdout: "nothing to delete\n", stderr: "" });
-    const un = r.undo(["uninstall"]);
+    expect(await r.run(["snapshot"])).toEqual({ code: 1, stdout: "no change since #2\n", stderr: "" });
+    expect(gcFirstLine(await r.run(["gc"]))).toEqual({ code: 1, stdout: "nothing to delete\n", stderr: "" });
+    expect(gcFirstLine(await r.run(["gc", "--dry-run"]))).toEqual({ code: 1, stdout: "nothing to delete\n", stderr: "" });
+    const un = await r.run(["uninstall"]);
     expect({ code: un.code, stderr: un.stderr }).toEqual({ code: 1, stderr: "" });
     expect(un.stdout).toContain("nothing to remove");
     expect(fingerprint(r)).toBe(before);
@@ -286,15 +286,15 @@ describe("exit codes as the README says", () => {
     expect(r.undo(["uninstall"]).code).toBe(1);
   });
 
-  test("init with core.hooksPath=/dev/null for hook files: one line, exit 1; doctor never sends the user to an init that refuses", () => {
+  test("init with core.hooksPath=/dev/null for hook files: one line, exit 1; doctor never sends the user to an init that refuses", async () => {
     const r = makeRepo();
     r.commit("one", { "a.txt": "one\n" });
     r.git(["config", "core.hooksPath", "/dev/null"]);
     const before = fingerprint(r);
-    const line = oneLineError(r.undo(["init", "--file-hooks"]), 1);
+    const line = oneLineError(await r.run(["init", "--file-hooks"]), 1);
     expect(line).toMatch(/^error: core\.hooksPath is \/dev\/null/);
     expect(fingerprint(r)).toBe(before);
-    const doctor = r.undo(["doctor"]);
+    const doctor = await r.run(["doctor"]);
     expect(doctor.code).toBe(1);
     // Each line that names init either says what to change first or names an init that works here.
     const advice = doctor.stdout.split("\n").filter((l) => l.includes("git undo init"));
@@ -302,12 +302,12 @@ describe("exit codes as the README says", () => {
     if (advice.some((l) => !l.includes("core.hooksPath"))) expect(r.undo(["init"]).code).toBe(0);
   });
 
-  test("doctor with a hooks folder outside the repository names --global-hooks where plain init refuses", () => {
+  test("doctor with a hooks folder outside the repository names --global-hooks where plain init refuses", async () => {
     const r = makeRepo();
     r.commit("one", { "a.txt": "one\n" });
     const shared = tempDir("shared-hooks");
     r.git(["config", "core.hooksPath", shared]);
-    const plain = r.undo(["init", "--file-hooks"]);
+    const plain = await r.run(["init", "--file-hooks"]);
     expect(plain.code).toBe(1);
     const doctor = r.undo(["doctor"]).stdout;
     const advice = doctor.split("\n").filter((l) => l.includes("git undo init"));
@@ -319,7 +319,7 @@ describe("exit codes as the README says", () => {
 });
 
 describe("every error is one line", () => {
-  test("usage errors, refusals and fatal errors alike", () => {
+  test("usage errors, refusals and fatal errors alike", async () => {
     const r = twoSnapshots();
     const before = fingerprint(r);
     const cases: [string[], number][] = [
@@ -332,13 +332,13 @@ describe("every error is one line", () => {
       [["restore", "99"], 128],
     ];
     for (const [args, code] of cases) {
-      const line = oneLineError(r.undo(args), code);
+      const line = oneLineError(await r.run(args), code);
       expect({ args, line }).toEqual({ args, line: expect.stringMatching(/^(error|fatal): \S/) });
     }
     expect(fingerprint(r)).toBe(before);
   });
 
-  test("the CLI's own errors are thrown as one-line UndoErrors", () => {
+  test("the CLI's own errors are thrown as one-line UndoErrors", async () => {
     const fake: Command = { name: "fake", usage: "git undo fake", options: { count: { type: "string", short: "c" } }, run: async () => 0 };
     for (const argv of [["--bogus"], ["-c"], ["-z"], ["extra"]]) {
       let error: unknown;

@@ -21,7 +21,7 @@ function twoSnapshots(): TestRepo {
 // NO_COLOR is set by the test helpers; an empty value counts as unset.
 const colourEnv = { NO_COLOR: "" };
 
-test("colours: --color/--color=always give escapes even into a pipe; the default into a pipe gives none", () => {
+test("colours: --color/--color=always give escapes even into a pipe; the default into a pipe gives none", async () => {
   const r = twoSnapshots();
   expect(r.undo(["list"], { env: colourEnv }).stdout).not.toContain(ESC);
   expect(r.undo(["list", "--color=always"], { env: colourEnv }).stdout).toContain(ESC);
@@ -32,7 +32,7 @@ test("colours: --color/--color=always give escapes even into a pipe; the default
   expect(r.undo(["list", "--no-color", "--color=always"], { env: colourEnv }).stdout).toContain(ESC);
 });
 
-test("colours: color.undo wins over color.ui; the command line wins over both; NO_COLOR only stops auto", () => {
+test("colours: color.undo wins over color.ui; the command line wins over both; NO_COLOR only stops auto", async () => {
   const r = twoSnapshots();
   r.git(["config", "color.ui", "always"]);
   expect(r.undo(["list"], { env: colourEnv }).stdout).toContain(ESC);
@@ -48,9 +48,9 @@ test("colours: color.undo wins over color.ui; the command line wins over both; N
   expect(r.undo(["list"], { env: { NO_COLOR: "1" } }).stdout).not.toContain(ESC);
 });
 
-test("colours: a bad --color value is a usage error; a bad color.ui never stops the CLI", () => {
+test("colours: a bad --color value is a usage error; a bad color.ui never stops the CLI", async () => {
   const r = twoSnapshots();
-  const bad = r.undo(["list", "--color=sometimes"]);
+  const bad = await r.run(["list", "--color=sometimes"]);
   expect(bad.code).toBe(129);
   expect(bad.stderr).toContain("--color");
   r.git(["config", "color.ui", "sometimes"]);
@@ -59,7 +59,7 @@ test("colours: a bad --color value is a usage error; a bad color.ui never stops 
   // and the working tree is recorded with add: there only Git's error stops it.
   const gitAdds = r.git(["add", "-A", "--dry-run"], { allowFail: true }).code === 0;
   r.write("new.txt", "something to record\n"); // else snapshot has nothing to do (exit 1)
-  const res = r.undo(["snapshot"]);
+  const res = await r.run(["snapshot"]);
   expect(res.code).toBe(gitAdds ? 0 : 128);
   if (!gitAdds) expect(res.stderr).toContain("color.ui");
   // Without the working tree no add runs: every Git records.
@@ -67,62 +67,62 @@ test("colours: a bad --color value is a usage error; a bad color.ui never stops 
   expect(r.undo(["snapshot"]).code).toBe(0);
 });
 
-test("exit codes: 0 done, 1 refused or nothing to do, 128 fatal, 129 usage", () => {
+test("exit codes: 0 done, 1 refused or nothing to do, 128 fatal, 129 usage", async () => {
   const r = makeRepo();
   r.commit("one", { "a.txt": "one\n" });
-  r.ok("snapshot");
+  await r.okIn("snapshot");
   expect(r.undo(["list"]).code).toBe(0);
   expect(r.undo(["--help"]).code).toBe(0);
   expect(r.undo(["list", "-h"]).code).toBe(0);
   expect(r.undo(["list", "--help"]).stdout).toMatch(/^usage: git undo list/);
 
-  const nothing = r.undo(["redo"]);
+  const nothing = await r.run(["redo"]);
   expect(nothing.code).toBe(1);
   expect(nothing.stderr).toMatch(/nothing to redo/);
-  const undo = r.undo([]);
+  const undo = await r.run([]);
   expect(undo.code).toBe(1);
   expect(undo.stderr).toMatch(/nothing to undo/);
 
   const outside = tempDir("not-a-repo");
-  const notRepo = r.undo(["list"], { cwd: outside });
+  const notRepo = await r.run(["list"], { cwd: outside });
   expect(notRepo.code).toBe(128);
   expect(notRepo.stderr).toMatch(/^fatal: not a git repository/);
   expect(notRepo.stderr.trim().split("\n")).toHaveLength(1);
   expect(r.undo(["show", "99"]).code).toBe(128);
 
   // An unknown command is 1, as in Git; other bad arguments are usage errors.
-  const unknown = r.undo(["frobnicate"]);
+  const unknown = await r.run(["frobnicate"]);
   expect(unknown.code).toBe(1);
   expect(unknown.stderr).toMatch(/'frobnicate' is not a git undo command/);
   for (const args of [["list", "--bogus"], ["show"], ["show", "abc"], ["list", "-n", "zero"], ["show", "1", "--against", "x"]]) {
-    const res = r.undo(args);
+    const res = await r.run(args);
     expect({ args, code: res.code }).toEqual({ args, code: 129 });
     expect(res.stderr).not.toContain("    at "); // a line, not a stack trace
   }
 });
 
-test("exit codes: a corrupt snapshot is fatal (128) with one line naming it", () => {
+test("exit codes: a corrupt snapshot is fatal (128) with one line naming it", async () => {
   const r = makeRepo();
   r.commit("one", { "a.txt": "one\n" });
-  r.ok("snapshot");
+  await r.okIn("snapshot");
   // A snapshot whose tree is not a git-undo state: no HEAD or refs entry.
   const tree = r.g("rev-parse", "HEAD^{tree}");
   const msg = "broken\n\nUndo-Format: 1\nUndo-Kind: manual\nUndo-Head: main\n";
   const commit = r.git(["commit-tree", tree], { input: msg }).stdout.trim();
   r.git(["update-ref", "refs/undo/snapshots/0000000002", commit]);
-  const res = r.undo(["show", "2"]);
+  const res = await r.run(["show", "2"]);
   expect(res.code).toBe(128);
   expect(res.stderr).toMatch(/^fatal: snapshot #2 is not a valid snapshot: .*no HEAD or refs entry\n$/);
   expect(res.stderr.trim().split("\n")).toHaveLength(1);
   // A snapshot written by a newer format cannot be shown either.
   const newer = r.git(["commit-tree", tree], { input: "future\n\nUndo-Format: 9\nUndo-Kind: manual\nUndo-Head: main\n" }).stdout.trim();
   r.git(["update-ref", "refs/undo/snapshots/0000000003", newer]);
-  const future = r.undo(["show", "3"]);
+  const future = await r.run(["show", "3"]);
   expect(future.code).toBe(128);
   expect(future.stderr).toMatch(/^fatal: .*#3/);
 });
 
-test("show -p: Git's diff from the current state to the snapshot, or from --against", () => {
+test("show -p: Git's diff from the current state to the snapshot, or from --against", async () => {
   const r = twoSnapshots();
   r.write("a.txt", "changed since\n");
   const env = { GIT_PAGER: "cat", PAGER: "cat" };
@@ -144,7 +144,7 @@ test("show -p: Git's diff from the current state to the snapshot, or from --agai
   expect(r.undo(["show", "1", "-p", "--color=always"], { env }).stdout).toContain(ESC);
   // Showing changes nothing.
   expect(r.read("a.txt")).toBe("changed since\n");
-  expect(r.snapshots()).toHaveLength(2);
+  expect((await r.snapshotsIn())).toHaveLength(2);
 });
 
 test("man page: well-formed roff that names every command, the options, configuration and exit codes", async () => {
@@ -171,7 +171,7 @@ test("man page: well-formed roff that names every command, the options, configur
   }
 });
 
-test.skipIf(!existsSync("/usr/bin/man"))("git undo --help opens the man page from the prefix install.sh links it into", () => {
+test.skipIf(!existsSync("/usr/bin/man"))("git undo --help opens the man page from the prefix install.sh links it into", async () => {
   // install.sh's layout: <prefix>/git-undo and <prefix>/../share/man/man1/git-undo.1;
   // man finds the page from PATH alone (no MANPATH), as in a fresh shell.
   const base = tempDir("prefix");
@@ -190,12 +190,12 @@ test.skipIf(!existsSync("/usr/bin/man"))("git undo --help opens the man page fro
   expect(res.stdout.toString().replace(/.\x08/g, "")).toContain("git-undo - undo any Git command");
 });
 
-test("output into a pipe whose reader has gone (git undo list | true) ends quietly", () => {
+test("output into a pipe whose reader has gone (git undo list | true) ends quietly", async () => {
   const r = makeRepo();
   r.commit("one");
   for (let i = 0; i < 5; i++) {
     r.write("a.c", `${i}\n`);
-    r.ok("snapshot");
+    await r.okIn("snapshot");
   }
   // `true` exits before git-undo has asked Git anything, so its writes meet a closed pipe.
   const script = `"${process.execPath}" "${CLI}" list --json | true; echo "status=\${PIPESTATUS[0]}" >&2`;

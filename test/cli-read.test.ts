@@ -40,20 +40,20 @@ function addFutureSnapshot(r: TestRepo, n: number): void {
 }
 
 describe("snapshot", () => {
-  test("prints '#<n> <summary>' (exit 0), then 'no change since #<n>' (exit 1: nothing to do)", () => {
+  test("prints '#<n> <summary>' (exit 0), then 'no change since #<n>' (exit 1: nothing to do)", async () => {
     const r = makeRepo();
     r.commit("one");
-    expect(r.undo(["snapshot"])).toEqual({ code: 0, stdout: "#1 commit (initial): one\n", stderr: "" });
-    expect(r.undo(["snapshot"])).toEqual({ code: 1, stdout: "no change since #1\n", stderr: "" });
+    expect(await r.run(["snapshot"])).toEqual({ code: 0, stdout: "#1 commit (initial): one\n", stderr: "" });
+    expect(await r.run(["snapshot"])).toEqual({ code: 1, stdout: "no change since #1\n", stderr: "" });
     r.write("x", "x\n");
-    expect(r.undo(["snapshot", "-m", "my label"])).toEqual({ code: 0, stdout: "#2 my label\n", stderr: "" });
-    expect(r.snapshots()[0]!.kind).toBe("manual");
+    expect(await r.run(["snapshot", "-m", "my label"])).toEqual({ code: 0, stdout: "#2 my label\n", stderr: "" });
+    expect((await r.snapshotsIn())[0]!.kind).toBe("manual");
     // An empty message is no message.
     r.write("y", "y\n");
     expect(r.undo(["snapshot", "-m", " \n"]).stdout).toBe("#3 untracked: y\n");
   });
 
-  test("works from a subdirectory", () => {
+  test("works from a subdirectory", async () => {
     const r = makeRepo();
     r.commit("one", { "sub/dir/a.c": "a\n" });
     r.write("top.txt", "t\n");
@@ -63,7 +63,7 @@ describe("snapshot", () => {
 });
 
 describe("list", () => {
-  test("newest first: number, kind, age, branch, summary; the position marked", () => {
+  test("newest first: number, kind, age, branch, summary; the position marked", async () => {
     const r = history();
     const lines = r.ok("list").trimEnd().split("\n");
     expect(lines).toHaveLength(3);
@@ -71,36 +71,36 @@ describe("list", () => {
     expect(lines[1]).toMatch(/^  #2 +manual +\d+ seconds? ago +main +branch feature created$/);
     expect(lines[2]).toMatch(/^  #1 +manual +\d+ seconds? ago +main +commit \(initial\): one$/);
     const noAge = (t: string) => t.replace(/\d+ seconds? ago +/g, "");
-    expect(noAge(r.ok("log"))).toBe(noAge(r.ok("list")));
+    expect(noAge(await r.okIn("log"))).toBe(noAge(await r.okIn("list")));
   });
 
-  test("-n limits the count", () => {
+  test("-n limits the count", async () => {
     const r = history();
     const lines = r.ok("list", "-n", "2").trimEnd().split("\n");
     expect(lines.map((l) => /#(\d+)/.exec(l)![1])).toEqual(["3", "2"]);
-    expect(r.snapshots().map((s) => s.number)).toEqual([3, 2, 1]);
-    expect((JSON.parse(r.ok("list", "--json", "--max-count", "1")) as unknown[]).length).toBe(1);
+    expect((await r.snapshotsIn()).map((s) => s.number)).toEqual([3, 2, 1]);
+    expect((JSON.parse(await r.okIn("list", "--json", "--max-count", "1")) as unknown[]).length).toBe(1);
   });
 
-  test("-n shows the same rows as the whole list, the position marked, after an undo and with an unreadable snapshot further back", () => {
+  test("-n shows the same rows as the whole list, the position marked, after an undo and with an unreadable snapshot further back", async () => {
     const r = history();
     // #1's message is replaced by one that is no snapshot's: only a full list decodes it.
     const bad = r.git(["hash-object", "-t", "commit", "-w", "--stdin"], { input: `tree ${snapshotRefs(r).at(-1)!.tree}\nauthor A <a@b> 1 +0000\ncommitter A <a@b> 1 +0000\n\nnot a snapshot\n` }).stdout.trim();
     r.git(["update-ref", "refs/undo/snapshots/0000000001", bad]);
-    r.ok("undo"); // #4 restores #2: the position is 2
+    await r.okIn("undo"); // #4 restores #2: the position is 2
     const noAge = (t: string) => t.replace(/\d+ seconds? ago +/g, "");
-    const all = noAge(r.ok("list")).trimEnd().split("\n");
+    const all = noAge(await r.okIn("list")).trimEnd().split("\n");
     expect(all).toHaveLength(4);
     expect(all[3]).toMatch(/^ +#1 +unreadable/);
     // Where the rows leave the position (#2) out, a last line says where it is.
-    for (const n of [1, 2, 3]) expect(noAge(r.ok("list", "-n", String(n))).trimEnd().split("\n")).toEqual([...all.slice(0, n), ...(n < 3 ? ["you are at #2"] : [])]);
+    for (const n of [1, 2, 3]) expect(noAge(await r.okIn("list", "-n", String(n))).trimEnd().split("\n")).toEqual([...all.slice(0, n), ...(n < 3 ? ["you are at #2"] : [])]);
     expect(all.find((l) => l.startsWith("*"))).toMatch(/^\* #2 /);
-    expect((JSON.parse(r.ok("list", "--json", "-n", "2")) as { number: number; current: boolean }[]).map((s) => [s.number, s.current])).toEqual([[4, false], [3, false]]);
+    expect((JSON.parse(await r.okIn("list", "--json", "-n", "2")) as { number: number; current: boolean }[]).map((s) => [s.number, s.current])).toEqual([[4, false], [3, false]]);
   });
 
-  test("--json has the stable field names", () => {
+  test("--json has the stable field names", async () => {
     const r = history();
-    const rows = JSON.parse(r.ok("list", "--json")) as Record<string, unknown>[];
+    const rows = JSON.parse(await r.okIn("list", "--json")) as Record<string, unknown>[];
     expect(rows).toHaveLength(3);
     const refs = snapshotRefs(r);
     for (const f of ["number", "kind", "date", "head", "summary", "restored", "from", "commit", "tree", "format"]) {
@@ -121,13 +121,13 @@ describe("list", () => {
     expect(new Date(rows[0]!.date as string).getTime()).toBe(Number(r.g("log", "-1", "--format=%ct", refs[2]!.commit)) * 1000);
   });
 
-  test("an empty sequence", () => {
+  test("an empty sequence", async () => {
     const r = makeRepo();
-    expect(r.ok("list")).toContain("no snapshots");
-    expect(r.ok("list", "--json")).toBe("[]\n");
+    expect(await r.okIn("list")).toContain("no snapshots");
+    expect(await r.okIn("list", "--json")).toBe("[]\n");
   });
 
-  test("--all-worktrees lists every worktree's sequence", () => {
+  test("--all-worktrees lists every worktree's sequence", async () => {
     const r = makeRepo();
     r.commit("one");
     snap(r);
@@ -139,9 +139,9 @@ describe("list", () => {
     // Each worktree sees its own sequence by default.
     expect(r.ok("list").trimEnd().split("\n")).toHaveLength(2);
     expect(r.undo(["list"], { cwd: wt }).stdout.trimEnd().split("\n")).toHaveLength(1);
-    const text = r.ok("list", "--all-worktrees");
+    const text = await r.okIn("list", "--all-worktrees");
     expect(text).toMatch(/^main worktree\n.*#2.*\n.*#1.*\n\nworktree wt\n.*#1.*wtb/);
-    const rows = JSON.parse(r.ok("list", "--all-worktrees", "--json")) as { number: number; worktree: string | null }[];
+    const rows = JSON.parse(await r.okIn("list", "--all-worktrees", "--json")) as { number: number; worktree: string | null }[];
     expect(rows.map((x) => [x.worktree, x.number])).toEqual([
       [null, 2],
       [null, 1],
@@ -149,25 +149,25 @@ describe("list", () => {
     ]);
   });
 
-  test("a snapshot of a newer format is listed as unreadable, not fatal", () => {
+  test("a snapshot of a newer format is listed as unreadable, not fatal", async () => {
     const r = history();
     addFutureSnapshot(r, 4);
-    const text = r.ok("list");
+    const text = await r.okIn("list");
     expect(text.split("\n")[0]).toMatch(/#4 +unreadable .*snapshot #4 .*format 2/);
     expect(text).toContain("#3");
-    const rows = r.snapshots();
+    const rows = (await r.snapshotsIn());
     expect(rows[0]).toMatchObject({ number: 4, kind: null, format: null });
     expect(rows[0]!.unreadable).toContain("snapshot #4");
     // show refuses it in one line naming it.
-    expect(oneLineError(r.undo(["show", "4"]))).toContain("snapshot #4");
+    expect(oneLineError(await r.run(["show", "4"]))).toContain("snapshot #4");
     // Recording goes on after it.
     r.write("new.txt", "n\n");
-    expect(r.ok("snapshot")).toMatch(/^#5 /);
+    expect(await r.okIn("snapshot")).toMatch(/^#5 /);
   });
 });
 
 describe("show", () => {
-  test("the trailers and what the snapshot holds", () => {
+  test("the trailers and what the snapshot holds", async () => {
     const r = makeRepo();
     const c = r.commit("base", { "a.c": "base\n", "b.c": "b\n" });
     r.git(["tag", "-a", "v1", "-m", "v1"]);
@@ -181,7 +181,7 @@ describe("show", () => {
     r.write("b.c", "unstaged\n");
     r.write("new.txt", "untracked\n");
     snap(r);
-    const text = r.ok("show", "1");
+    const text = await r.okIn("show", "1");
     expect(text).toContain("snapshot #1");
     // Labelled sections in order, the trailers last.
     const labels = text.split("\n").map((l) => /^(\S[^ ]*(?: refs)?) /.exec(l)?.[1]).filter(Boolean);
@@ -195,7 +195,7 @@ describe("show", () => {
     expect(text).toMatch(/stash +1 entry/);
     expect(text).toMatch(/operation +merge in progress/);
 
-    const j = JSON.parse(r.ok("show", "#1", "--json")) as Record<string, unknown>;
+    const j = JSON.parse(await r.okIn("show", "#1", "--json")) as Record<string, unknown>;
     expect(j).toMatchObject({
       number: 1,
       kind: "manual",
@@ -212,24 +212,24 @@ describe("show", () => {
     expect((j.refs as { name: string }[]).map((x) => x.name)).toEqual(["refs/heads/main", "refs/heads/other", "refs/stash", "refs/tags/v1"]);
   });
 
-  test("staged paths are counted against HEAD's commit", () => {
+  test("staged paths are counted against HEAD's commit", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     r.write("a.c", "staged\n");
     r.write("n.c", "n\n");
     r.git(["add", "-A"]);
     snap(r);
-    expect(r.ok("show", "1")).toMatch(/index +2 paths staged\n/);
-    expect((JSON.parse(r.ok("show", "1", "--json")) as { staged: string[] }).staged).toEqual(["a.c", "n.c"]);
+    expect(await r.okIn("show", "1")).toMatch(/index +2 paths staged\n/);
+    expect((JSON.parse(await r.okIn("show", "1", "--json")) as { staged: string[] }).staged).toEqual(["a.c", "n.c"]);
   });
 
-  test("undo.worktree=false says the worktree was not recorded", () => {
+  test("undo.worktree=false says the worktree was not recorded", async () => {
     const r = makeRepo();
     r.commit("one");
     r.git(["config", "undo.worktree", "false"]);
     snap(r);
-    expect(r.ok("show", "1")).toContain("not recorded");
-    expect((JSON.parse(r.ok("show", "1", "--json")) as { worktreeRecorded: boolean }).worktreeRecorded).toBe(false);
+    expect(await r.okIn("show", "1")).toContain("not recorded");
+    expect((JSON.parse(await r.okIn("show", "1", "--json")) as { worktreeRecorded: boolean }).worktreeRecorded).toBe(false);
   });
 });
 
@@ -247,66 +247,66 @@ describe("gc", () => {
     return r;
   }
 
-  test("--dry-run says what would go and deletes nothing", () => {
+  test("--dry-run says what would go and deletes nothing", async () => {
     const r = aged();
-    expect(r.ok("gc", "--dry-run")).toStartWith("would delete 2 snapshots: #1, #2\n");
+    expect(await r.okIn("gc", "--dry-run")).toStartWith("would delete 2 snapshots: #1, #2\n");
     expect(snapshotRefs(r)).toHaveLength(3);
   });
 
-  test("deletes snapshots older than undo.expire (default 90 days); says how many and which", () => {
+  test("deletes snapshots older than undo.expire (default 90 days); says how many and which", async () => {
     const r = aged();
-    expect(r.ok("gc")).toStartWith("deleted 2 snapshots: #1, #2\n");
+    expect(await r.okIn("gc")).toStartWith("deleted 2 snapshots: #1, #2\n");
     expect(snapshotRefs(r).map((s) => s.ref)).toEqual(["refs/undo/snapshots/0000000003"]);
     // Nothing to do: exit 1, as the README says.
-    expect(gcFirstLine(r.undo(["gc"]))).toEqual({ code: 1, stdout: "nothing to delete\n", stderr: "" });
+    expect(gcFirstLine(await r.run(["gc"]))).toEqual({ code: 1, stdout: "nothing to delete\n", stderr: "" });
     // Numbers go on growing.
     r.write("c", "c\n");
-    expect(r.ok("snapshot")).toMatch(/^#4 /);
+    expect(await r.okIn("snapshot")).toMatch(/^#4 /);
   });
 
-  test("--expire overrides undo.expire; never the newest; never", () => {
+  test("--expire overrides undo.expire; never the newest; never", async () => {
     const r = aged();
     r.git(["config", "undo.expire", "never"]);
-    expect(gcFirstLine(r.undo(["gc"]))).toEqual({ code: 1, stdout: "nothing to delete: snapshots never expire\n", stderr: "" });
-    expect(r.ok("gc", "--expire", "now")).toStartWith("deleted 2 snapshots: #1, #2\n");
+    expect(gcFirstLine(await r.run(["gc"]))).toEqual({ code: 1, stdout: "nothing to delete: snapshots never expire\n", stderr: "" });
+    expect(await r.okIn("gc", "--expire", "now")).toStartWith("deleted 2 snapshots: #1, #2\n");
     // Only the newest is left, and it stays even when everything has expired.
-    expect(gcFirstLine(r.undo(["gc", "--expire", "now"]))).toEqual({ code: 1, stdout: "nothing to delete\n", stderr: "" });
+    expect(gcFirstLine(await r.run(["gc", "--expire", "now"]))).toEqual({ code: 1, stdout: "nothing to delete\n", stderr: "" });
     expect(snapshotRefs(r)).toHaveLength(1);
   });
 
-  test("long runs of numbers are said as ranges", () => {
+  test("long runs of numbers are said as ranges", async () => {
     expect(numberRuns([1, 2])).toBe("#1, #2");
     expect(numberRuns([1, 2, 3, 4, 7, 9, 10, 11])).toBe("#1-#4, #7, #9-#11");
     expect(numberRuns([])).toBe("");
   });
 
-  test("the newest is kept even when it is old", () => {
+  test("the newest is kept even when it is old", async () => {
     const r = makeRepo();
     r.commit("one");
     snap(r, [], { env: { GIT_COMMITTER_DATE: "1577880000 +0000" } });
-    expect(gcFirstLine(r.undo(["gc", "--expire", "1.day"]))).toEqual({ code: 1, stdout: "nothing to delete\n", stderr: "" });
+    expect(gcFirstLine(await r.run(["gc", "--expire", "1.day"]))).toEqual({ code: 1, stdout: "nothing to delete\n", stderr: "" });
     expect(snapshotRefs(r)).toHaveLength(1);
   });
 });
 
 describe("errors", () => {
-  test("outside a repository", () => {
+  test("outside a repository", async () => {
     const base = tempDir("norepo");
     const r = makeRepo();
     const env = { GIT_CEILING_DIRECTORIES: base };
     for (const args of [["snapshot"], ["list"], ["show", "1"], ["gc"]]) {
-      const line = oneLineError(r.undo(args, { cwd: base, env }), 128);
+      const line = oneLineError(await r.run(args, { cwd: base, env }), 128);
       expect(line).toContain("not a git repository");
     }
   });
 
-  test("an unknown snapshot number", () => {
+  test("an unknown snapshot number", async () => {
     const r = history();
-    expect(oneLineError(r.undo(["show", "9"]), 128)).toContain("no snapshot #9");
-    expect(oneLineError(r.undo(["show", "9", "--json"]), 128)).toContain("#1 to #3");
+    expect(oneLineError(await r.run(["show", "9"]), 128)).toContain("no snapshot #9");
+    expect(oneLineError(await r.run(["show", "9", "--json"]), 128)).toContain("#1 to #3");
   });
 
-  test("bad arguments are usage errors (exit 129) in one line", () => {
+  test("bad arguments are usage errors (exit 129) in one line", async () => {
     const r = history();
     const cases: string[][] = [
       ["show", "abc"],
@@ -322,17 +322,17 @@ describe("errors", () => {
       ["gc", "extra"],
     ];
     for (const args of cases) {
-      const line = oneLineError(r.undo(args), 129);
+      const line = oneLineError(await r.run(args), 129);
       expect(line.length).toBeGreaterThan(10);
     }
-    expect(oneLineError(r.undo(["list", "--bogus"]))).toContain("--bogus");
-    expect(oneLineError(r.undo(["gc", "--expire", "soon"]))).toContain("soon");
+    expect(oneLineError(await r.run(["list", "--bogus"]))).toContain("--bogus");
+    expect(oneLineError(await r.run(["gc", "--expire", "soon"]))).toContain("soon");
     // An unknown command with nothing like it: Git's one line and exit 1.
-    expect(oneLineError(r.undo(["nonsense"]), 1)).toContain("'nonsense' is not a git undo command");
+    expect(oneLineError(await r.run(["nonsense"]), 1)).toContain("'nonsense' is not a git undo command");
     expect(snapshotRefs(r)).toHaveLength(3);
   });
 
-  test("bad configuration names the key: a warning where the command goes on, a refusal where it would act on it", () => {
+  test("bad configuration names the key: a warning where the command goes on, a refusal where it would act on it", async () => {
     const cases: [string, string, string[]][] = [
       ["undo.limit", "abc", ["snapshot"]],
       ["undo.worktree", "maybe", ["snapshot"]],
@@ -341,7 +341,7 @@ describe("errors", () => {
       const r = makeRepo();
       r.commit("one");
       r.git(["config", key, value]);
-      const res = r.undo(args);
+      const res = await r.run(args);
       expect(res.code).toBe(0);
       expect(res.stderr).toBe(`warning: ${key} is '${value}', not ${key === "undo.limit" ? "a whole number of snapshots of at least 1" : "a boolean (true or false)"}; ${key === "undo.limit" ? "no snapshot is deleted for the limit until it is fixed" : "the files are recorded (the default)"}\n`);
       expect(snapshotRefs(r)).toHaveLength(1);
@@ -349,21 +349,21 @@ describe("errors", () => {
     const r = makeRepo();
     r.commit("one");
     r.git(["config", "undo.expire", "soon"]);
-    const line = oneLineError(r.undo(["gc"]), 1);
+    const line = oneLineError(await r.run(["gc"]), 1);
     expect(line).toContain("undo.expire is 'soon'");
   });
 
-  test("-h and --help on every command print its usage and exit 0", () => {
+  test("-h and --help on every command print its usage and exit 0", async () => {
     const r = makeRepo();
     for (const cmd of ["snapshot", "list", "log", "show", "gc"]) {
       for (const flag of ["-h", "--help"]) {
-        const res = r.undo([cmd, flag]);
+        const res = await r.run([cmd, flag]);
         expect(res.code).toBe(0);
         expect(res.stderr).toBe("");
         expect(res.stdout).toStartWith(`usage: git undo ${cmd === "log" ? "list" : cmd}`);
       }
     }
-    const top = r.undo(["--help"]);
+    const top = await r.run(["--help"]);
     expect(top.code).toBe(0);
     for (const cmd of ["snapshot", "list", "show", "gc"]) expect(top.stdout).toContain(`    ${cmd} `);
     // Help works outside a repository too.

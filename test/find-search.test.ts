@@ -11,7 +11,7 @@ const found = (r: TestRepo, ...args: string[]) => numbersOf(r.ok("log", "--json"
 
 
 describe("git undo log -S / -G", () => {
-  test("finds text destroyed by reset --hard, stash drop and branch -D; its number restores it", () => {
+  test("finds text destroyed by reset --hard, stash drop and branch -D; its number restores it", async () => {
     const { r, atOne, atThree, atFive } = lostWork();
     // Where the text appeared and where it went, newest first, as git log -S lists commits.
     expect(found(r, "-S", "precious")).toEqual([2, 1]);
@@ -41,7 +41,7 @@ describe("git undo log -S / -G", () => {
     expect(r.read(SPACED)).toBe("secret ünïcode line\n");
   });
 
-  test("with pathspecs, -n, --since/--until, --json and the usual lines", () => {
+  test("with pathspecs, -n, --since/--until, --json and the usual lines", async () => {
     const { r } = lostWork();
     expect(found(r, "-S", "secret", "--", SPACED)).toEqual([2, 1]);
     expect(found(r, "-S", "secret", "--", "notes dir")).toEqual([2, 1]);
@@ -51,52 +51,52 @@ describe("git undo log -S / -G", () => {
     expect(found(r, "-S", "precious", "--since", "1.hour.ago")).toEqual([2, 1]);
     expect(found(r, "-S", "precious", "--until", "2001-01-01")).toEqual([]);
     // The JSON rows are list's rows.
-    const rows = JSON.parse(r.ok("log", "-S", "precious", "--json")) as SnapshotJson[];
+    const rows = JSON.parse(await r.okIn("log", "-S", "precious", "--json")) as SnapshotJson[];
     expect(rows.map((s) => [s.number, s.kind, s.current])).toEqual([
       [2, "manual", false],
       [1, "manual", false],
     ]);
     expect(rows[0]!.commit).toBe(r.g("rev-parse", "refs/undo/snapshots/0000000002"));
     // The text lines: one per snapshot found, with its number.
-    const text = r.ok("log", "-S", "precious");
+    const text = await r.okIn("log", "-S", "precious");
     expect(text.split("\n").filter((l) => /#\d/.test(l) && !l.startsWith("you are at")).map((l) => /#(\d+)/.exec(l)![1])).toEqual(["2", "1"]);
     // `list` is the same command.
-    expect(numbersOf(r.ok("list", "--json", "-G", "branch-only"))).toEqual([6, 5]);
+    expect(numbersOf(await r.okIn("list", "--json", "-G", "branch-only"))).toEqual([6, 5]);
   });
 
-  test("-S counts occurrences, -G looks at lines; the index is searched as well as the working tree", () => {
+  test("-S counts occurrences, -G looks at lines; the index is searched as well as the working tree", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": "one needle\n" });
-    r.ok("snapshot"); // #1: a.txt holds one needle (index and worktree, from nothing)
+    await r.okIn("snapshot"); // #1: a.txt holds one needle (index and worktree, from nothing)
     r.write("a.txt", "one needle, edited\n");
-    r.ok("snapshot"); // #2: the line changed, the count did not
+    await r.okIn("snapshot"); // #2: the line changed, the count did not
     r.git(["add", "a.txt"]);
-    r.ok("snapshot"); // #3: staged: the index's line changed, the count did not
+    await r.okIn("snapshot"); // #3: staged: the index's line changed, the count did not
     r.write("a.txt", "one needle, edited\nanother needle\n");
-    r.ok("snapshot"); // #4: two needles in the working tree
+    await r.okIn("snapshot"); // #4: two needles in the working tree
     r.git(["add", "a.txt"]);
-    r.ok("snapshot"); // #5: and in the index
+    await r.okIn("snapshot"); // #5: and in the index
     expect(found(r, "-S", "needle")).toEqual([5, 4, 1]);
     expect(found(r, "-G", "needle")).toEqual([5, 4, 3, 2, 1]);
     // A string that looks like an option stays a string.
     r.write("a.txt", "--dashes--\n");
-    r.ok("snapshot"); // #6
+    await r.okIn("snapshot"); // #6
     expect(found(r, "-S", "--dashes")).toEqual([6]);
     expect(found(r, "-S--dashes")).toEqual([6]);
   });
 
-  test("the oldest snapshot is found by what only its index, or only its working tree, holds; grep --all finds both", () => {
+  test("the oldest snapshot is found by what only its index, or only its working tree, holds; grep --all finds both", async () => {
     const r = makeRepo();
     r.commit("base", { "t.txt": "tracked\n", "sub/s.txt": "in a folder\n" });
     r.write("t.txt", "tracked\nstaged only\n");
     r.git(["add", "t.txt"]);
     r.write("t.txt", "tracked\nworktree only\n");
     r.write("sub/new file.txt", "untracked only\n");
-    r.ok("snapshot"); // #1
+    await r.okIn("snapshot"); // #1
     r.write("t.txt", "tracked\n");
     r.git(["add", "t.txt"]);
     r.remove("sub/new file.txt");
-    r.ok("snapshot"); // #2: all three texts gone
+    await r.okIn("snapshot"); // #2: all three texts gone
     for (const text of ["staged only", "worktree only", "untracked only"]) {
       expect({ text, s: found(r, "-S", text), g: found(r, "-G", text) }).toEqual({ text, s: [2, 1], g: [2, 1] });
     }
@@ -112,14 +112,14 @@ describe("git undo log -S / -G", () => {
     ]);
   });
 
-  test("every worktree's sequence with --all-worktrees", () => {
+  test("every worktree's sequence with --all-worktrees", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": "a\n" });
-    r.ok("snapshot"); // main #1
+    await r.okIn("snapshot"); // main #1
     const wt = join(tempDir("wt"), "linked tree");
     r.git(["worktree", "add", "-q", "-b", "side", wt]);
     r.write("a.txt", "main-only words\n");
-    r.ok("snapshot"); // main #2
+    await r.okIn("snapshot"); // main #2
     const inLinked = (args: string[]) => {
       const res = r.undo(args, { cwd: wt });
       if (res.code !== 0) throw new Error(res.stderr);
@@ -129,14 +129,14 @@ describe("git undo log -S / -G", () => {
     inLinked(["snapshot"]); // linked #1
     expect(found(r, "-S", "only words")).toEqual([2]);
     expect(numbersOf(inLinked(["log", "--json", "-S", "only words"]))).toEqual([1]);
-    const all = JSON.parse(r.ok("log", "--json", "--all-worktrees", "-S", "only words")) as (SnapshotJson & { worktree: string | null })[];
+    const all = JSON.parse(await r.okIn("log", "--json", "--all-worktrees", "-S", "only words")) as (SnapshotJson & { worktree: string | null })[];
     expect(all.map((s) => [s.worktree === null ? "main" : "linked", s.number])).toEqual([
       ["main", 2],
       ["linked", 1],
     ]);
   });
 
-  test("usage errors: one line, nothing read", () => {
+  test("usage errors: one line, nothing read", async () => {
     const { r } = lostWork();
     const refs = r.g("for-each-ref");
     for (const args of [
@@ -147,7 +147,7 @@ describe("git undo log -S / -G", () => {
       ["-S", ""],
       ["-S"],
     ]) {
-      const res = r.undo(["log", ...args]);
+      const res = await r.run(["log", ...args]);
       expect(res.code).toBe(129);
       expect(res.stderr.trim().split("\n")).toHaveLength(1);
       expect(res.stderr).not.toContain("    at ");
@@ -158,11 +158,11 @@ describe("git undo log -S / -G", () => {
     expect(r.g("for-each-ref")).toBe(refs);
   });
 
-  test("a crafted snapshot is not searched: its text is never reported, the others still compare", () => {
+  test("a crafted snapshot is not searched: its text is never reported, the others still compare", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": "a\n" });
     r.write("a.txt", "a\nreal words\n");
-    r.ok("snapshot"); // #1
+    await r.okIn("snapshot"); // #1
     // #2: #1's state with an unreadable HEAD entry and a file only it holds.
     const tree = r.g("rev-parse", "refs/undo/snapshots/0000000001^{tree}");
     const worktree = treeEntries(r, tree).find((e) => e.name === "worktree")!.oid;
@@ -172,11 +172,11 @@ describe("git undo log -S / -G", () => {
     const commit = r.git(["commit-tree", evil, "-p", "HEAD"], { input: message }).stdout.trim();
     r.git(["update-ref", "refs/undo/snapshots/0000000002", commit]);
     r.write("a.txt", "a\n");
-    r.ok("snapshot"); // #3: the real words are gone (compared with #1, the readable one before)
+    await r.okIn("snapshot"); // #3: the real words are gone (compared with #1, the readable one before)
     expect(found(r, "-S", "hostile words")).toEqual([]);
     expect(found(r, "-G", "hostile")).toEqual([]);
     expect(found(r, "-S", "real words")).toEqual([3, 1]);
-    const listed = JSON.parse(r.ok("log", "--json")) as SnapshotJson[];
+    const listed = JSON.parse(await r.okIn("log", "--json")) as SnapshotJson[];
     expect(listed.find((s) => s.number === 2)?.unreadable).toContain("#2");
   });
 });

@@ -22,7 +22,7 @@ function dated(): { r: TestRepo; prints: string[] } {
 const numbersOf = (stdout: string) => (JSON.parse(stdout) as SnapshotJson[]).map((s) => s.number);
 
 describe("@{<date>}", () => {
-  test("picks the newest snapshot recorded at or before the date, in show and restore", () => {
+  test("picks the newest snapshot recorded at or before the date, in show and restore", async () => {
     const { r, prints } = dated();
     const shown = (arg: string) => (JSON.parse(r.ok("show", arg, "--json")) as SnapshotJson).number;
     expect(shown("@{2020-01-02 12:00 +0000}")).toBe(2);
@@ -36,27 +36,27 @@ describe("@{<date>}", () => {
 
     // Restore by date puts that state back, nothing else.
     r.write("f.txt", "edited after the last snapshot\n");
-    r.ok("snapshot");
-    const res = r.undo(["restore", "@{2020-01-01 23:00 +0000}"]);
+    await r.okIn("snapshot");
+    const res = await r.run(["restore", "@{2020-01-01 23:00 +0000}"]);
     expect(res.code).toBe(0);
     expect(userState(r)).toBe(prints[0]!);
     expect(r.read("draft.txt")).toBe("unsaved draft of day 1\n");
   });
 
-  test("before the first snapshot it refuses, naming the first one", () => {
+  test("before the first snapshot it refuses, naming the first one", async () => {
     const { r } = dated();
     const before = fingerprint(r);
     for (const args of [["show", "@{2019-12-31}"], ["restore", "@{2019-12-31}"]]) {
-      const res = r.undo(args);
+      const res = await r.run(args);
       expect(res.code).toBe(1);
       expect(res.stderr).toContain("no snapshot was recorded at or before 2019-12-31; the first is #1 from 2020-01-0");
     }
     expect(fingerprint(r)).toBe(before);
   });
 
-  test("a date Git does not read is a usage error; show --against takes a date too", () => {
+  test("a date Git does not read is a usage error; show --against takes a date too", async () => {
     const { r } = dated();
-    const bad = r.undo(["show", "@{not a date at all}"]);
+    const bad = await r.run(["show", "@{not a date at all}"]);
     expect(bad.code).toBe(129);
     expect(bad.stderr).toContain("'not a date at all' is not a date Git understands");
     expect(r.undo(["show", "1", "-p", "--against", "@{2020-01-02 11:00 +0000}"]).code).toBe(0);
@@ -64,34 +64,34 @@ describe("@{<date>}", () => {
     expect(r.undo(["show", "twelve"]).stderr).toContain("'twelve' is not a snapshot number");
     // Git's @{1} and @{-1} count back in a reflog: refused, never read as a date.
     for (const arg of ["@{1}", "@{-1}", "@{ 2 }"]) {
-      const res = r.undo(["show", arg]);
+      const res = await r.run(["show", arg]);
       expect(res.code).toBe(129);
       expect(res.stderr).toBe(`error: '${arg}' is not a date: git undo takes a snapshot number (such as 12, from 'git undo list') or @{<date>} (such as @{yesterday}); 'git undo <N>' goes back N steps\n`);
       expect(r.undo(["restore", arg, "--dry-run"]).code).toBe(129);
     }
   });
 
-  test("with no snapshots at all it says so", () => {
+  test("with no snapshots at all it says so", async () => {
     const r = makeRepo();
     r.commit("one", { "f.txt": "1\n" });
-    const res = r.undo(["show", "@{yesterday}"]);
+    const res = await r.run(["show", "@{yesterday}"]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain("no snapshots yet");
   });
 });
 
 describe("list --since/--until", () => {
-  test("keeps the snapshots recorded in the range, with -n and --json", () => {
+  test("keeps the snapshots recorded in the range, with -n and --json", async () => {
     const { r } = dated();
-    expect(numbersOf(r.ok("list", "--json", "--since", "2020-01-02 00:00 +0000"))).toEqual([3, 2]);
-    expect(numbersOf(r.ok("list", "--json", "--until", "2020-01-02 10:00 +0000"))).toEqual([2, 1]);
-    expect(numbersOf(r.ok("list", "--json", "--since=2020-01-01 12:00 +0000", "--until=2020-01-02 12:00 +0000"))).toEqual([2]);
-    expect(numbersOf(r.ok("list", "--json", "--since", "2020-01-01 00:00 +0000", "-n", "1"))).toEqual([3]);
-    expect(numbersOf(r.ok("list", "--json", "--since", "yesterday"))).toEqual([]);
-    const text = r.ok("list", "--until", "2020-01-01 23:00 +0000");
+    expect(numbersOf(await r.okIn("list", "--json", "--since", "2020-01-02 00:00 +0000"))).toEqual([3, 2]);
+    expect(numbersOf(await r.okIn("list", "--json", "--until", "2020-01-02 10:00 +0000"))).toEqual([2, 1]);
+    expect(numbersOf(await r.okIn("list", "--json", "--since=2020-01-01 12:00 +0000", "--until=2020-01-02 12:00 +0000"))).toEqual([2]);
+    expect(numbersOf(await r.okIn("list", "--json", "--since", "2020-01-01 00:00 +0000", "-n", "1"))).toEqual([3]);
+    expect(numbersOf(await r.okIn("list", "--json", "--since", "yesterday"))).toEqual([]);
+    const text = await r.okIn("list", "--until", "2020-01-01 23:00 +0000");
     expect(text).toMatch(/#1 /);
     expect(text).not.toMatch(/#[23] /);
-    const bad = r.undo(["list", "--since", "blah blah"]);
+    const bad = await r.run(["list", "--since", "blah blah"]);
     expect(bad.code).toBe(129);
   });
 });

@@ -64,7 +64,7 @@ test("a Perl hook: init says both ways on; --chain keeps it as .local and it run
   expect(r.git(["branch", "blocked"], { allowFail: true }).code).not.toBe(0);
   rmSync(fail);
 
-  const refused = r.undo(["init", "--file-hooks"]);
+  const refused = await r.run(["init", "--file-hooks"]);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain(`${join(hooks, "reference-transaction")} is not a shell script (#!/usr/bin/perl)`);
   expect(refused.stderr).toContain("'git undo init --chain'");
@@ -76,7 +76,7 @@ test("a Perl hook: init says both ways on; --chain keeps it as .local and it run
   if (configHooks) expect(doctorBefore).toMatch(/problem\s+reference-transaction: .* is not a shell script.*run 'git undo init'/);
   else expect(doctorBefore).toMatch(/problem\s+reference-transaction: .* is not a shell script.*'git undo init --chain' keeps it as .*reference-transaction\.local/);
 
-  const init = r.undo(["init", "--file-hooks", "--chain"]);
+  const init = await r.run(["init", "--file-hooks", "--chain"]);
   expect(init.code).toBe(0);
   for (const [name, text] of Object.entries(theirs)) {
     const path = join(hooks, name);
@@ -100,7 +100,7 @@ test("a Perl hook: init says both ways on; --chain keeps it as .local and it run
   const doctor = r.undo(["doctor"]).stdout;
   expect(doctor).toContain(`ok       reference-transaction: installed and executable; it runs your hook ${join(hooks, "reference-transaction")}.local after it`);
   expect(doctor).not.toMatch(/problem.*(reference-transaction|post-index-change)/);
-  const again = r.undo(["init", "--file-hooks"]);
+  const again = await r.run(["init", "--file-hooks"]);
   expect(again.code).toBe(0);
   expect(again.stdout).toContain(`already up to date: ${join(hooks, "reference-transaction")}`);
 
@@ -110,7 +110,7 @@ test("a Perl hook: init says both ways on; --chain keeps it as .local and it run
   r.git(["add", "a.txt"]);
   expect(r.undo(["doctor"]).stdout).toMatch(/note\s+post-index-change: your hook .*post-index-change\.local is gone/);
 
-  const un = r.undo(["uninstall"]);
+  const un = await r.run(["uninstall"]);
   expect(un.code).toBe(0);
   expect(un.stdout).toContain(`put your hook back at ${join(hooks, "reference-transaction")}`);
   expect(un.stdout).toContain(`removed ${join(hooks, "post-index-change")}`);
@@ -137,7 +137,7 @@ test("a hook that calls hooks/hook.sh itself is left alone, records, and doctor 
   ].join("\n");
   writeFileSync(join(hooks, "reference-transaction"), perl, { mode: 0o755 });
 
-  const init = r.undo(["init", "--file-hooks"]);
+  const init = await r.run(["init", "--file-hooks"]);
   expect(init.code).toBe(0);
   expect(init.stdout).toContain(`your hook calls git-undo's hook itself: ${join(hooks, "reference-transaction")}`);
   expect(readFileSync(join(hooks, "reference-transaction"), "utf8")).toBe(perl);
@@ -171,12 +171,12 @@ test("a hook that is a symbolic link: --chain keeps the link as .local, the shar
   writeFileSync(shared, sharedText, { mode: 0o755 });
   symlinkSync(shared, join(hooks, "reference-transaction"));
 
-  const refused = r.undo(["init", "--file-hooks"]);
+  const refused = await r.run(["init", "--file-hooks"]);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain(`is a symbolic link (to ${shared})`);
   // Something in the way of the chain: refused, nothing written.
   writeFileSync(join(hooks, "reference-transaction.local"), "mine\n");
-  const blocked = r.undo(["init", "--file-hooks", "--chain"]);
+  const blocked = await r.run(["init", "--file-hooks", "--chain"]);
   expect(blocked.code).toBe(1);
   expect(blocked.stderr).toContain("reference-transaction.local exists already");
   expect(readlinkSync(join(hooks, "reference-transaction"))).toBe(shared);

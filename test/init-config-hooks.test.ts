@@ -32,7 +32,7 @@ test.skipIf(!configHooks)(`init registers hook.git-undo in .git/config; it recor
   writeFileSync(join(gitDir, "hooks", "reference-transaction"), theirs, { mode: 0o755 });
   const configBefore = localConfig(r);
 
-  const init = r.undo(["init"]);
+  const init = await r.run(["init"]);
   expect(init.code).toBe(0);
   expect(init.stdout).toContain(`registered git-undo's hooks in ${join(gitDir, "config")}`);
   expect(r.git(["config", "--local", "--get-all", "hook.git-undo.event"]).stdout.split("\n").filter(Boolean).sort()).toEqual(["post-index-change", "reference-transaction"]);
@@ -49,11 +49,11 @@ test.skipIf(!configHooks)(`init registers hook.git-undo in .git/config; it recor
   r.git(["add", "a.txt"]);
   snaps = await expectRecorded(r, snaps, /./, { gitDir });
 
-  const doctor = r.undo(["doctor"]);
+  const doctor = await r.run(["doctor"]);
   expect(doctor.stdout).toMatch(/ok\s+hooks: hook\.git-undo in .*config runs .*hooks\/ on reference-transaction and post-index-change/);
   expect(doctor.stdout).not.toMatch(/problem.*(hook\.git-undo|reference-transaction|post-index-change)/);
 
-  const un = r.undo(["uninstall"]);
+  const un = await r.run(["uninstall"]);
   expect(un.code).toBe(0);
   expect(un.stdout).toContain(`removed hook.git-undo from ${join(gitDir, "config")}`);
   expect(localConfig(r)).toBe(configBefore);
@@ -80,13 +80,13 @@ test(`--file-hooks installs files${configHooks ? "; init and init --file-hooks s
   snaps = await expectRecorded(r, snaps, /^branch one created$/, { gitDir });
 
   if (configHooks) {
-    const toConfig = r.undo(["init"]);
+    const toConfig = await r.run(["init"]);
     expect(toConfig.stdout).toContain(`removed ${hookFile}`);
     expect(existsSync(hookFile)).toBe(false);
     expect(hasConfigHook()).toBe(true);
     r.git(["branch", "two"]);
     snaps = await expectRecorded(r, snaps, /^branch two created$/, { gitDir });
-    const toFiles = r.undo(["init", "--file-hooks"]);
+    const toFiles = await r.run(["init", "--file-hooks"]);
     expect(toFiles.stdout).toContain("removed hook.git-undo from");
     expect(hasConfigHook()).toBe(false);
     // What is left of init is the decoration setting it added (test/init-decoration.test.ts).
@@ -97,7 +97,7 @@ test(`--file-hooks installs files${configHooks ? "; init and init --file-hooks s
     expect(r.undo(["init"]).stdout).toContain(`already up to date: ${hookFile}`);
     expect(hasConfigHook()).toBe(false);
   }
-  const doctor = r.undo(["doctor"]);
+  const doctor = await r.run(["doctor"]);
   expect(doctor.stdout).toMatch(/ok\s+reference-transaction: installed and executable/);
   expect(r.undo(["uninstall"]).code).toBe(0);
   expect(existsSync(hookFile)).toBe(false);
@@ -115,7 +115,7 @@ test.skipIf(!configHooks)(`hook.git-undo.enabled=false: nothing recorded, and do
   await settled(gitDir);
   expect(list(r).length).toBe(before);
 
-  const doctor = r.undo(["doctor"]);
+  const doctor = await r.run(["doctor"]);
   expect(doctor.code).toBe(1);
   expect(doctor.stdout).toMatch(/problem\s+hook\.git-undo\.enabled=false \(in .*config\): .*nothing is recorded; git config --unset hook\.git-undo\.enabled/);
   // init leaves the user's choice alone, and says what it means.

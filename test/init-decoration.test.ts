@@ -26,12 +26,12 @@ const localValues = (r: TestRepo): string[] =>
 const decorations = (r: TestRepo): string =>
   r.g("-c", "log.initialDecorationSet=all", "log", "--all", "--decorate=full", "--format=%D");
 
-test("init hides snapshot refs from git log --decorate once; uninstall gives .git/config back", () => {
+test("init hides snapshot refs from git log --decorate once; uninstall gives .git/config back", async () => {
   const r = repoWithSnapshot();
   const before = localConfig(r);
   expect(decorations(r)).toContain("refs/undo/snapshots/");
 
-  const init = r.undo(["init"]);
+  const init = await r.run(["init"]);
   expect(init.code).toBe(0);
   expect(init.stdout).toContain("added log.excludeDecoration=refs/undo/");
   expect(localValues(r)).toEqual(["refs/undo/"]);
@@ -40,13 +40,13 @@ test("init hides snapshot refs from git log --decorate once; uninstall gives .gi
   // Snapshots are still there for whoever asks: only the labels are hidden.
   expect(r.g("for-each-ref", "refs/undo/snapshots/")).toContain("refs/undo/snapshots/0000000001");
 
-  const again = r.undo(["init"]);
+  const again = await r.run(["init"]);
   expect(again.code).toBe(0);
   expect(again.stdout).not.toContain("log.excludeDecoration");
   expect(localValues(r)).toEqual(["refs/undo/"]);
 
   const files = fingerprint(r);
-  const un = r.undo(["uninstall"]);
+  const un = await r.run(["uninstall"]);
   expect(un.code).toBe(0);
   expect(un.stdout).toContain("removed log.excludeDecoration=refs/undo/");
   expect(localValues(r)).toEqual([]);
@@ -56,34 +56,34 @@ test("init hides snapshot refs from git log --decorate once; uninstall gives .gi
   expect(fingerprint(r)).toBe(files);
 });
 
-test("the user's own log.excludeDecoration values stay, before and after init", () => {
+test("the user's own log.excludeDecoration values stay, before and after init", async () => {
   const r = repoWithSnapshot();
   r.git(["config", "--local", "log.showSignature", "false"]);
   r.git(["config", "--local", "--add", "log.excludeDecoration", "refs/remotes/"]);
-  r.ok("init");
+  await r.okIn("init");
   expect(localValues(r)).toEqual(["refs/remotes/", "refs/undo/"]);
   // Added after init, the same value as git-undo's: one copy stays the user's.
   r.git(["config", "--local", "--add", "log.excludeDecoration", "refs/undo/"]);
   r.git(["config", "--local", "--add", "log.excludeDecoration", "refs/notes/"]);
 
-  const un = r.undo(["uninstall"]);
+  const un = await r.run(["uninstall"]);
   expect(un.code).toBe(0);
   expect(localValues(r).sort()).toEqual(["refs/notes/", "refs/remotes/", "refs/undo/"]);
   expect(r.g("config", "--local", "log.showSignature")).toBe("false");
 });
 
-test("a value the user set that already hides snapshots: init adds none, uninstall removes none", () => {
+test("a value the user set that already hides snapshots: init adds none, uninstall removes none", async () => {
   for (const theirs of ["refs/undo/", "refs/undo/*", "undo"]) {
     const r = repoWithSnapshot();
     r.git(["config", "--local", "--add", "log.excludeDecoration", theirs]);
     const before = localConfig(r);
-    const init = r.undo(["init"]);
+    const init = await r.run(["init"]);
     expect(init.code).toBe(0);
     expect(init.stdout).not.toContain("log.excludeDecoration");
     expect(localValues(r)).toEqual([theirs]);
     expect(decorations(r)).not.toContain("refs/undo/");
 
-    const un = r.undo(["uninstall"]);
+    const un = await r.run(["uninstall"]);
     expect(un.code).toBe(0);
     expect(un.stdout).not.toContain("log.excludeDecoration");
     expect(localValues(r)).toEqual([theirs]);
@@ -91,14 +91,14 @@ test("a value the user set that already hides snapshots: init adds none, uninsta
   }
 });
 
-test("a value in the global configuration that hides snapshots counts too", () => {
+test("a value in the global configuration that hides snapshots counts too", async () => {
   const r = repoWithSnapshot();
   r.git(["config", "--global", "--add", "log.excludeDecoration", "refs/undo/"]);
   const before = localConfig(r);
-  r.ok("init");
+  await r.okIn("init");
   expect(localValues(r)).toEqual([]);
   expect(decorations(r)).not.toContain("refs/undo/");
-  r.ok("uninstall");
+  await r.okIn("uninstall");
   expect(localConfig(r)).toBe(before);
   expect(r.g("config", "--global", "log.excludeDecoration")).toBe("refs/undo/");
 });

@@ -27,7 +27,7 @@ test("a user's reference-transaction hook keeps its stdin and arguments before, 
   if (readFileSync(log, "utf8").startsWith("state preparing\n")) states = ["preparing", ...states];
   expect(readFileSync(log, "utf8")).toBe(expected("before"));
 
-  const init = r.undo(["init", "--file-hooks"]);
+  const init = await r.run(["init", "--file-hooks"]);
   expect(init.code).toBe(0);
   expect(init.stdout).toContain(`added git-undo's block to your hook ${hookPath}`);
   const installed = readFileSync(hookPath, "utf8");
@@ -49,7 +49,7 @@ test("a user's reference-transaction hook keeps its stdin and arguments before, 
   expect(r.undo(["init", "--file-hooks"]).stdout).toContain(`updated git-undo's block in ${hookPath}`);
   expect(readFileSync(hookPath, "utf8")).toBe(installed);
 
-  const un = r.undo(["uninstall"]);
+  const un = await r.run(["uninstall"]);
   expect(un.code).toBe(0);
   expect(readFileSync(hookPath, "utf8")).toBe(userHook);
   expect(statSync(hookPath).mode & 0o777).toBe(0o750);
@@ -63,13 +63,13 @@ test("a user's reference-transaction hook keeps its stdin and arguments before, 
   expect(existsSync(join(gitDir, "undo", "pending"))).toBe(false);
 }, 60_000);
 
-test("init refuses, writing nothing, when a hook is not a shell script, not executable, or a link", () => {
+test("init refuses, writing nothing, when a hook is not a shell script, not executable, or a link", async () => {
   const r = makeRepo();
   r.commit("base");
   const hooks = join(r.gitDir(), "hooks");
   const py = "#!/usr/bin/env python3\nprint('hi')\n";
   writeFileSync(join(hooks, "post-index-change"), py, { mode: 0o755 });
-  let res = r.undo(["init", "--file-hooks"]);
+  let res = await r.run(["init", "--file-hooks"]);
   expect(res.code).toBe(1);
   expect(res.stderr).toContain("is not a shell script");
   expect(existsSync(join(hooks, "reference-transaction"))).toBe(false);
@@ -78,7 +78,7 @@ test("init refuses, writing nothing, when a hook is not a shell script, not exec
 
   writeFileSync(join(hooks, "post-index-change"), "#!/bin/sh\necho off\n");
   chmodSync(join(hooks, "post-index-change"), 0o644);
-  res = r.undo(["init", "--file-hooks"]);
+  res = await r.run(["init", "--file-hooks"]);
   expect(res.code).toBe(1);
   expect(res.stderr).toContain("not executable");
   expect(existsSync(join(hooks, "reference-transaction"))).toBe(false);
@@ -87,7 +87,7 @@ test("init refuses, writing nothing, when a hook is not a shell script, not exec
   writeFileSync(shared, "#!/bin/sh\n", { mode: 0o755 });
   chmodSync(join(hooks, "post-index-change"), 0o755);
   symlinkSync(shared, join(hooks, "reference-transaction"));
-  res = r.undo(["init", "--file-hooks"]);
+  res = await r.run(["init", "--file-hooks"]);
   expect(res.code).toBe(1);
   expect(res.stderr).toContain("is a symbolic link");
   expect(readFileSync(shared, "utf8")).toBe("#!/bin/sh\n");

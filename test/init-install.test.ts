@@ -41,7 +41,7 @@ test("uninstall --purge deletes every snapshot and git-undo's files; doctor repo
   const r = makeRepo();
   r.git(["config", "undo.settle", String(SETTLE_MS)]);
   r.commit("base", { "a.txt": "a\n" });
-  let doc = r.undo(["doctor"]);
+  let doc = await r.run(["doctor"]);
   expect(doc.code).toBe(1);
   expect(doc.stdout).toContain("recording is off here");
   expect(doc.stdout).toContain("reference-transaction: ");
@@ -52,18 +52,18 @@ test("uninstall --purge deletes every snapshot and git-undo's files; doctor repo
   // A git-undo of someone else's on PATH (git-extras ships one) shadows this one.
   const bin = tempDir("bin");
   writeFileSync(join(bin, "git-undo"), "#!/bin/sh\necho extras\n", { mode: 0o755 });
-  doc = r.undo(["doctor"], { env: { PATH: `${bin}:${process.env.PATH ?? ""}` } });
+  doc = await r.run(["doctor"], { env: { PATH: `${bin}:${process.env.PATH ?? ""}` } });
   expect(doc.stdout).toContain("ok       reference-transaction: installed and executable");
   expect(doc.stdout).toContain("ok       post-index-change: installed and executable");
   expect(doc.stdout).toContain("ok       the worker starts");
   expect(doc.stdout).toContain(`'git undo' runs ${join(bin, "git-undo")}, not this toolkit`);
   expect(doc.code).toBe(1);
   writeFileSync(join(r.gitDir(), "undo", "worker.log"), "2024-01-01T00:00:00.000Z [1] recording failed: boom\n");
-  doc = r.undo(["doctor"]);
+  doc = await r.run(["doctor"]);
   expect(doc.stdout).toContain("recording failed: boom");
 
   expect(list(r).length).toBeGreaterThanOrEqual(2);
-  const res = r.undo(["uninstall", "--purge"]);
+  const res = await r.run(["uninstall", "--purge"]);
   expect(res.code).toBe(0);
   expect(r.g("for-each-ref", "refs/undo/")).toBe("");
   expect(existsSync(join(r.gitDir(), "undo"))).toBe(false);
@@ -71,7 +71,7 @@ test("uninstall --purge deletes every snapshot and git-undo's files; doctor repo
   expect(r.g("log", "-1", "--format=%s")).toBe("two");
 }, 60_000);
 
-test("install.sh --prefix says every file it writes outside the checkout, one line each; --help says where --prefix puts what", () => {
+test("install.sh --prefix says every file it writes outside the checkout, one line each; --help says where --prefix puts what", async () => {
   const home = tempDir("home");
   const r = makeRepo();
   const env = { ...r.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local", "share") };

@@ -32,7 +32,7 @@ test("a shared hooks folder records where init ran, and not where only 'git undo
   }
 
   // A snapshot by hand makes other's undo/ (its lock lives there), not its marker.
-  const manual = other.undo(["snapshot"]);
+  const manual = await other.run(["snapshot"]);
   expect(manual.code).toBe(0);
   expect(existsSync(join(other.gitDir(), "undo"))).toBe(true);
   expect(existsSync(join(other.gitDir(), "undo", UNDO_FILES.hooksEnabled))).toBe(false);
@@ -52,7 +52,7 @@ test("a shared hooks folder records where init ran, and not where only 'git undo
   await Bun.sleep(SETTLE_MS * 2);
   expect(list(other)).toHaveLength(1);
 
-  const doc = other.undo(["doctor"]);
+  const doc = await other.run(["doctor"]);
   expect(doc.code).toBe(1);
   expect(doc.stdout).toContain(`recording is off here: init has not run here (no ${join(other.gitDir(), "undo", UNDO_FILES.hooksEnabled)})`);
   expect(r.undo(["doctor"]).stdout).toContain(`ok       recording is on here`);
@@ -99,7 +99,7 @@ test("a shared hooks folder records where init ran, and not where only 'git undo
   expect(existsSync(join(wtGitDir, "undo", UNDO_FILES.hooksEnabled))).toBe(false);
   expect(list(r)).toEqual(kept);
   expect(list(r, wt)).toEqual(linked);
-  res = r.undo(["uninstall", "--purge"]);
+  res = await r.run(["uninstall", "--purge"]);
   expect(res.code).toBe(0);
   expect(existsSync(join(r.gitDir(), "undo"))).toBe(false);
   expect(existsSync(join(wtGitDir, "undo"))).toBe(false);

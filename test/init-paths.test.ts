@@ -20,7 +20,7 @@ test("core.hooksPath in a tracked folder: new hooks are excluded locally, tracke
   r.write(".githooks/pre-commit", "#!/bin/sh\nexit 0\n", 0o755);
   r.commit("hooks");
   r.git(["config", "core.hooksPath", ".githooks"]);
-  const res = r.undo(["init", "--file-hooks"]);
+  const res = await r.run(["init", "--file-hooks"]);
   expect(res.code).toBe(0);
   expect(existsSync(r.path(".githooks/reference-transaction"))).toBe(true);
   expect(r.g("status", "--porcelain")).toBe("");
@@ -38,7 +38,7 @@ test("core.hooksPath in a tracked folder: new hooks are excluded locally, tracke
   r.write(".githooks/post-index-change", "#!/bin/sh\nexit 0\n", 0o755);
   r.commit("tracked hook");
   await settled(r.gitDir());
-  const refused = r.undo(["init", "--file-hooks"]);
+  const refused = await r.run(["init", "--file-hooks"]);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain(".githooks/post-index-change is tracked");
   expect(r.read(".githooks/post-index-change")).toBe("#!/bin/sh\nexit 0\n");
@@ -54,7 +54,7 @@ test("a hooks folder outside the repository, set through includeIf: explicit fla
   writeFileSync(join(r.home, "hooks.cfg"), `[core]\n\thooksPath = ${shared}\n`);
   writeFileSync(join(r.home, ".gitconfig"), `[includeIf "gitdir:/"]\n\tpath = ${join(r.home, "hooks.cfg")}\n`);
 
-  const refused = r.undo(["init", "--file-hooks"]);
+  const refused = await r.run(["init", "--file-hooks"]);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain(`core.hooksPath points at ${shared}, outside this repository`);
   expect(refused.stderr).toContain("--global-hooks");
@@ -72,7 +72,7 @@ test("a hooks folder outside the repository, set through includeIf: explicit fla
   expect(other.g("for-each-ref", "refs/undo/")).toBe("");
 
   // Without --global-hooks, uninstall turns recording off in this repository only.
-  const here = r.undo(["uninstall"]);
+  const here = await r.run(["uninstall"]);
   expect(here.code).toBe(0);
   expect(here.stdout).toContain("automatic recording is off in this repository");
   expect(existsSync(join(shared, "reference-transaction"))).toBe(true);
@@ -86,15 +86,15 @@ test("a hooks folder outside the repository, set through includeIf: explicit fla
   expect(existsSync(join(shared, "reference-transaction"))).toBe(false);
 }, 60_000);
 
-test("core.hooksPath=/dev/null or a missing folder: init explains and stops", () => {
+test("core.hooksPath=/dev/null or a missing folder: init explains and stops", async () => {
   const r = repo();
   r.git(["config", "core.hooksPath", "/dev/null"]);
-  let res = r.undo(["init", "--file-hooks"]);
+  let res = await r.run(["init", "--file-hooks"]);
   expect(res.code).toBe(1);
   expect(res.stderr).toContain("core.hooksPath is /dev/null");
   expect(existsSync(join(r.gitDir(), "undo"))).toBe(false);
   r.git(["config", "core.hooksPath", "no-such-folder"]);
-  res = r.undo(["init", "--file-hooks"]);
+  res = await r.run(["init", "--file-hooks"]);
   expect(res.code).toBe(1);
   expect(res.stderr).toContain(`core.hooksPath names ${r.path("no-such-folder")}, which does not exist`);
   expect(existsSync(r.path("no-such-folder"))).toBe(false);

@@ -35,7 +35,7 @@ function branchObject(r: TestRepo): string | undefined {
 }
 
 describe("non-UTF-8 bytes in snapshots", () => {
-  test("a Latin-1 commit subject: summary and Undo-Reflog are the reflog's bytes as commit-tree stores them", () => {
+  test("a Latin-1 commit subject: summary and Undo-Reflog are the reflog's bytes as commit-tree stores them", async () => {
     const r = makeRepo();
     r.commit("one", { "a.txt": "1\n" });
     const msg = join(tempDir("msg"), "msg");
@@ -66,17 +66,17 @@ describe("non-UTF-8 bytes in snapshots", () => {
     expect(messageOf(s.commit).includes(REPLACEMENT)).toBe(false);
 
     // Nothing changed since: no new snapshot.
-    expect(r.undo(["snapshot"])).toEqual({ code: 1, stdout: "no change since #1\n", stderr: "" });
+    expect(await r.run(["snapshot"])).toEqual({ code: 1, stdout: "no change since #1\n", stderr: "" });
     // A change outside HEAD's reflog is phrased from the difference: the
     // trailer read back compares equal to the live reflog entry.
     r.git(["branch", "other"]);
-    const second = r.ok("snapshot");
+    const second = await r.okIn("snapshot");
     expect(second).toMatch(/^#2 /);
     expect(second).not.toContain("commit:");
     expect(second).toContain("other");
   });
 
-  test("a stash message in Latin-1: the stash blob is git stash list's bytes", () => {
+  test("a stash message in Latin-1: the stash blob is git stash list's bytes", async () => {
     const r = makeRepo();
     r.commit("one", { "a.txt": "1\n" });
     r.write("a.txt", "changed\n");
@@ -88,12 +88,12 @@ describe("non-UTF-8 bytes in snapshots", () => {
 
     // Dropped and brought back by undo: `git stash store -m` gets the exact bytes.
     r.git(["stash", "drop", "-q"]);
-    r.ok("snapshot");
-    r.ok("undo");
+    await r.okIn("snapshot");
+    await r.okIn("undo");
     expect(raw(r, ["stash", "list", "--format=%H%x09%gs"]).equals(expected)).toBe(true);
   });
 
-  test("a ref name with byte 0xE9 and a symbolic ref to it: the refs blob is for-each-ref's bytes", () => {
+  test("a ref name with byte 0xE9 and a symbolic ref to it: the refs blob is for-each-ref's bytes", async () => {
     const r = makeRepo();
     const c1 = r.commit("one", { "a.txt": "1\n" });
     sh(r, `git check-ref-format "$(printf 'refs/heads/caf\\351')"`); // Git accepts the name
@@ -112,24 +112,24 @@ describe("non-UTF-8 bytes in snapshots", () => {
     expect(blob.includes(Buffer.concat([Buffer.from("refs/heads/alias\t"), Buffer.from(`${c1}\tcommit\t`), BRANCH, Buffer.from("\t\t\n")]))).toBe(true);
   });
 
-  test("undo and redo move a non-UTF-8 branch and HEAD on it by their real names", () => {
+  test("undo and redo move a non-UTF-8 branch and HEAD on it by their real names", async () => {
     const r = makeRepo();
     const c1 = r.commit("one", { "a.txt": "1\n" });
     setBranch(r, c1);
-    r.ok("snapshot"); // #1: HEAD on main, both at c1
+    await r.okIn("snapshot"); // #1: HEAD on main, both at c1
     const c2 = r.commit("two", { "a.txt": "2\n" });
     setBranch(r, c2);
     sh(r, `git symbolic-ref HEAD "$(printf 'refs/heads/caf\\351')"`);
-    r.ok("snapshot"); // #2: HEAD on café, both at c2
+    await r.okIn("snapshot"); // #2: HEAD on café, both at c2
     // HEAD's bytes as its file holds them, read through Git (with reftable that file is a placeholder).
     const readHead = () => Buffer.concat([Buffer.from("ref: "), gitBytes(r, ["symbolic-ref", "HEAD"])]);
 
-    r.ok("undo");
+    await r.okIn("undo");
     expect(branchObject(r)).toBe(c1);
     expect(readHead().toString()).toBe("ref: refs/heads/main\n");
     expect(r.g("rev-parse", "main")).toBe(c1);
 
-    r.ok("redo");
+    await r.okIn("redo");
     expect(branchObject(r)).toBe(c2);
     expect(readHead().equals(Buffer.concat([Buffer.from("ref: "), BRANCH, Buffer.from("\n")]))).toBe(true);
     expect(r.read("a.txt")).toBe("2\n");
@@ -139,7 +139,7 @@ describe("non-UTF-8 bytes in snapshots", () => {
 });
 
 describe("decodeBytes / encodeBytes", () => {
-  test("valid UTF-8 reads as before; any bytes come back exactly", () => {
+  test("valid UTF-8 reads as before; any bytes come back exactly", async () => {
     const utf8 = Buffer.from("refs/heads/café-😀\tcommit: naïve\n");
     expect(decodeBytes(utf8)).toBe(new TextDecoder().decode(utf8));
     const samples = [CAFE, Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xf4, 0x90, 0x80, 0x80, 0x41]), Buffer.from([0xe2, 0x82])];

@@ -50,7 +50,7 @@ const stored = (r: TestRepo, content: string): boolean => {
   return r.git(["cat-file", "-e", id], { allowFail: true }).code === 0;
 };
 
-test("status.showUntrackedFiles=no: only tracked files are recorded, no untracked file's content enters the repository", () => {
+test("status.showUntrackedFiles=no: only tracked files are recorded, no untracked file's content enters the repository", async () => {
   const { r } = dotfiles();
   r.write(".bashrc", "alias ll='ls -la'\n");
   expect(r.undo(["snapshot"]).code).toBe(0);
@@ -70,7 +70,7 @@ test("status.showUntrackedFiles=no: only tracked files are recorded, no untracke
   expect(r.undo(["doctor"]).stdout).not.toContain("undo.maxNewFileSize");
 });
 
-test("any other value of status.showUntrackedFiles records untracked files, as the format says", () => {
+test("any other value of status.showUntrackedFiles records untracked files, as the format says", async () => {
   const { r } = dotfiles({ showUntracked: "normal" });
   // As the dotfiles guides say: else the repository's own folder is an untracked file too.
   r.write(".gitignore", ".cfg/\n");
@@ -111,7 +111,7 @@ test("a snapshot recorded without a work tree is named so by undo, not blamed on
   expect((await record(bare, { kind: "change" })).created).toBe(true);
   r.write(".bashrc", "later\n");
   expect(r.undo(["snapshot"]).code).toBe(0);
-  const res = r.undo(["restore", "1"]);
+  const res = await r.run(["restore", "1"]);
   expect(res.code).toBe(0);
   expect(res.stdout + res.stderr).toContain("recorded without a work tree");
   expect(res.stdout + res.stderr).not.toContain("undo.worktree");

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { record } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
 import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { expectRefused, withRepoEnv } from "./helpers/restore.ts";
+import { withRepoEnv, expectRefusedIn } from "./helpers/restore.ts";
 import { latest, snap } from "./helpers/snap.ts";
 
 const MiB = 1024 * 1024;
@@ -51,12 +51,12 @@ async function recordInProcess(r: TestRepo, verify: boolean) {
 }
 
 describe("undo.maxNewFileSize", () => {
-  test("a 2 MiB untracked file over 1m: left out of the tree, never hashed, named by snapshot and doctor", () => {
+  test("a 2 MiB untracked file over 1m: left out of the tree, never hashed, named by snapshot and doctor", async () => {
     const r = limited();
     r.write("dump.bin", bytes(2 * MiB));
     r.write("notes.txt", "small and new\n");
     const blob = blobOf(r, "dump.bin");
-    const res = r.undo(["snapshot"]);
+    const res = await r.run(["snapshot"]);
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^#2 /);
     expect(res.stderr).toContain("dump.bin (2 MiB)");
@@ -65,12 +65,12 @@ describe("undo.maxNewFileSize", () => {
     // Not even hashed: no object for it anywhere in .git.
     expect(hasObject(r, blob)).toBe(false);
     // Again, with nothing changed: still named, still not hashed.
-    const again = r.undo(["snapshot"]); // its exit code is the snapshot command's business
+    const again = await r.run(["snapshot"]); // its exit code is the snapshot command's business
     expect(again.stdout).toBe("no change since #2\n");
     expect(again.stderr).toContain("dump.bin");
     expect(hasObject(r, blob)).toBe(false);
 
-    const doctor = r.undo(["doctor"]);
+    const doctor = await r.run(["doctor"]);
     expect(doctor.stdout).toMatch(/1 untracked file is larger than undo\.maxNewFileSize \(1 MiB\)/);
     expect(doctor.stdout).toMatch(/^ +dump\.bin \(2 MiB\)$/m);
     expect(doctor.stdout).toContain("git config undo.maxNewFileSize");
@@ -80,7 +80,7 @@ describe("undo.maxNewFileSize", () => {
     expect(worktreeOf(r)).toBe(plainTreeWithout(r, ["dump.bin"]));
   });
 
-  test("it survives undo and restores of older and newer snapshots, untouched", () => {
+  test("it survives undo and restores of older and newer snapshots, untouched", async () => {
     const r = limited(); // #1: a.c, src/b.c
     r.write("dump.bin", bytes(2 * MiB));
     r.write("a.c", "edited\n");
@@ -89,20 +89,20 @@ describe("undo.maxNewFileSize", () => {
     r.write("src/new.c", "new\n");
     snap(r); // #3
     const before = sha(r, "dump.bin");
-    r.ok(); // git undo: back to #2's state
+    await r.okIn(); // git undo: back to #2's state
     expect(r.read("a.c")).toBe("edited\n");
     expect(sha(r, "dump.bin")).toBe(before);
-    r.ok("restore", "1");
+    await r.okIn("restore", "1");
     expect(r.read("a.c")).toBe("a\n");
     expect(sha(r, "dump.bin")).toBe(before);
-    r.ok("restore", "3");
+    await r.okIn("restore", "3");
     expect(r.read("src/new.c")).toBe("new\n");
     expect(sha(r, "dump.bin")).toBe(before);
     // No snapshot ever held it.
     expect(hasObject(r, blobOf(r, "dump.bin"))).toBe(false);
   });
 
-  test("where a restore would create a file at its path, the restore refuses and leaves it", () => {
+  test("where a restore would create a file at its path, the restore refuses and leaves it", async () => {
     const r = limited();
     r.write("out.bin", "small, recorded\n");
     snap(r); // #2 holds out.bin
@@ -111,18 +111,18 @@ describe("undo.maxNewFileSize", () => {
     r.write("out.bin", bytes(2 * MiB));
     const big = sha(r, "out.bin");
     const before = fingerprint(r);
-    expectRefused(r, ["restore", "2"], /out\.bin/);
+    await expectRefusedIn(r, ["restore", "2"], /out\.bin/);
     expect(sha(r, "out.bin")).toBe(big);
     expect(fingerprint(r)).toBe(before);
   });
 
-  test("once staged it is recorded; 0 means no limit", () => {
+  test("once staged it is recorded; 0 means no limit", async () => {
     const r = limited();
     r.write("dump.bin", bytes(2 * MiB));
     expect(r.undo(["snapshot"]).stdout).toBe("no change since #1\n");
     expect(worktreeFiles(r)).not.toContain("dump.bin");
     r.git(["add", "dump.bin"]);
-    const staged = r.undo(["snapshot"]);
+    const staged = await r.run(["snapshot"]);
     expect(staged.stderr).not.toContain("dump.bin");
     expect(worktreeFiles(r)).toContain("dump.bin");
     expect(r.g("ls-tree", "--name-only", r.g("rev-parse", `${latest(r).tree}:index`))).toContain("dump.bin");
@@ -132,13 +132,13 @@ describe("undo.maxNewFileSize", () => {
     unlimited.git(["config", "undo.maxNewFileSize", "0"]);
     unlimited.commit("base", { "a.c": "a\n" });
     unlimited.write("dump.bin", bytes(2 * MiB));
-    const res = unlimited.undo(["snapshot"]);
+    const res = await unlimited.run(["snapshot"]);
     expect(res.stderr).toBe("");
     expect(worktreeFiles(unlimited)).toEqual(["a.c", "dump.bin"]);
     expect(hasObject(unlimited, blobOf(unlimited, "dump.bin"))).toBe(true);
   });
 
-  test("the default is 64m; suffixes k, m and g; a bad value is a warning naming the key, the default in force", () => {
+  test("the default is 64m; suffixes k, m and g; a bad value is a warning naming the key, the default in force", async () => {
     const r = makeRepo();
     r.commit("base", { "a.c": "a\n" });
     r.write("dump.bin", bytes(2 * MiB));
@@ -149,7 +149,7 @@ describe("undo.maxNewFileSize", () => {
     expect(r.undo(["snapshot"]).stderr).toContain("undo.maxNewFileSize (1.5 MiB");
     for (const bad of ["lots", "-1", "1.5m", "2x"]) {
       r.git(["config", "undo.maxNewFileSize", bad]);
-      const res = r.undo(["snapshot"]);
+      const res = await r.run(["snapshot"]);
       expect(res.stderr).toStartWith(`warning: undo.maxNewFileSize is '${bad}', not a whole number of bytes`);
       // The default (64 MiB) applies: the 2 MiB file is recorded again.
       expect(worktreeFiles(r)).toContain("dump.bin");

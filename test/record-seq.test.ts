@@ -24,15 +24,15 @@ afterEach(() => {
 const numbers = (r: TestRepo, prefix?: string) => snapshotRefs(r, prefix).map((s) => Number(s.ref.slice(-10)));
 
 describe("dedupe", () => {
-  test("no manual snapshot whose tree equals the latest's: 'no change since #n', exit 1", () => {
+  test("no manual snapshot whose tree equals the latest's: 'no change since #n', exit 1", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     expect(snap(r).out).toBe("#1 commit (initial): one\n");
-    const again = r.undo(["snapshot"]);
+    const again = await r.run(["snapshot"]);
     expect(again).toEqual({ code: 1, stdout: "no change since #1\n", stderr: "" });
     expect(numbers(r)).toEqual([1]);
     // A -m message is a bookmark: recorded even though nothing changed, with the same tree.
-    expect(r.undo(["snapshot", "-m", "just a label"])).toEqual({ code: 0, stdout: "#2 just a label\n", stderr: "" });
+    expect(await r.run(["snapshot", "-m", "just a label"])).toEqual({ code: 0, stdout: "#2 just a label\n", stderr: "" });
     expect(numbers(r)).toEqual([1, 2]);
     expect(snapshotRefs(r).map((s) => s.tree)).toEqual([snapshotRefs(r)[0]!.tree, snapshotRefs(r)[0]!.tree]);
     // An empty message says nothing: deduped as without -m.
@@ -71,7 +71,7 @@ describe("a lean recording", () => {
   /** Their subcommands. */
   const spawns = (r: TestRepo): string[] => commands(r).map((c) => c.split(" ")[0]!);
 
-  test("at most 13 Git processes; nothing written when nothing changed; a commit needs no diff; no snapshot commit is read back", () => {
+  test("at most 13 Git processes; nothing written when nothing changed; a commit needs no diff; no snapshot commit is read back", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     snap(r);
@@ -108,7 +108,7 @@ describe("a lean recording", () => {
     expect(spawns(r).length).toBeLessThanOrEqual(budget + 1);
   });
 
-  test("blobs the newest snapshot holds are not written again; after a gc, they are", () => {
+  test("blobs the newest snapshot holds are not written again; after a gc, they are", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     snap(r);
@@ -140,7 +140,7 @@ describe("the committer's date", () => {
     return { committer, askedGit: readFileSync(trace, "utf8").split("\n").some((l) => / ?var GIT_COMMITTER_IDENT$/.test(l)) };
   }
 
-  test("now, with the local offset Git gave: kept for its quarter of an hour, asked again past it or when TZ changes", () => {
+  test("now, with the local offset Git gave: kept for its quarter of an hour, asked again past it or when TZ changes", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     const india = { TZ: "IST-5:30" }; // POSIX rules: no time-zone files needed
@@ -167,7 +167,7 @@ describe("the committer's date", () => {
 });
 
 describe("blobId", () => {
-  test("the id git hash-object gives, in SHA-1 and SHA-256 repositories", () => {
+  test("the id git hash-object gives, in SHA-1 and SHA-256 repositories", async () => {
     for (const format of ["sha1", "sha256"] as const) {
       const r = makeRepo({ objectFormat: format });
       for (const content of ["", "ref: refs/heads/main\n", "caf\u00e9\0binary\n"]) {
@@ -178,7 +178,7 @@ describe("blobId", () => {
 });
 
 describe("numbers", () => {
-  test("highest existing number plus one, ten digits", () => {
+  test("highest existing number plus one, ten digits", async () => {
     const r = makeRepo();
     r.commit("one");
     snap(r);
@@ -193,7 +193,7 @@ describe("numbers", () => {
     expect(snap(r).ref).toBe("refs/undo/snapshots/0000000002");
   });
 
-  test("every hundredth snapshot packs the snapshot refs (Git 2.42+, files); the user's loose branches stay loose", () => {
+  test("every hundredth snapshot packs the snapshot refs (Git 2.42+, files); the user's loose branches stay loose", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     const first = snap(r);
@@ -232,7 +232,7 @@ describe("numbers", () => {
     expect(snapshotRefs(r)[2]!.tree).toBe(capture.tree);
   });
 
-  test("undo.limit deletes the oldest, never the newest; numbers keep growing", () => {
+  test("undo.limit deletes the oldest, never the newest; numbers keep growing", async () => {
     const r = makeRepo();
     r.commit("one");
     r.git(["config", "undo.limit", "3"]);
@@ -253,7 +253,7 @@ describe("numbers", () => {
 });
 
 describe("the capture lock", () => {
-  test("holds '<pid> <host>\\n' and is created exclusively", () => {
+  test("holds '<pid> <host>\\n' and is created exclusively", async () => {
     const r = makeRepo();
     const dir = join(r.gitDir(), "undo");
     const lock = tryLock(dir);
@@ -264,7 +264,7 @@ describe("the capture lock", () => {
     expect(existsSync(join(dir, "capture.lock"))).toBe(false);
   });
 
-  test("a stale lock of a dead process is taken over", () => {
+  test("a stale lock of a dead process is taken over", async () => {
     const r = makeRepo();
     r.commit("one");
     const dir = join(r.gitDir(), "undo");
@@ -275,14 +275,14 @@ describe("the capture lock", () => {
     expect(existsSync(join(dir, "capture.lock"))).toBe(false);
   });
 
-  test("a live owner makes the recording wait, then refuse in one line; the lock is left alone", () => {
+  test("a live owner makes the recording wait, then refuse in one line; the lock is left alone", async () => {
     const r = makeRepo();
     r.commit("one");
     const dir = join(r.gitDir(), "undo");
     mkdirSync(dir, { recursive: true });
     const content = `${process.pid} ${hostname()}\n`;
     writeFileSync(join(dir, "capture.lock"), content);
-    const res = r.undo(["snapshot"], { env: { GIT_UNDO_LOCK_WAIT_MS: "200" } });
+    const res = await r.run(["snapshot"], { env: { GIT_UNDO_LOCK_WAIT_MS: "200" } });
     expect(res.code).toBe(1);
     expect(res.stdout).toBe("");
     expect(res.stderr.trimEnd().split("\n")).toHaveLength(1);
@@ -315,20 +315,20 @@ describe("the capture lock", () => {
     expect(snapshotRefs(r)).toHaveLength(1);
   });
 
-  test("a lock written on another host is never taken over", () => {
+  test("a lock written on another host is never taken over", async () => {
     const r = makeRepo();
     r.commit("one");
     const dir = join(r.gitDir(), "undo");
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "capture.lock"), `4194305 some-other-host.example\n`);
-    const res = r.undo(["snapshot"], { env: { GIT_UNDO_LOCK_WAIT_MS: "100" } });
+    const res = await r.run(["snapshot"], { env: { GIT_UNDO_LOCK_WAIT_MS: "100" } });
     expect(res.code).toBe(1);
     expect(snapshotRefs(r)).toEqual([]);
   });
 });
 
 describe("kinds of repository", () => {
-  test("a bare repository records refs and HEAD only", () => {
+  test("a bare repository records refs and HEAD only", async () => {
     const r = makeRepo({ bare: true });
     const tree = r.g("hash-object", "-t", "tree", "-w", "--stdin");
     const c = r.git(["commit-tree", tree, "-m", "one"]).stdout.trim();
@@ -341,7 +341,7 @@ describe("kinds of repository", () => {
     expect(s.ref).toBe("refs/undo/snapshots/0000000001");
   });
 
-  test("a linked worktree has its own sequence under refs/undo/worktrees/<w>/snapshots/", () => {
+  test("a linked worktree has its own sequence under refs/undo/worktrees/<w>/snapshots/", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     snap(r);
@@ -362,7 +362,7 @@ describe("kinds of repository", () => {
     expect(existsSync(join(r.gitDir(), "worktrees", "wt", "undo"))).toBe(true);
   });
 
-  test("a SHA-256 repository: 64-digit ids everywhere, conflicts and keep commits too", () => {
+  test("a SHA-256 repository: 64-digit ids everywhere, conflicts and keep commits too", async () => {
     const r = makeRepo({ objectFormat: "sha256" });
     r.commit("base", { "a.c": "base\n" });
     r.git(["checkout", "-q", "-b", "other"]);

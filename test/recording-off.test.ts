@@ -8,7 +8,7 @@ import { fingerprint, makeRepo } from "./helpers/repo.ts";
 
 const OFF = "recording is off here: run git undo init";
 
-test("without init: undo, redo, restore, revert and list say recording is off, and write nothing", () => {
+test("without init: undo, redo, restore, revert and list say recording is off, and write nothing", async () => {
   const r = makeRepo();
   r.commit("one", { "a.txt": "one\n" });
   r.write("a.txt", "edited\n");
@@ -26,22 +26,22 @@ test("without init: undo, redo, restore, revert and list say recording is off, a
     [["revert", "1"], 128, `fatal: no snapshot #1: ${OFF}`],
   ];
   for (const [args, code, line] of cases) {
-    const res = r.undo(args);
+    const res = await r.run(args);
     expect({ args, code: res.code, stderr: res.stderr, stdout: res.stdout }).toEqual({ args, code, stderr: `${line}\n`, stdout: "" });
     expect({ args, undoDir: existsSync(undoDir) }).toEqual({ args, undoDir: false });
   }
-  const list = r.undo(["list"]);
+  const list = await r.run(["list"]);
   expect(list.stdout).toBe(`no snapshots yet: ${OFF} (git undo snapshot records one now)\n`);
   for (const args of [["list", "--json"], ["list", "-n", "2"], ["show", "1"], ["gc", "--dry-run"]]) {
-    r.undo(args);
+    await r.run(args);
     expect({ args, undoDir: existsSync(undoDir) }).toEqual({ args, undoDir: false });
   }
   expect(fingerprint(r)).toBe(before);
 
   // Once something is recorded, git undo works as everywhere.
-  r.ok("snapshot");
+  await r.okIn("snapshot");
   r.write("a.txt", "edited again\n");
-  const undo = r.undo([]);
+  const undo = await r.run([]);
   expect(undo.code).toBe(0);
   expect(r.read("a.txt")).toBe("edited\n");
 });

@@ -45,7 +45,7 @@ function refParts(r: TestRepo, s: { tree: string }, n: number): string[] {
 }
 
 describe.skipIf(!supported)("reftable repositories", () => {
-  test("HEAD is a placeholder file there: the snapshot has the files twin's HEAD, refs, stash and reflog bytes", () => {
+  test("HEAD is a placeholder file there: the snapshot has the files twin's HEAD, refs, stash and reflog bytes", async () => {
     const files = repoOf("files");
     const reftable = repoOf("reftable");
     buildState(files);
@@ -66,7 +66,7 @@ describe.skipIf(!supported)("reftable repositories", () => {
     expect(b.tree).toBe(a.tree);
   });
 
-  test("a dangling symbolic ref is invisible to Git there, so it is left out; the files twin has its line", () => {
+  test("a dangling symbolic ref is invisible to Git there, so it is left out; the files twin has its line", async () => {
     const files = repoOf("files");
     const reftable = repoOf("reftable");
     for (const r of [files, reftable]) {
@@ -81,30 +81,30 @@ describe.skipIf(!supported)("reftable repositories", () => {
     expect(inReftable).toBe(refLine("refs/heads/main", reftable.g("rev-parse", "HEAD"), "commit"));
   });
 
-  test("a branch switch: checkout other then snapshot records HEAD on other, and git undo goes back", () => {
+  test("a branch switch: checkout other then snapshot records HEAD on other, and git undo goes back", async () => {
     const r = repoOf("reftable");
     r.commit("one", { "a.txt": "1\n" });
     r.git(["checkout", "-q", "-b", "other"]);
     r.commit("on other", { "a.txt": "other\n" });
     r.git(["checkout", "-q", "main"]);
     const onMain = userFingerprint(r);
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     r.git(["checkout", "-q", "other"]);
     const onOther = userFingerprint(r);
     const s = snap(r);
     expect(blobText(r, s.tree, "HEAD")).toBe("ref: refs/heads/other\n");
     expect(trailersOf(r, 2)["Undo-Head"]).toBe("other");
     expect(trailersOf(r, 2)["Undo-Reflog"]).toBe(r.g("reflog", "-1", "--format=%H %gs", "HEAD"));
-    r.ok();
+    await r.okIn();
     expect(r.g("symbolic-ref", "HEAD")).toBe("refs/heads/main");
     expect(r.read("a.txt")).toBe("1\n");
     expect(userFingerprint(r)).toBe(onMain);
-    r.ok("redo");
+    await r.okIn("redo");
     expect(r.g("symbolic-ref", "HEAD")).toBe("refs/heads/other");
     expect(userFingerprint(r)).toBe(onOther);
   });
 
-  test("a detached HEAD is recorded as its commit and comes back detached", () => {
+  test("a detached HEAD is recorded as its commit and comes back detached", async () => {
     const r = repoOf("reftable");
     const c1 = r.commit("one", { "a.txt": "1\n" });
     r.commit("two", { "a.txt": "2\n" });
@@ -114,14 +114,14 @@ describe.skipIf(!supported)("reftable repositories", () => {
     expect(blobText(r, s.tree, "HEAD")).toBe(`${c1}\n`);
     expect(trailersOf(r, 1)["Undo-Head"]).toBe("detached");
     r.git(["checkout", "-q", "main"]);
-    r.ok("snapshot");
-    r.ok();
+    await r.okIn("snapshot");
+    await r.okIn();
     expect(r.git(["symbolic-ref", "-q", "HEAD"], { allowFail: true }).code).toBe(1);
     expect(r.g("rev-parse", "HEAD")).toBe(c1);
     expect(userFingerprint(r)).toBe(detached);
   });
 
-  test("refs and symbolic refs moved, created and deleted come back", () => {
+  test("refs and symbolic refs moved, created and deleted come back", async () => {
     const r = repoOf("reftable");
     r.commit("one", { "a.txt": "1\n" });
     r.git(["branch", "keep"]);
@@ -129,22 +129,22 @@ describe.skipIf(!supported)("reftable repositories", () => {
     r.git(["symbolic-ref", "refs/x/b", "refs/heads/keep"]);
     r.git(["symbolic-ref", "refs/x/a", "refs/x/b"]);
     const before = userFingerprint(r);
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     r.commit("two", { "a.txt": "2\n" });
     r.git(["branch", "-f", "keep", "HEAD"]);
     r.git(["branch", "-D", "doomed"]);
     r.git(["branch", "fresh"]);
     r.git(["symbolic-ref", "refs/x/a", "refs/heads/fresh"]);
     r.git(["symbolic-ref", "--delete", "refs/x/b"]);
-    r.ok("snapshot");
-    r.ok();
+    await r.okIn("snapshot");
+    await r.okIn();
     expect(userFingerprint(r)).toBe(before);
     expect(immediateSymref(r, "refs/x/a")).toBe("refs/x/b");
     expect(immediateSymref(r, "refs/x/b")).toBe("refs/heads/keep");
     expect(r.git(["rev-parse", "-q", "--verify", "refs/heads/fresh"], { allowFail: true }).code).not.toBe(0);
   });
 
-  test("stash push and drop, then restore: the same entries, messages and order come back", () => {
+  test("stash push and drop, then restore: the same entries, messages and order come back", async () => {
     const r = repoOf("reftable");
     r.commit("one", { "a.txt": "1\n" });
     for (const n of ["one", "two", "three"]) {
@@ -159,16 +159,16 @@ describe.skipIf(!supported)("reftable repositories", () => {
     const s2 = snap(r);
     expect(blobText(r, s2.tree, "stash")).toBe(r.git(["stash", "list", "--format=%H%x09%gs"]).stdout);
     expect(blobText(r, s2.tree, "stash").split("\n").filter(Boolean).length).toBe(2);
-    r.ok();
+    await r.okIn();
     expect(r.git(["stash", "list", "--format=%H %gs"]).stdout).toBe(stashes);
     expect(userFingerprint(r)).toBe(before);
     // All of them dropped, then back again.
     r.git(["stash", "clear"]);
     expect(blobText(r, snap(r).tree, "refs")).not.toContain("refs/stash");
-    r.ok("restore", "1");
+    await r.okIn("restore", "1");
     expect(r.git(["stash", "list", "--format=%H %gs"]).stdout).toBe(stashes);
   });
-  test("a conflicted cherry-pick (CHERRY_PICK_HEAD is a ref there) is recorded, refused, and ended with --force", () => {
+  test("a conflicted cherry-pick (CHERRY_PICK_HEAD is a ref there) is recorded, refused, and ended with --force", async () => {
     const r = repoOf("reftable");
     r.commit("one", { "a.txt": "1\n" });
     r.git(["checkout", "-q", "-b", "side"]);
@@ -181,10 +181,10 @@ describe.skipIf(!supported)("reftable repositories", () => {
     expect(r.git(["rev-parse", "-q", "--verify", "CHERRY_PICK_HEAD"]).code).toBe(0);
     const s2 = snap(r);
     expect(blobText(r, s2.tree, "state")).toBe("CHERRY_PICK_HEAD\n");
-    const refused = r.undo(["restore", "1"]);
+    const refused = await r.run(["restore", "1"]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("cherry-pick");
-    r.ok("restore", "1", "--force");
+    await r.okIn("restore", "1", "--force");
     expect(r.git(["rev-parse", "-q", "--verify", "CHERRY_PICK_HEAD"], { allowFail: true }).code).not.toBe(0);
     expect(r.read("a.txt")).toBe("2\n");
     expect(r.g("rev-parse", "HEAD")).toBe(main);

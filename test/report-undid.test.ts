@@ -6,14 +6,14 @@ import { fingerprint, makeRepo } from "./helpers/repo.ts";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
-test("git undo names the change it undid before where it went; redo the one it did again", () => {
+test("git undo names the change it undid before where it went; redo the one it did again", async () => {
   const r = makeRepo();
   r.commit("base", { "a.txt": "a\n" });
-  r.ok("snapshot");
+  await r.okIn("snapshot");
   r.git(["branch", "feature"]);
-  r.ok("snapshot");
+  await r.okIn("snapshot");
   r.git(["branch", "-D", "feature"]);
-  const deleted = Number(/#(\d+)/.exec(r.ok("snapshot"))![1]);
+  const deleted = Number(/#(\d+)/.exec(await r.okIn("snapshot"))![1]);
 
   const dry = r.ok("undo", "--dry-run").split("\n");
   expect(dry[0]).toBe(`Would undo #${deleted} · branch feature deleted`);
@@ -32,21 +32,21 @@ test("git undo names the change it undid before where it went; redo the one it d
   expect(r.ok("restore", String(deleted - 1)).split("\n")[0]).toStartWith(`Restored #${deleted - 1}`);
 });
 
-test("the report lists a new file only the state left holds, and how to get it back", () => {
+test("the report lists a new file only the state left holds, and how to get it back", async () => {
   const r = makeRepo();
   r.commit("base", { "a.txt": "a\n" });
-  r.ok("snapshot");
+  await r.okIn("snapshot");
   // Created outside Git, then added: no snapshot before this one has it.
   r.write("new.txt", "made outside git\n");
   r.git(["add", "new.txt"]);
   r.write("a.txt", "fresh edit\n");
   const before = fingerprint(r);
 
-  const dry = r.ok("undo", "--dry-run");
+  const dry = await r.okIn("undo", "--dry-run");
   expect(dry).toMatch(/only the state left has these files: a\.txt, new\.txt; to get them back: git undo redo/);
   expect(fingerprint(r)).toBe(before);
 
-  const report = r.ok("undo");
+  const report = await r.okIn("undo");
   const line = report.split("\n").find((l) => l.includes("only the state left has"));
   expect(line).toBeDefined();
   expect(line!).toContain("new.txt");
@@ -55,12 +55,12 @@ test("the report lists a new file only the state left holds, and how to get it b
   expect(r.read("a.txt")).toBe("a\n");
 
   // As the report says: redo brings both back.
-  r.ok("redo");
+  await r.okIn("redo");
   expect(r.read("new.txt")).toBe("made outside git\n");
   expect(r.read("a.txt")).toBe("fresh edit\n");
 
   // Now snapshot #2 holds them too: undoing again lists nothing, though both go again.
-  const again = r.ok("undo");
+  const again = await r.okIn("undo");
   expect(again).not.toMatch(/only the state left has/);
   expect(existsSync(r.path("new.txt"))).toBe(false);
 });
@@ -73,10 +73,10 @@ test("list and show say recording… while the worker has a change still to reco
   r.git(["config", "undo.settle", "4000"]);
   r.git(["branch", "pending-one"]);
   await waitFor(() => existsSync(join(gitDir, "undo", "worker.pid")), "the worker to start");
-  expect(r.ok("list")).toContain("recording…");
+  expect(await r.okIn("list")).toContain("recording…");
   const latest = list(r)[0]!.number;
-  expect(r.ok("show", String(latest))).toContain("recording…");
+  expect(await r.okIn("show", String(latest))).toContain("recording…");
   await settled(gitDir);
   expect(list(r)[0]!.summary).toBe("branch pending-one created");
-  expect(r.ok("list")).not.toContain("recording…");
+  expect(await r.okIn("list")).not.toContain("recording…");
 }, 60_000);

@@ -49,7 +49,7 @@ describe("git undo rescue", () => {
     const items = lost(r);
     expect(items.map((i) => [i.kind, i.id])).toEqual([["stash", stash]]);
     expect(items[0]).toMatchObject({ message: "On main: parser ideas", files: ["a.txt", "new.txt"], reflogs: [] });
-    const text = r.ok("rescue");
+    const text = await r.okIn("rescue");
     expect(text).toContain(`stash  ${stash.slice(0, 7)}`);
     expect(text).toContain("On main: parser ideas");
     expect(text).toContain("files: a.txt, new.txt");
@@ -58,10 +58,10 @@ describe("git undo rescue", () => {
     const beforeUser = userState(r);
     const count = snapshotCount(r);
     // A dry run changes nothing.
-    const dry = r.undo(["rescue", stash.slice(0, 8), "--dry-run"]);
+    const dry = await r.run(["rescue", stash.slice(0, 8), "--dry-run"]);
     expect(dry.stdout).toContain("Would rescue stash entry 'On main: parser ideas'");
     expect(fingerprint(r)).toBe(before);
-    const res = r.undo(["rescue", stash.slice(0, 8)]);
+    const res = await r.run(["rescue", stash.slice(0, 8)]);
     expect(res.code).toBe(0);
     expect(res.stdout).toContain(`Rescued stash entry 'On main: parser ideas' (${stash.slice(0, 7)})`);
     expect(r.git(["stash", "list", "--format=%H %gs"]).stdout).toBe(`${stash} On main: parser ideas\n`);
@@ -76,7 +76,7 @@ describe("git undo rescue", () => {
     expect(r.git(["stash", "list"]).stdout).toBe("");
   });
 
-  test("a content staged and lost to reset --hard with no worker is found by grep --lost and written back to a new path", () => {
+  test("a content staged and lost to reset --hard with no worker is found by grep --lost and written back to a new path", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": "a\n" });
     r.write("notes.txt", "my precious staged line\nsecond line\n");
@@ -85,9 +85,9 @@ describe("git undo rescue", () => {
     r.git(["reset", "-q", "--hard"]);
     expect(existsSync(r.path("notes.txt"))).toBe(false);
 
-    const grep = r.undo(["grep", "--lost", "precious"]);
+    const grep = await r.run(["grep", "--lost", "precious"]);
     expect(grep).toEqual({ code: 0, stdout: `lost ${blob.slice(0, 7)} (no name):1:my precious staged line\n`, stderr: "" });
-    const json = JSON.parse(r.ok("grep", "--lost", "--json", "second")) as unknown[];
+    const json = JSON.parse(await r.okIn("grep", "--lost", "--json", "second")) as unknown[];
     expect(json).toEqual([{ snapshot: null, snapshots: [], lost: { id: blob, kind: "file" }, path: null, line: 2, text: "second line" }]);
     expect(r.undo(["grep", "--lost", "written nowhere"]).code).toBe(1);
     const items = lost(r);
@@ -95,13 +95,13 @@ describe("git undo rescue", () => {
     expect(items[0]).toMatchObject({ kind: "file", id: blob, path: null, lines: ["my precious staged line", "second line"] });
     expect(items[0]!.date).not.toBeNull(); // a loose object: its file's time
     // log -S finds it too, after the snapshots.
-    expect(r.ok("log", "-S", "precious", "--lost")).toContain(`file   ${blob.slice(0, 7)}`);
+    expect(await r.okIn("log", "-S", "precious", "--lost")).toContain(`file   ${blob.slice(0, 7)}`);
 
     // Without a path it says how; the path is relative to the current directory.
     expect(r.undo(["rescue", blob.slice(0, 7)]).code).toBe(129);
     r.write("sub/keep.txt", "k\n");
     const before = userState(r);
-    const res = r.undo(["rescue", blob.slice(0, 7), "--", "notes back.txt"], { cwd: r.path("sub") });
+    const res = await r.run(["rescue", blob.slice(0, 7), "--", "notes back.txt"], { cwd: r.path("sub") });
     expect(res.code).toBe(0);
     expect(res.stdout).toContain(`Rescued ${blob.slice(0, 7)} as sub/notes back.txt`);
     expect(r.read("sub/notes back.txt")).toBe("my precious staged line\nsecond line\n");
@@ -112,7 +112,7 @@ describe("git undo rescue", () => {
     expect(userState(r)).toBe(before);
   });
 
-  test("a content a tree named keeps its path (git write-tree, then reset)", () => {
+  test("a content a tree named keeps its path (git write-tree, then reset)", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": "a\n" });
     r.write("docs/plan.md", "the plan\n");
@@ -123,15 +123,15 @@ describe("git undo rescue", () => {
     expect(files.map((f) => [f.path, f.lines])).toEqual([["docs/plan.md", ["the plan"]]]);
   });
 
-  test("a content only deleted snapshots held keeps the path they gave it; their own commits are not listed", () => {
+  test("a content only deleted snapshots held keeps the path they gave it; their own commits are not listed", async () => {
     const r = makeRepo();
     r.git(["config", "undo.limit", "2"]);
     r.commit("base", { "a.txt": "a\n" });
     for (const i of [1, 2, 3, 4]) {
       r.write("notes/draft.txt", `draft ${i}\n`);
-      r.ok("snapshot");
+      await r.okIn("snapshot");
     }
-    expect(r.snapshots().map((s) => s.number)).toEqual([4, 3]);
+    expect((await r.snapshotsIn()).map((s) => s.number)).toEqual([4, 3]);
     const items = lost(r);
     // Newest first; two written in the same second come in id order, so compared as a set.
     expect(items.map((i) => `${i.kind} ${i.path} ${i.lines?.join("|")}`).sort()).toEqual(["file notes/draft.txt draft 1", "file notes/draft.txt draft 2"]);
@@ -142,7 +142,7 @@ describe("git undo rescue", () => {
     expect(r.read("notes/draft 1.txt")).toBe("draft 1\n");
   });
 
-  test("an amended commit is a lost commit on its branch, held only by reflogs; a commit of a deleted branch too", () => {
+  test("an amended commit is a lost commit on its branch, held only by reflogs; a commit of a deleted branch too", async () => {
     const r = makeRepo();
     r.commit("one", { "a.txt": "1\n" });
     const old = r.commit("two", { "a.txt": "2\n" });
@@ -161,17 +161,17 @@ describe("git undo rescue", () => {
     const topic = items.find((i) => i.id === tip)!;
     expect(topic).toMatchObject({ kind: "commit", subject: "topic 2", branch: "topic", branchFrom: "reflog", earlier: 1, reflogs: ["HEAD"] });
     expect(items.filter((i) => i.kind === "commit")).toHaveLength(2); // the run's older commit is counted, not listed
-    expect(r.ok("rescue")).toContain("only a reflog still holds it (HEAD, main)");
+    expect(await r.okIn("rescue")).toContain("only a reflog still holds it (HEAD, main)");
     // grep --lost searches what each lost run changed since the commit it left.
     expect(r.ok("grep", "--lost", "^2$").split("\n").sort().filter(Boolean)).toEqual([`lost ${old.slice(0, 7)} a.txt:1:2`, `lost ${tip.slice(0, 7)} t.txt:1:2`].sort());
 
     const before = userState(r);
-    const res = r.undo(["rescue", tip.slice(0, 10)]);
+    const res = await r.run(["rescue", tip.slice(0, 10)]);
     expect(res.code).toBe(0);
     expect(res.stdout).toContain(`rescued/${tip.slice(0, 7)} created at ${tip.slice(0, 7)}`);
     expect(r.g("rev-parse", `rescued/${tip.slice(0, 7)}`)).toBe(tip);
     // The amended one too; once a branch holds it, it is no longer lost.
-    const again = r.undo(["rescue", old]);
+    const again = await r.run(["rescue", old]);
     expect(again.code).toBe(0);
     expect(r.g("rev-parse", `rescued/${old.slice(0, 7)}`)).toBe(old);
     expect(r.undo(["rescue", old]).code).toBe(1); // no longer lost: a snapshot holds it
@@ -179,7 +179,7 @@ describe("git undo rescue", () => {
     expect(userState(r)).toBe(before);
   });
 
-  test("nothing a ref, a snapshot, the index or the stash list reaches is listed", () => {
+  test("nothing a ref, a snapshot, the index or the stash list reaches is listed", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": "a\n" });
     // The stash list (stash@{1} is held by a reflog alone) is the user's.
@@ -199,15 +199,15 @@ describe("git undo rescue", () => {
     r.commit("recorded commit", { "d.txt": "d\n" });
     r.write("e.txt", "staged then reset\n");
     r.git(["add", "e.txt"]);
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     r.git(["reset", "-q", "--hard", "HEAD~1"]);
     r.git(["stash", "drop", "-q"]);
     // A preview writes the current files as objects nothing keeps: not lost.
     r.write("f.txt", "unrecorded, on disk\n");
-    r.ok("show", "1", "-p");
+    await r.okIn("show", "1", "-p");
 
     expect(lost(r)).toEqual([]);
-    expect(r.ok("rescue")).toBe("nothing lost: every object is held by a ref, a snapshot, the index or the stash list\n");
+    expect(await r.okIn("rescue")).toBe("nothing lost: every object is held by a ref, a snapshot, the index or the stash list\n");
     // Only what nothing holds: one content staged and reset away unrecorded.
     r.write("g.txt", "truly lost\n");
     r.git(["add", "g.txt"]);
@@ -219,7 +219,7 @@ describe("git undo rescue", () => {
     for (const i of items) expect(held.has(i.id)).toBe(false);
   });
 
-  test("rescue -- <path> refuses where anything stands, and changes nothing", () => {
+  test("rescue -- <path> refuses where anything stands, and changes nothing", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": "a\n", ".gitignore": "*.log\n" });
     r.write("x.txt", "lost content\n");
@@ -228,7 +228,7 @@ describe("git undo rescue", () => {
     r.git(["reset", "-q", "--hard"]);
     r.write("build.log", "ignored\n");
     r.symlink("elsewhere", "link");
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     const before = fingerprint(r);
     const count = snapshotCount(r);
     for (const [path, said] of [
@@ -238,7 +238,7 @@ describe("git undo rescue", () => {
       ["a.txt/inside", "'a.txt' is a file"],
       ["link/inside", "'link' is a symbolic link"],
     ] as const) {
-      const res = r.undo(["rescue", blob, "--", path]);
+      const res = await r.run(["rescue", blob, "--", path]);
       expect(res.code).toBe(1);
       expect(res.stderr).toContain(said);
       expect(res.stdout).toBe("");
@@ -257,12 +257,12 @@ describe("git undo rescue", () => {
   test.skipIf(!hasTmux())("the picker lists lost work after the snapshots; Enter, y rescues it as git undo rescue does", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": "a\n" });
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     r.write("a.txt", "a\nidea\n");
     r.git(["stash", "push", "-q", "-m", "dropped idea"]);
     const stash = r.g("rev-parse", "stash@{0}");
     r.git(["stash", "drop", "-q"]);
-    r.ok("snapshot", "-m", "after the drop");
+    await r.okIn("snapshot", "-m", "after the drop");
     const before = userState(r);
     const t = new Terminal(r, 120, 30);
     try {

@@ -116,18 +116,18 @@ function gitShim(command: string, script: string): { path: string; ran: string }
 const mergeFailed = (o: Outcome) => /working-tree merge failed/.test(o.message);
 
 describe.skipIf(cannotMount !== null)("out of disk space during a restore: nothing changes", () => {
-  test("in the working-tree merge, with some files already written", () => {
+  test("in the working-tree merge, with some files already written", async () => {
     const { r, root } = repoOnTmpfs(4096);
     const one: Record<string, string> = { "a.txt": "1\n", "gone/x.txt": "only in #1\n" };
     for (const f of BIG) one[f] = noise(FILE);
     r.commit("one", one);
-    r.ok("snapshot"); // #1
+    await r.okIn("snapshot"); // #1
     r.remove("gone");
     const two: Record<string, string> = { "a.txt": "2\n", gone: "a file where #1 has a directory\n", "new/y.txt": "only in #2\n" };
     for (const f of BIG) two[f] = "small in #2\n";
     r.commit("two", two);
     r.write("untracked.txt", "untracked in #2\n");
-    r.ok("snapshot"); // #2, the state left
+    await r.okIn("snapshot"); // #2, the state left
 
     const failures = restoreUntilItFits(r, root, 8, 8);
     const merge = failures.filter(mergeFailed);
@@ -154,7 +154,7 @@ describe.skipIf(cannotMount !== null)("out of disk space during a restore: nothi
     ["restore snapshot", "commit-tree"],
   ];
   for (const [step, command] of later) {
-    test(`at the ${step} step, after the merge, with the disk full to the last block`, () => {
+    test(`at the ${step} step, after the merge, with the disk full to the last block`, async () => {
       const { r, root } = repoOnTmpfs(2048);
       // S's files are the big ones, more than the room set aside for the refs:
       // putting them back by writing them would not fit.
@@ -164,7 +164,7 @@ describe.skipIf(cannotMount !== null)("out of disk space during a restore: nothi
       r.git(["branch", "old"]);
       r.write("a.txt", "stashed in #1\n");
       r.git(["stash", "-q"]);
-      r.ok("snapshot"); // #1
+      await r.okIn("snapshot"); // #1
       r.remove("gone");
       const two: Record<string, string> = { "a.txt": "2\n", gone: "a file where #1 has a directory\n" };
       for (const f of BIG) two[f] = noise(FILE);
@@ -175,14 +175,14 @@ describe.skipIf(cannotMount !== null)("out of disk space during a restore: nothi
       r.write("a.txt", "stashed in #2\n");
       r.git(["stash", "-q", "-m", "second"]);
       r.write("untracked.txt", "untracked in #2\n");
-      r.ok("snapshot"); // #2, the state left: refs, HEAD, files, index and stash all differ
+      await r.okIn("snapshot"); // #2, the state left: refs, HEAD, files, index and stash all differ
 
       // Fill the disk, then note the blocks left free (none).
       const free = join(tempDir("enospc-free"), "free");
       const shim = gitShim(command, `cat /dev/zero > '${join(root, "filler")}' 2>/dev/null; stat -f -c %a '${root}' > '${free}'`);
       const before = fingerprint(r);
       const snapshots = snapshotRefs(r);
-      const res = r.undo(["restore", "1"], { env: { PATH: shim.path } });
+      const res = await r.run(["restore", "1"], { env: { PATH: shim.path } });
       expect(readFileSync(free, "utf8")).toBe("0\n");
       rmSync(join(root, "filler"), { force: true });
       const message = res.stderr.trim();
@@ -194,7 +194,7 @@ describe.skipIf(cannotMount !== null)("out of disk space during a restore: nothi
       expect(readdirSync(join(r.dir, ".git", "undo")).filter((n) => n.startsWith("tmp-"))).toEqual([]);
       expect(existsSync(join(r.dir, ".git", "index.lock"))).toBe(false);
       // With room again, the same restore goes through.
-      r.ok("restore", "1");
+      await r.okIn("restore", "1");
       expect(r.g("symbolic-ref", "HEAD")).toBe("refs/heads/main");
       expect(r.read("big/f0")).toBe(one["big/f0"]!);
       expect(r.read("gone/x.txt")).toBe("only in #1\n");
@@ -203,7 +203,7 @@ describe.skipIf(cannotMount !== null)("out of disk space during a restore: nothi
     });
   }
 
-  test("a git dir on another file system: no links, the rollback goes by Git's merge", () => {
+  test("a git dir on another file system: no links, the rollback goes by Git's merge", async () => {
     const { r, root } = repoOnTmpfs(1024);
     const gitDir = mkdtempSync(join(tmpdir(), "git-undo-enospc-gitdir-"));
     try {
@@ -212,18 +212,18 @@ describe.skipIf(cannotMount !== null)("out of disk space during a restore: nothi
       r.git(["config", "user.name", "Test User"]);
       r.git(["config", "user.email", "test@example.com"]);
       r.commit("one", { "a.txt": "1\n", "d/x.txt": "x\n" });
-      r.ok("snapshot");
+      await r.okIn("snapshot");
       r.remove("d");
       r.commit("two", { "a.txt": "2\n", d: "a file\n" });
-      r.ok("snapshot");
+      await r.okIn("snapshot");
       const before = fingerprint(r);
       const inode = lstatSync(r.path("a.txt")).ino;
-      const res = r.undo(["restore", "1"], { env: { GIT_UNDO_TEST_FAIL_AFTER: "worktree" } });
+      const res = await r.run(["restore", "1"], { env: { GIT_UNDO_TEST_FAIL_AFTER: "worktree" } });
       expect(res.code).toBe(128);
       expect(res.stderr).toContain("rolled back, nothing changed");
       expect(fingerprint(r)).toBe(before);
       expect(lstatSync(r.path("a.txt")).ino).not.toBe(inode); // written again by Git, not renamed back
-      r.ok("restore", "1");
+      await r.okIn("restore", "1");
       expect(r.read("d/x.txt")).toBe("x\n");
     } finally {
       rmSync(gitDir, { recursive: true, force: true });
@@ -234,13 +234,13 @@ describe.skipIf(cannotMount !== null)("out of disk space during a restore: nothi
 describe("the working tree's rollback by hard links", () => {
   const ino = (r: TestRepo, rel: string) => lstatSync(r.path(rel)).ino;
 
-  test("every kind of change goes back, S's files as the very same files", () => {
+  test("every kind of change goes back, S's files as the very same files", async () => {
     const r = makeRepo();
     r.commit("one", { "a.txt": "1\n", "run.sh": "echo\n", "d/x.txt": "x\n", f: "f is a file\n", "sub/deep/s.txt": "s\n" });
     r.symlink("a.txt", "link");
     r.git(["add", "link"]);
     r.git(["commit", "-q", "-m", "link"]);
-    r.ok("snapshot"); // #1
+    await r.okIn("snapshot"); // #1
     r.remove("d");
     r.remove("f");
     r.remove("sub");
@@ -249,10 +249,10 @@ describe("the working tree's rollback by hard links", () => {
     r.write("run.sh", "echo\n", 0o755);
     r.commit("two", { "a.txt": "2\n", d: "d is a file\n", "f/y.txt": "y\n", "new/z.txt": "z\n" });
     r.write("untracked.txt", "untracked in #2\n");
-    r.ok("snapshot"); // #2
+    await r.okIn("snapshot"); // #2
     const before = fingerprint(r);
     const inodes = ["a.txt", "run.sh", "d", "f/y.txt", "link", "untracked.txt"].map((p) => ino(r, p));
-    const res = r.undo(["restore", "1"], { env: { GIT_UNDO_TEST_FAIL_AFTER: "worktree" } });
+    const res = await r.run(["restore", "1"], { env: { GIT_UNDO_TEST_FAIL_AFTER: "worktree" } });
     expect(res.code).toBe(128);
     expect(res.stderr).toContain("rolled back, nothing changed");
     expect(fingerprint(r)).toBe(before);
@@ -260,21 +260,21 @@ describe("the working tree's rollback by hard links", () => {
     expect(["a.txt", "run.sh", "d", "f/y.txt", "link", "untracked.txt"].map((p) => ino(r, p))).toEqual(inodes);
     expect(existsSync(r.path("sub"))).toBe(false); // made by the merge, removed again
     expect(r.read("new/z.txt")).toBe("z\n"); // removed by the merge, with its directory
-    r.ok("restore", "1");
+    await r.okIn("restore", "1");
     expect(r.read("d/x.txt")).toBe("x\n");
     expect(r.read("sub/deep/s.txt")).toBe("s\n");
     expect(readlinkSync(r.path("link"))).toBe("a.txt");
   });
 
-  test("a file changed after the merge wrote it stays as changed, the rest goes back", () => {
+  test("a file changed after the merge wrote it stays as changed, the rest goes back", async () => {
     const r = makeRepo();
     r.commit("one", { "a.txt": "1\n", "b.txt": "b1\n" });
-    r.ok("snapshot"); // #1
+    await r.okIn("snapshot"); // #1
     r.commit("two", { "a.txt": "2\n", "b.txt": "b2\n", "c.txt": "only in #2\n" });
-    r.ok("snapshot"); // #2
+    await r.okIn("snapshot"); // #2
     // Just before the index step, after the merge: someone edits a file it wrote.
     const shim = gitShim("add --refresh", `printf 'edited during the restore\\n' > '${r.path("a.txt")}'`);
-    const res = r.undo(["restore", "1"], { env: { GIT_UNDO_TEST_FAIL_AFTER: "index", PATH: shim.path } });
+    const res = await r.run(["restore", "1"], { env: { GIT_UNDO_TEST_FAIL_AFTER: "index", PATH: shim.path } });
     expect(existsSync(shim.ran)).toBe(true);
     expect(res.code).toBe(128);
     expect(res.stderr).toMatch(/rolling it back failed too \(worktree: files changed since the restore wrote them are left as they are: a\.txt\)/);

@@ -6,19 +6,19 @@ import { describe, expect, test } from "bun:test";
 import { previewOf } from "./helpers/hostile.ts";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";
 
-test("undoing a stash pop: the popped edit is in the stash entry it puts back, so no warning", () => {
+test("undoing a stash pop: the popped edit is in the stash entry it puts back, so no warning", async () => {
   const r = makeRepo();
   r.commit("base", { "t.txt": "1\n" });
-  r.ok("snapshot"); // #1
+  await r.okIn("snapshot"); // #1
   r.write("t.txt", "2, never recorded on disk\n");
   r.git(["stash", "-q"]);
-  r.ok("snapshot"); // #2: in the stash only
+  await r.okIn("snapshot"); // #2: in the stash only
   r.git(["stash", "pop", "-q"]);
-  r.ok("snapshot"); // #3: on disk, the stash empty
-  const dry = r.ok("undo", "--dry-run");
+  await r.okIn("snapshot"); // #3: on disk, the stash empty
+  const dry = await r.okIn("undo", "--dry-run");
   expect(dry).toMatch(/stash: 1 entry back/);
   expect(dry).not.toMatch(/only the state left/);
-  const out = r.ok("undo");
+  const out = await r.okIn("undo");
   expect(out).not.toMatch(/only the state left/);
   // Where it said the content is: in the stash entry.
   expect(r.read("t.txt")).toBe("1\n");
@@ -26,7 +26,7 @@ test("undoing a stash pop: the popped edit is in the stash entry it puts back, s
   expect(r.read("t.txt")).toBe("2, never recorded on disk\n");
 });
 
-test("undoing a rebase: a file from the branch rebased onto is on that branch still, so no warning", () => {
+test("undoing a rebase: a file from the branch rebased onto is on that branch still, so no warning", async () => {
   const r = makeRepo();
   r.commit("base", { "a.txt": "a\n" });
   r.git(["checkout", "-q", "-b", "feature"]);
@@ -34,26 +34,26 @@ test("undoing a rebase: a file from the branch rebased onto is on that branch st
   r.git(["checkout", "-q", "main"]);
   r.commit("mod2 on main", { "src/mod2.ts": "export const two = 2;\n" });
   r.git(["checkout", "-q", "feature"]);
-  r.ok("snapshot"); // #1: on feature, no src/mod2.ts on disk in any snapshot
+  await r.okIn("snapshot"); // #1: on feature, no src/mod2.ts on disk in any snapshot
   r.git(["rebase", "-q", "main"]);
-  r.ok("snapshot"); // #2
-  const out = r.ok("undo");
+  await r.okIn("snapshot"); // #2
+  const out = await r.okIn("undo");
   expect(out).toMatch(/files: 1 removed/);
   expect(out).not.toMatch(/only the state left/);
   expect(r.git(["cat-file", "-p", "main:src/mod2.ts"]).stdout).toBe("export const two = 2;\n");
 });
 
-test("content nothing keeps is still named (a fresh edit, and a file no commit or stash entry has)", () => {
+test("content nothing keeps is still named (a fresh edit, and a file no commit or stash entry has)", async () => {
   const r = makeRepo();
   r.commit("base", { "t.txt": "1\n" });
   r.write("t.txt", "in the stash\n");
   r.git(["stash", "-q"]);
-  r.ok("snapshot"); // #1: one stash entry
+  await r.okIn("snapshot"); // #1: one stash entry
   r.write("t.txt", "a fresh edit\n");
   r.write("n.txt", "new\n");
   r.git(["add", "n.txt"]);
-  r.ok("snapshot"); // #2
-  const out = r.ok("undo");
+  await r.okIn("snapshot"); // #2
+  const out = await r.okIn("undo");
   expect(out).toMatch(/only the state left has these files: n\.txt, t\.txt; to get them back: git undo redo/);
 });
 
@@ -69,34 +69,34 @@ describe("the way back, said before and after (issue #30.8)", () => {
     return r;
   }
 
-  test("restore 4 from #8: redo would go to #5, so only 'git undo restore 8' is offered, by the dry run, the preview and the report alike", () => {
+  test("restore 4 from #8: redo would go to #5, so only 'git undo restore 8' is offered, by the dry run, the preview and the report alike", async () => {
     const r = eight();
     const said = "only the state left has this file: n.txt; to get it back: git undo restore 8";
-    expect(r.ok("restore", "4", "--dry-run")).toContain(said);
+    expect(await r.okIn("restore", "4", "--dry-run")).toContain(said);
     expect(previewOf(r, 4).stdout).toContain(said);
-    const out = r.ok("restore", "4");
+    const out = await r.okIn("restore", "4");
     expect(out).toContain(said);
     expect(out).toContain("To go back: git undo restore 8");
     // And that is where it leads: redo goes elsewhere.
-    r.ok("redo");
+    await r.okIn("redo");
     expect(r.read("n.txt")).toBe("5\n");
   });
 
-  test("git undo from #8: redo lands on #8, and both say so", () => {
+  test("git undo from #8: redo lands on #8, and both say so", async () => {
     const r = eight();
     const said = "to get it back: git undo redo or git undo restore 8";
-    expect(r.ok("undo", "--dry-run")).toContain(said);
+    expect(await r.okIn("undo", "--dry-run")).toContain(said);
     expect(previewOf(r, 7).stdout).toContain(said);
-    expect(r.ok("undo")).toContain(said);
+    expect(await r.okIn("undo")).toContain(said);
   });
 
-  test("unrecorded changes: the number they will be saved as is the one offered", () => {
+  test("unrecorded changes: the number they will be saved as is the one offered", async () => {
     const r = eight();
     r.write("n.txt", "9, not recorded\n");
     const said = "to get it back: git undo redo or git undo restore 9";
-    expect(r.ok("undo", "--dry-run")).toContain(said);
-    expect(r.ok("undo")).toContain(said);
-    expect(r.ok("redo")).toMatch(/Redid #9/);
+    expect(await r.okIn("undo", "--dry-run")).toContain(said);
+    expect(await r.okIn("undo")).toContain(said);
+    expect(await r.okIn("redo")).toMatch(/Redid #9/);
     expect(r.read("n.txt")).toBe("9, not recorded\n");
   });
 });

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { expectRefused, expectWellFormed, trailersOf, userFingerprint } from "./helpers/restore.ts";
+import { expectWellFormed, trailersOf, userFingerprint, expectRefusedIn } from "./helpers/restore.ts";
 
 /** The fingerprint without the lines naming `paths` (files and index entries) and git-undo's refs. */
 const without = (r: TestRepo, ...paths: string[]) =>
@@ -45,97 +45,97 @@ describe("restore <n> -- <pathspec>", () => {
   test("one file comes back with its index entry, mid-merge; the rest (conflict, stash, untracked, ignored) is untouched", async () => {
     const r = mixedState();
     const rest = without(r, "a.txt");
-    const out = r.ok("restore", "1", "--", "a.txt");
+    const out = await r.okIn("restore", "1", "--", "a.txt");
     expect(out).toContain("Restored a.txt from #1");
     expect(r.read("a.txt")).toBe("a1\n");
     expect(r.g("ls-files", "-s", "a.txt")).toContain(r.g("rev-parse", "v1:a.txt"));
     expect(without(r, "a.txt")).toBe(rest);
     expect(existsSync(r.path(".git/MERGE_HEAD"))).toBe(true);
     expect(r.read("build.log")).toBe("ignored\n");
-    const latest = r.snapshots()[0]!;
+    const latest = (await r.snapshotsIn())[0]!;
     expect(latest.kind).toBe("change");
     expect(latest.summary).toBe("restored a.txt from #1");
     expect(trailersOf(r, latest.number)["Undo-Restored"]).toBeUndefined();
     await expectWellFormed(r);
   });
 
-  test("git undo afterwards returns to the state before the partial restore", () => {
+  test("git undo afterwards returns to the state before the partial restore", async () => {
     const r = mixedState({ merge: false });
     const before = userFingerprint(r);
-    r.ok("restore", "1", "--", "a.txt", "sp ace.txt");
+    await r.okIn("restore", "1", "--", "a.txt", "sp ace.txt");
     expect(userFingerprint(r)).not.toBe(before);
-    r.ok("undo");
+    await r.okIn("undo");
     expect(userFingerprint(r)).toBe(before);
   });
 
-  test("--staged only the index entry, --worktree only the file", () => {
+  test("--staged only the index entry, --worktree only the file", async () => {
     const r = mixedState();
     const file = r.read("-dash.txt");
     const rest = without(r, "-dash.txt");
-    r.ok("restore", "1", "--staged", "--", "-dash.txt");
+    await r.okIn("restore", "1", "--staged", "--", "-dash.txt");
     expect(r.read("-dash.txt")).toBe(file);
     expect(r.g("ls-files", "-s", "--", "-dash.txt")).toContain(r.g("rev-parse", "v1:-dash.txt"));
     expect(without(r, "-dash.txt")).toBe(rest);
     const staged = r.g("ls-files", "-s", "--", "sp ace.txt");
-    r.ok("restore", "1", "-W", "sp ace.txt");
+    await r.okIn("restore", "1", "-W", "sp ace.txt");
     expect(r.read("sp ace.txt")).toBe("s1\n");
     expect(r.g("ls-files", "-s", "--", "sp ace.txt")).toBe(staged);
   });
 
-  test("pathspec magic, a file into a folder that is gone, and a file the snapshot lacked is removed", () => {
+  test("pathspec magic, a file into a folder that is gone, and a file the snapshot lacked is removed", async () => {
     const r = mixedState({ merge: false });
     r.git(["rm", "-q", "-r", "dir"]);
     r.write("later/new.txt", "new since #1\n");
-    r.ok("snapshot"); // #3
+    await r.okIn("snapshot"); // #3
     const rest = without(r, "dir/deep/x.txt", "later/new.txt");
-    const out = r.ok("restore", "1", "--", ":(glob)dir/**/*.txt", "later");
+    const out = await r.okIn("restore", "1", "--", ":(glob)dir/**/*.txt", "later");
     expect(out).toContain("Restored");
     expect(r.read("dir/deep/x.txt")).toBe("x1\n");
     expect(existsSync(r.path("later/new.txt"))).toBe(false);
     expect(without(r, "dir/deep/x.txt", "later/new.txt")).toBe(rest);
     // The removed file is held by #3 and comes back with git undo.
-    r.ok("undo");
+    await r.okIn("undo");
     expect(r.read("later/new.txt")).toBe("new since #1\n");
   });
 
-  test("pathspecs are relative to the current directory, as in Git", () => {
+  test("pathspecs are relative to the current directory, as in Git", async () => {
     const r = mixedState();
-    r.undo(["restore", "1", "--", "x.txt"], { cwd: r.path("dir/deep") });
+    await r.run(["restore", "1", "--", "x.txt"], { cwd: r.path("dir/deep") });
     expect(r.read("dir/deep/x.txt")).toBe("x1\n");
     expect(r.read("a.txt")).not.toBe("a1\n");
   });
 
-  test("refusals change nothing: a pathspec matching nothing, --staged without paths, an ignored file in the way", () => {
+  test("refusals change nothing: a pathspec matching nothing, --staged without paths, an ignored file in the way", async () => {
     const r = mixedState();
-    expectRefused(r, ["restore", "1", "--", "nothing-*.md"], /did not match any file/);
-    expectRefused(r, ["restore", "1", "--staged"], /limits a restore of pathspecs/);
+    await expectRefusedIn(r, ["restore", "1", "--", "nothing-*.md"], /did not match any file/);
+    await expectRefusedIn(r, ["restore", "1", "--staged"], /limits a restore of pathspecs/);
     const q = makeRepo();
     q.commit("one", { "keep.txt": "k\n", "b.txt": "b1\n" });
-    q.ok("snapshot"); // #1 has b.txt
+    await q.okIn("snapshot"); // #1 has b.txt
     q.git(["rm", "-q", "b.txt"]);
     q.commit("b gone");
     q.write(".git/info/exclude", "b.txt\n");
     q.write("b.txt", "ignored precious\n");
-    q.ok("snapshot");
-    expectRefused(q, ["restore", "1", "--", "b.txt"], /ignored file/);
+    await q.okIn("snapshot");
+    await expectRefusedIn(q, ["restore", "1", "--", "b.txt"], /ignored file/);
     expect(q.read("b.txt")).toBe("ignored precious\n");
   });
 
-  test("unrecorded work at the paths is saved first and named; git undo brings it back", () => {
+  test("unrecorded work at the paths is saved first and named; git undo brings it back", async () => {
     const r = mixedState({ merge: false });
     r.write("a.txt", "fresh unrecorded\n");
-    const out = r.ok("restore", "1", "--", "a.txt");
+    const out = await r.okIn("restore", "1", "--", "a.txt");
     expect(out).toContain("Saved your unrecorded changes");
     expect(out).toMatch(/only the state left has this file: a.txt/);
     expect(r.read("a.txt")).toBe("a1\n");
-    r.ok("undo");
+    await r.okIn("undo");
     expect(r.read("a.txt")).toBe("fresh unrecorded\n");
   });
 
-  test("--dry-run shows the plan and changes nothing", () => {
+  test("--dry-run shows the plan and changes nothing", async () => {
     const r = mixedState();
     const before = fingerprint(r);
-    const out = r.ok("restore", "1", "--dry-run", "--", "a.txt");
+    const out = await r.okIn("restore", "1", "--dry-run", "--", "a.txt");
     expect(out).toContain("Would restore a.txt from #1");
     expect(out).toContain("files: 1 changed");
     expect(fingerprint(r)).toBe(before);
@@ -150,77 +150,77 @@ describe("restore <n> --ref / --stash / --only", () => {
     r.git(["branch", "-D", "topic"]);
     r.git(["tag", "-f", "v1", "HEAD"]);
     r.git(["branch", "since"]);
-    r.ok("snapshot"); // #3
+    await r.okIn("snapshot"); // #3
     const keep = (s: string) => s.split("\n").filter((l) => !/^refs\/(undo|heads\/topic|tags\/v1) /.test(l)).join("\n");
     const rest = keep(userFingerprint(r));
-    const out = r.ok("restore", "1", "--ref", "topic", "--ref", "v1");
+    const out = await r.okIn("restore", "1", "--ref", "topic", "--ref", "v1");
     expect(out).toContain("Restored branch topic and tag v1 from #1");
     expect(r.g("rev-parse", "topic", "v1")).toBe(`${c1}\n${c1}`);
     expect(keep(userFingerprint(r))).toBe(rest);
     expect(r.g("rev-parse", "since")).toBe(r.g("rev-parse", "main"));
     // A ref #1 lacked goes.
-    r.ok("restore", "1", "--ref", "since");
+    await r.okIn("restore", "1", "--ref", "since");
     expect(r.git(["rev-parse", "-q", "--verify", "refs/heads/since"], { allowFail: true }).code).not.toBe(0);
-    expect(r.snapshots()[0]!.summary).toBe("restored branch since from #1");
+    expect((await r.snapshotsIn())[0]!.summary).toBe("restored branch since from #1");
     await expectWellFormed(r);
   });
 
-  test("--stash brings the stash list back; --only refs,stash leaves files, index and HEAD", () => {
+  test("--stash brings the stash list back; --only refs,stash leaves files, index and HEAD", async () => {
     const r = mixedState();
     r.git(["merge", "--abort"]);
     const stashes = r.git(["stash", "list", "--format=%H %gs"]).stdout;
     r.git(["stash", "drop", "-q"]);
     r.git(["stash", "drop", "-q"]);
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     const files = r.g("ls-files", "-s");
     const head = r.g("rev-parse", "HEAD");
     const noStash = (f: string) => f.split("\n").filter((l) => !l.startsWith("refs/stash ") && !/^[0-9a-f]{40} /.test(l)).join("\n");
     const rest = noStash(userFingerprint(r));
-    r.ok("restore", "2", "--stash");
+    await r.okIn("restore", "2", "--stash");
     expect(r.git(["stash", "list", "--format=%H %gs"]).stdout).toBe(stashes);
     expect(noStash(userFingerprint(r))).toBe(rest);
     r.git(["stash", "clear"]);
     r.git(["branch", "-D", "topic"]);
-    r.ok("snapshot");
-    r.ok("restore", "2", "--only", "refs,stash");
+    await r.okIn("snapshot");
+    await r.okIn("restore", "2", "--only", "refs,stash");
     expect(r.git(["stash", "list", "--format=%H %gs"]).stdout).toBe(stashes);
     expect(r.g("rev-parse", "--verify", "topic")).toBeTruthy();
     expect(r.g("ls-files", "-s")).toBe(files);
     expect(r.g("rev-parse", "HEAD")).toBe(head);
   });
 
-  test("HEAD moves only with --only head", () => {
+  test("HEAD moves only with --only head", async () => {
     const r = makeRepo();
     const c1 = r.commit("one", { "f": "1\n" });
     r.git(["branch", "other"]);
-    r.ok("snapshot"); // #1 on main
+    await r.okIn("snapshot"); // #1 on main
     r.commit("two", { "f": "2\n" });
     r.git(["switch", "-q", "other"]);
-    r.ok("snapshot");
-    r.ok("restore", "1", "--ref", "main");
+    await r.okIn("snapshot");
+    await r.okIn("restore", "1", "--ref", "main");
     expect(r.g("rev-parse", "main")).toBe(c1);
     expect(r.g("symbolic-ref", "HEAD")).toBe("refs/heads/other");
-    r.ok("restore", "1", "--only", "head");
+    await r.okIn("restore", "1", "--only", "head");
     expect(r.g("symbolic-ref", "HEAD")).toBe("refs/heads/main");
   });
 
-  test("unknown refs and parts are refused, changing nothing", () => {
+  test("unknown refs and parts are refused, changing nothing", async () => {
     const r = mixedState();
-    expectRefused(r, ["restore", "1", "--ref", "no-such"], /no ref 'no-such'/);
-    expectRefused(r, ["restore", "1", "--only", "files"], /--only takes refs, head, index, worktree, stash/);
-    expectRefused(r, ["restore", "1", "--ref", "HEAD"], /--only head/);
+    await expectRefusedIn(r, ["restore", "1", "--ref", "no-such"], /no ref 'no-such'/);
+    await expectRefusedIn(r, ["restore", "1", "--only", "files"], /--only takes refs, head, index, worktree, stash/);
+    await expectRefusedIn(r, ["restore", "1", "--ref", "HEAD"], /--only head/);
   });
 });
 
 describe("all or nothing", () => {
   for (const step of ["worktree", "index", "refs", "stash", "record"]) {
-    test(`a partial restore failing after '${step}' leaves everything as it was`, () => {
+    test(`a partial restore failing after '${step}' leaves everything as it was`, async () => {
       const r = mixedState({ merge: false });
       r.git(["branch", "-D", "topic"]);
       r.git(["stash", "drop", "-q"]);
       r.write("a.txt", "unrecorded\n");
       const before = userFingerprint(r);
-      const res = r.undo(["restore", "1", "--ref", "topic", "--stash", "--", "a.txt", "dir"], { env: { GIT_UNDO_TEST_FAIL_AFTER: step } });
+      const res = await r.run(["restore", "1", "--ref", "topic", "--stash", "--", "a.txt", "dir"], { env: { GIT_UNDO_TEST_FAIL_AFTER: step } });
       expect(res.code).not.toBe(0);
       expect(res.stderr).toContain("rolled back");
       expect(userFingerprint(r)).toBe(before);

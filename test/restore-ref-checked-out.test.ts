@@ -19,35 +19,35 @@ function twoCommits(): { r: TestRepo; one: string; two: string } {
 
 const NOTE = "main is checked out here: the index and the files stay as they are (as after git reset --soft); to bring them too: ";
 
-test("--ref main: the report and the dry run say the files stay, and the command given brings them", () => {
+test("--ref main: the report and the dry run say the files stay, and the command given brings them", async () => {
   const { r, one, two } = twoCommits();
-  const dry = r.ok("restore", "1", "--ref", "main", "--dry-run");
+  const dry = await r.okIn("restore", "1", "--ref", "main", "--dry-run");
   expect(dry).toContain(`${NOTE}git undo restore 1 --ref main --only index,worktree`);
-  const out = r.ok("restore", "1", "--ref", "main");
+  const out = await r.okIn("restore", "1", "--ref", "main");
   expect(out).toContain(`${NOTE}git undo restore 1 --ref main --only index,worktree`);
   expect(r.g("rev-parse", "main")).toBe(one);
   // As reset --soft: the files and the index are two's.
   expect(r.read("a.txt")).toBe("2\n");
   expect(r.g("diff", "--cached", "--name-only")).toBe("a.txt\nb.txt");
   // The command it gave: the files and the index of #1 too, nothing staged left.
-  const all = r.ok("restore", "1", "--ref", "main", "--only", "index,worktree");
+  const all = await r.okIn("restore", "1", "--ref", "main", "--only", "index,worktree");
   expect(all).not.toContain("checked out here");
   expect(r.read("a.txt")).toBe("1\n");
   expect(r.git(["status", "--porcelain"]).stdout).toBe("");
   // Nothing lost: two undos are back at #2.
-  r.ok("undo");
-  r.ok("undo");
+  await r.okIn("undo");
+  await r.okIn("undo");
   expect(r.g("rev-parse", "main")).toBe(two);
   expect(r.read("b.txt")).toBe("b\n");
 });
 
-test("--only refs says it too; a branch not checked out, or one that does not move, says nothing", () => {
+test("--only refs says it too; a branch not checked out, or one that does not move, says nothing", async () => {
   const { r } = twoCommits();
-  expect(r.ok("restore", "1", "--only", "refs", "--dry-run")).toContain(`${NOTE}git undo restore 1 --only refs,index,worktree`);
-  expect(r.ok("restore", "1", "--ref", "feature", "--dry-run")).not.toContain("checked out here");
-  expect(r.ok("restore", "1", "--only", "refs,index,worktree", "--dry-run")).not.toContain("checked out here");
+  expect(await r.okIn("restore", "1", "--only", "refs", "--dry-run")).toContain(`${NOTE}git undo restore 1 --only refs,index,worktree`);
+  expect(await r.okIn("restore", "1", "--ref", "feature", "--dry-run")).not.toContain("checked out here");
+  expect(await r.okIn("restore", "1", "--only", "refs,index,worktree", "--dry-run")).not.toContain("checked out here");
   const before = userFingerprint(r);
-  r.ok("restore", "1", "--ref", "feature");
-  expect(r.ok("restore", "2", "--ref", "feature", "--dry-run")).not.toContain("checked out here");
+  await r.okIn("restore", "1", "--ref", "feature");
+  expect(await r.okIn("restore", "2", "--ref", "feature", "--dry-run")).not.toContain("checked out here");
   expect(userFingerprint(r)).not.toBe(before);
 });

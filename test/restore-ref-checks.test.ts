@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { attackerOf, baseOf, blob, commitSnapshot, observe, previewOf, rawTree, victim, withEntry, type Base } from "./helpers/hostile.ts";
 import { makeRepo, refFormatOf, type TestRepo } from "./helpers/repo.ts";
-import { expectRefused } from "./helpers/restore.ts";
+import { expectRefusedIn } from "./helpers/restore.ts";
 
 /** A crafted snapshot fetched into the victim, as one arrives from anyone; returns its number. */
 function crafted(v: TestRepo, craft: (x: TestRepo, base: Base) => string): number {
@@ -57,31 +57,31 @@ describe("a ref and a folder of the same name", () => {
     ["a/b", "a"],
     ["a", "a/b"],
   ] as const) {
-    test(`--ref ${then} while ${now} exists: the dry run says Git would refuse it; nothing changes`, () => {
+    test(`--ref ${then} while ${now} exists: the dry run says Git would refuse it; nothing changes`, async () => {
       const r = repoWith(now, then);
-      const dry = r.undo(["restore", "1", "--ref", then, "--dry-run"]);
+      const dry = await r.run(["restore", "1", "--ref", then, "--dry-run"]);
       expect(dry.code).toBe(1);
       expect(dry.stdout).toContain(`would refuse: Git would refuse a ref snapshot #1 has: refs/heads/${then} (Git cannot have it and refs/heads/${now} at once)`);
-      expectRefused(r, ["restore", "1", "--ref", then], new RegExp(`refs/heads/${then} \\(Git cannot have it and refs/heads/${now} at once\\)`));
+      await expectRefusedIn(r, ["restore", "1", "--ref", then], new RegExp(`refs/heads/${then} \\(Git cannot have it and refs/heads/${now} at once\\)`));
       // The whole snapshot deletes the other ref first: that goes through.
-      r.ok("restore", "1");
+      await r.okIn("restore", "1");
       expect(r.g("for-each-ref", "--format=%(refname)", "refs/heads/")).toBe(`refs/heads/${then}\nrefs/heads/main`);
     });
   }
 
-  test("a branch left for another worktree that has it checked out blocks its folder's name", () => {
+  test("a branch left for another worktree that has it checked out blocks its folder's name", async () => {
     const r = repoWith("a/b", "a");
     r.git(["worktree", "add", "-q", `${r.dir}-wt`, "a/b"]);
-    const dry = r.undo(["restore", "1", "--dry-run"]);
+    const dry = await r.run(["restore", "1", "--dry-run"]);
     expect(dry.code).toBe(1);
     expect(dry.stdout).toContain("a/b left at");
     expect(dry.stdout).toContain("refs/heads/a (Git cannot have it and refs/heads/a/b at once)");
-    expectRefused(r, ["restore", "1"], /refs\/heads\/a \(Git cannot have it and refs\/heads\/a\/b at once\)/);
+    await expectRefusedIn(r, ["restore", "1"], /refs\/heads\/a \(Git cannot have it and refs\/heads\/a\/b at once\)/);
   });
 });
 
 describe("refs Git would refuse, in a snapshot", () => {
-  test("a name too long for the ref storage", () => {
+  test("a name too long for the ref storage", async () => {
     const v = victim();
     // About 4,000 bytes: past a reftable block, and past the files storage's paths.
     const long = `refs/heads/${Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(199, "x")).join("/")}`;
@@ -89,26 +89,26 @@ describe("refs Git would refuse, in a snapshot", () => {
     expectCaught(v, n, /Git would refuse a ref snapshot #\d+ has: refs\/heads\/0x+\.\.\. \(\d+ bytes\) \(a name too long for (reftable|the files) ref storage\)/);
   });
 
-  test("a name with one part longer than a file name can be (files storage)", () => {
+  test("a name with one part longer than a file name can be (files storage)", async () => {
     const v = victim();
     if (refFormatOf(v) !== "files") return; // reftable takes it
     const n = crafted(v, (x, base) => withRefLine(x, base, refLine(`refs/heads/${"y".repeat(251)}`, base.head, "commit")));
     expectCaught(v, n, /refs\/heads\/y+\.\.\. \(262 bytes\) \(a name too long for the files ref storage\)/);
   });
 
-  test("a branch naming a blob", () => {
+  test("a branch naming a blob", async () => {
     const v = victim();
     const n = crafted(v, (x, base) => withRefLine(x, base, refLine("refs/heads/notes", x.g("rev-parse", `${base.head}:a.txt`), "blob")));
     expectCaught(v, n, /refs\/heads\/notes \(a branch naming a blob; Git puts only commits on branches\)/);
   });
 
-  test("a ref and its folder both in the snapshot", () => {
+  test("a ref and its folder both in the snapshot", async () => {
     const v = victim();
     const n = crafted(v, (x, base) => withRefLine(x, base, refLine("refs/heads/p", base.head, "commit") + refLine("refs/heads/p/q", base.head, "commit")));
     expectCaught(v, n, /refs\/heads\/p \(Git cannot have it and refs\/heads\/p\/q at once\)/);
   });
 
-  test("symbolic refs in a loop (two refs naming each other, a ref naming itself)", () => {
+  test("symbolic refs in a loop (two refs naming each other, a ref naming itself)", async () => {
     const v = victim();
     const n = crafted(v, (x, base) =>
       withRefLine(x, base, refLine("refs/heads/l1", base.head, "commit", "refs/heads/l2") + refLine("refs/heads/l2", base.head, "commit", "refs/heads/l1") + refLine("refs/heads/me", base.head, "commit", "refs/heads/me")),
@@ -117,23 +117,23 @@ describe("refs Git would refuse, in a snapshot", () => {
     expect(v.undo(["restore", String(n), "--dry-run"]).stdout).toMatch(/refs\/heads\/me \(a symbolic ref in a loop: refs\/heads\/me -> refs\/heads\/me\)/);
   });
 
-  test("a loop the user made and deleted is not written back by an undo", () => {
+  test("a loop the user made and deleted is not written back by an undo", async () => {
     const r = makeRepo();
     r.commit("one", { "a.txt": "1\n" });
     r.git(["symbolic-ref", "refs/heads/l1", "refs/heads/l2"]);
     r.git(["symbolic-ref", "refs/heads/l2", "refs/heads/l1"]);
     // Only the files storage shows a recording such refs (as files); reftable lists none that resolve nowhere.
     if (refFormatOf(r) === "reftable") return;
-    r.ok("snapshot"); // #1 records the loop
+    await r.okIn("snapshot"); // #1 records the loop
     r.git(["update-ref", "--no-deref", "-d", "refs/heads/l1"]);
     r.git(["update-ref", "--no-deref", "-d", "refs/heads/l2"]);
-    r.ok("snapshot"); // #2
-    expectRefused(r, ["undo"], /refs\/heads\/l1 \(a symbolic ref in a loop: refs\/heads\/l1 -> refs\/heads\/l2 -> refs\/heads\/l1\)/);
+    await r.okIn("snapshot"); // #2
+    await expectRefusedIn(r, ["undo"], /refs\/heads\/l1 \(a symbolic ref in a loop: refs\/heads\/l1 -> refs\/heads\/l2 -> refs\/heads\/l1\)/);
     expect(r.git(["fsck", "--no-progress"], { allowFail: true }).code).toBe(0);
   });
 });
 
-test("a conflicted entry whose blob is gone: refused before anything moves, not rolled back after", () => {
+test("a conflicted entry whose blob is gone: refused before anything moves, not rolled back after", async () => {
   const v = victim();
   const n = crafted(v, (x, base) => {
     const present = blob(x, "conflict side\n");
@@ -145,7 +145,7 @@ test("a conflicted entry whose blob is gone: refused before anything moves, not 
   expectCaught(v, n, /the conflicted files snapshot #\d+ has in the index are gone from the repository: a\.txt \(1111111\)/);
   // What the message offers instead: everything but the index.
   v.write("notes.txt", "changed since\n");
-  const rest = v.undo(["restore", String(n), "--only", "refs,head,worktree,stash"]);
+  const rest = await v.run(["restore", String(n), "--only", "refs,head,worktree,stash"]);
   expect({ code: rest.code, stderr: rest.stderr }).toEqual({ code: 0, stderr: "" });
   expect(v.read("notes.txt")).toBe("untracked, edited\n");
 });

@@ -3,7 +3,7 @@
 import { expect, test } from "bun:test";
 import { STEPS } from "../core/restore.ts";
 import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { numbers, userFingerprint } from "./helpers/restore.ts";
+import { userFingerprint, numbersIn } from "./helpers/restore.ts";
 
 /** #1 and #2 differ in every part a restore changes: refs, a symbolic ref, HEAD, files, index, stash. */
 function everyPartDiffers(): TestRepo {
@@ -29,15 +29,15 @@ function everyPartDiffers(): TestRepo {
   return r;
 }
 
-test("every step has a failure point the test switch can trigger", () => {
+test("every step has a failure point the test switch can trigger", async () => {
   expect([...STEPS]).toEqual(["record-first", "refs", "symbolic-refs", "head", "worktree", "index", "stash", "record"]);
 });
 
 for (const step of STEPS.filter((s) => s !== "record-first")) {
-  test(`failing after '${step}' rolls everything back`, () => {
+  test(`failing after '${step}' rolls everything back`, async () => {
     const r = everyPartDiffers();
     const before = fingerprint(r);
-    const res = r.undo(["restore", "1"], { env: { GIT_UNDO_TEST_FAIL_AFTER: step } });
+    const res = await r.run(["restore", "1"], { env: { GIT_UNDO_TEST_FAIL_AFTER: step } });
     expect(res.code).toBe(128);
     expect(res.stderr).toContain(`simulated failure after step '${step}'`);
     expect(res.stderr).toContain("rolled back");
@@ -45,7 +45,7 @@ for (const step of STEPS.filter((s) => s !== "record-first")) {
     expect(fingerprint(r)).toBe(before);
     expect(r.read("untracked.txt")).toBe("untracked in #2\n");
     // And the restore still works afterwards.
-    r.ok("restore", "1");
+    await r.okIn("restore", "1");
     expect(r.g("symbolic-ref", "HEAD")).toBe("refs/heads/main");
     expect(r.g("symbolic-ref", "refs/sym")).toBe("refs/heads/main");
     expect(r.g("stash", "list", "--format=%gs")).toBe("WIP on main: " + r.g("log", "-1", "--format=%h %s", "main"));
@@ -54,14 +54,14 @@ for (const step of STEPS.filter((s) => s !== "record-first")) {
   });
 }
 
-test("failing after record-first keeps the saved snapshot and changes nothing else", () => {
+test("failing after record-first keeps the saved snapshot and changes nothing else", async () => {
   const r = everyPartDiffers();
   r.write("a.txt", "unrecorded edit\n");
   const before = userFingerprint(r);
-  const res = r.undo(["restore", "1"], { env: { GIT_UNDO_TEST_FAIL_AFTER: "record-first" } });
+  const res = await r.run(["restore", "1"], { env: { GIT_UNDO_TEST_FAIL_AFTER: "record-first" } });
   expect(res.code).toBe(128);
   expect(res.stderr).toContain("rolled back");
   expect(userFingerprint(r)).toBe(before);
-  expect(numbers(r)).toEqual([1, 2, 3]);
+  expect(await numbersIn(r)).toEqual([1, 2, 3]);
   expect(r.read("a.txt")).toBe("unrecorded edit\n");
 });

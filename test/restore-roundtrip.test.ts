@@ -199,7 +199,7 @@ const SEED = Number(process.env.ROUNDTRIP_SEED ?? 20240611);
 const BUILD_STEPS = 30;
 const RESTORES = 36;
 
-test(`round trip: ${BUILD_STEPS} seeded operations, ${RESTORES} seeded restores (seed ${SEED})`, () => {
+test(`round trip: ${BUILD_STEPS} seeded operations, ${RESTORES} seeded restores (seed ${SEED})`, async () => {
   const random = rng(SEED);
   const r = makeRepo();
   const s = new Script(r, random);
@@ -250,7 +250,7 @@ test(`round trip: ${BUILD_STEPS} seeded operations, ${RESTORES} seeded restores 
     const n = i === 0 ? conflictSnapshot : random() < 0.6 ? s.pick(recorded)! : s.pick([...seen.keys()])!;
     const args = i === 0 || x >= 0.6 ? ["restore", String(n)] : x < 0.35 ? steps : ["redo", ...steps];
     const before = userFingerprint(r);
-    const res = r.undo(args);
+    const res = await r.run(args);
     const what = `git undo ${args.join(" ")}`.trim();
     if (res.code !== 0) {
       // Only running out of snapshots to step to is a fair refusal here; it changes nothing.
@@ -259,14 +259,14 @@ test(`round trip: ${BUILD_STEPS} seeded operations, ${RESTORES} seeded restores 
       log.push(`${what}: refused`);
       continue;
     }
-    const latest = r.snapshots()[0]!;
+    const latest = (await r.snapshotsIn())[0]!;
     expect(latest.kind).toBe("restore");
     const target = latest.restored!;
     log.push(`${what} -> #${latest.number} restored #${target}`);
     const context = log.slice(-12).join("\n");
     expect(`${context}\n${userFingerprint(r)}`).toBe(`${context}\n${seen.get(target)!}`);
     // The restore snapshot is the state on disk: recording again finds nothing new.
-    const again = r.undo(["snapshot"]);
+    const again = await r.run(["snapshot"]);
     expect(`${context}\n${again.code} ${again.stdout.trim()}`).toBe(`${context}\n1 no change since #${latest.number}`);
     seen.set(latest.number, seen.get(target)!);
   }

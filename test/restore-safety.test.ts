@@ -17,7 +17,7 @@ import { captureLive, unchanged } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
 import { applyPlan, Journal, mergeIndexFor, startNextIndex } from "../core/restore.ts";
 import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { numbers, userFingerprint, withRepoEnv } from "./helpers/restore.ts";
+import { userFingerprint, withRepoEnv, numbersIn } from "./helpers/restore.ts";
 
 /**
  * A directory no one may create or remove files in, root included: chattr +i
@@ -132,10 +132,10 @@ describe("a file changes between the capture and the merge: refused, nothing cha
   test("an untracked file appears where the merge creates one", async () => {
     const r = makeRepo();
     r.commit("one", { "a.txt": "1\n", "n.txt": "in #1\n" });
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     r.git(["rm", "-q", "n.txt"]);
     r.commit("two", { "a.txt": "2\n" });
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     let during = "";
     const res = await raceMerge(r, 1, () => {
       r.write("n.txt", "written meanwhile, in no snapshot\n");
@@ -154,11 +154,11 @@ describe("a file changes between the capture and the merge: refused, nothing cha
     r.write("out.log", "tracked in #1 despite the rules\n");
     r.git(["add", "-f", "out.log"]);
     r.commit("track out.log");
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     r.git(["rm", "-q", "--cached", "out.log"]);
     r.remove("out.log");
     r.commit("two", { "a.txt": "2\n" });
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     const res = await raceMerge(r, 1, () => r.write("out.log", "build output, ignored, in no snapshot\n"));
     expect((res.error as UndoError).kind).toBe("refused");
     const blockers = (res.error as RestoreRefused).blockers;
@@ -170,10 +170,10 @@ describe("a file changes between the capture and the merge: refused, nothing cha
   test("an untracked file appears where the merge creates a directory", async () => {
     const r = makeRepo();
     r.commit("one", { "a.txt": "1\n", "e/f.txt": "in #1\n" });
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     r.remove("e");
     r.commit("two", { "a.txt": "2\n" });
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     let during = "";
     const res = await raceMerge(r, 1, () => {
       r.write("e", "a file named e, in no snapshot\n");
@@ -188,10 +188,10 @@ describe("a file changes between the capture and the merge: refused, nothing cha
   test("an untracked file appears in the directory the merge replaces by a file", async () => {
     const r = makeRepo();
     r.commit("one", { "a.txt": "1\n", g: "g is a file\n" });
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     r.remove("g");
     r.commit("two", { "a.txt": "2\n", "g/h.txt": "h\n" });
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     let during = "";
     const res = await raceMerge(r, 1, () => {
       r.write("g/new.txt", "new, in no snapshot\n");
@@ -217,11 +217,11 @@ describe("the merge fails while writing (a directory it may not write in)", () =
     return r;
   }
 
-  test.skipIf(!canLock)("the files it had written go back: refs, index, files and snapshots as before", () => {
+  test.skipIf(!canLock)("the files it had written go back: refs, index, files and snapshots as before", async () => {
     const r = blockedRestore();
     expect(lockDir(r.path("lockme"))).toBe(true);
     const before = fingerprint(r);
-    const res = r.undo(["restore", "2"]);
+    const res = await r.run(["restore", "2"]);
     expect(res.code).toBe(128);
     expect(res.stderr).toMatch(/failed and was rolled back, nothing changed/);
     expect(res.stderr).toContain("lockme/new");
@@ -231,7 +231,7 @@ describe("the merge fails while writing (a directory it may not write in)", () =
     expect(r.read("b")).toBe("b\n");
     expect(r.git(["status", "--porcelain"]).stdout).toBe("");
     unlockAll();
-    r.ok("restore", "2");
+    await r.okIn("restore", "2");
     expect(r.read("lockme/new")).toBe("n\n");
     expect(r.read("c")).toBe("c2\n");
   });
@@ -257,48 +257,48 @@ describe("the merge fails while writing (a directory it may not write in)", () =
 });
 
 describe("the restore snapshot says what is on disk", () => {
-  test.skipIf(!canLock)("a file the merge could not remove stays, and the snapshot and the report say so", () => {
+  test.skipIf(!canLock)("a file the merge could not remove stays, and the snapshot and the report say so", async () => {
     const r = makeRepo();
     r.commit("one", { "locked/old.txt": "old\n", a: "1\n" });
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     r.git(["rm", "-q", "locked/old.txt"]);
     r.commit("two", { a: "2\n" });
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     mkdirSync(r.path("locked"), { recursive: true });
-    r.ok("restore", "1");
+    await r.okIn("restore", "1");
     expect(lockDir(r.path("locked"))).toBe(true);
-    const out = r.ok("restore", "2");
+    const out = await r.okIn("restore", "2");
     // Git only warns when it cannot remove a file: the restore goes through, and says where it differs.
     expect(out).toMatch(/worktree differs from #2: locked\/old\.txt/);
     expect(r.read("locked/old.txt")).toBe("old\n");
     expect(r.read("a")).toBe("2\n");
-    const latest = r.snapshots()[0]!;
+    const latest = (await r.snapshotsIn())[0]!;
     expect(r.g("cat-file", "-p", `${latest.tree}:worktree/locked/old.txt`)).toBe("old");
     // Nothing new to record: the restore snapshot is the state on disk.
-    expect(r.undo(["snapshot"])).toMatchObject({ code: 1, stdout: expect.stringMatching(/^no change since/) });
+    expect(await r.run(["snapshot"])).toMatchObject({ code: 1, stdout: expect.stringMatching(/^no change since/) });
   });
 
-  test("a change of .gitignore: files it hid or shows are recorded as they are", () => {
+  test("a change of .gitignore: files it hid or shows are recorded as they are", async () => {
     const r = makeRepo();
     r.commit("one", { ".gitignore": "*.log\n", a: "1\n" });
     r.write("build.log", "ignored in #1, on disk\n");
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     r.git(["rm", "-q", ".gitignore"]);
     r.commit("two", { a: "2\n" });
     r.remove("build.log");
     r.write("trace.log", "untracked in #2\n");
-    r.ok("snapshot");
-    r.ok("restore", "1");
+    await r.okIn("snapshot");
+    await r.okIn("restore", "1");
     // trace.log is #2's (removed, it is in #2); build.log was hidden in #1 and is not in it: the restore leaves it be.
     expect(existsSync(r.path("trace.log"))).toBe(false);
-    expect(r.undo(["snapshot"])).toMatchObject({ code: 1, stdout: expect.stringMatching(/^no change since/) });
+    expect(await r.run(["snapshot"])).toMatchObject({ code: 1, stdout: expect.stringMatching(/^no change since/) });
     r.write("build.log", "ignored, written after #1 was restored\n");
-    r.ok("restore", "2");
+    await r.okIn("restore", "2");
     // #2 has no .gitignore: build.log shows up, and the restore snapshot holds it.
-    const latest = r.snapshots()[0]!;
+    const latest = (await r.snapshotsIn())[0]!;
     expect(r.g("cat-file", "-p", `${latest.tree}:worktree/build.log`)).toBe("ignored, written after #1 was restored");
-    expect(r.undo(["snapshot"])).toMatchObject({ code: 1, stdout: expect.stringMatching(/^no change since/) });
-    expect(numbers(r)).toEqual([1, 2, 3, 4]);
+    expect(await r.run(["snapshot"])).toMatchObject({ code: 1, stdout: expect.stringMatching(/^no change since/) });
+    expect(await numbersIn(r)).toEqual([1, 2, 3, 4]);
     expect(userFingerprint(r)).toContain("build.log");
   });
 });

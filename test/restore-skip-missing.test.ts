@@ -44,10 +44,10 @@ function setup(): Fixture {
 }
 
 describe("restore --skip-missing", () => {
-  test("without the flag: refused, naming refs/heads/b, the stash entry and the flag; nothing changes", () => {
+  test("without the flag: refused, naming refs/heads/b, the stash entry and the flag; nothing changes", async () => {
     const { r, number } = setup();
     const before = fingerprint(r);
-    const res = r.undo(["restore", String(number)]);
+    const res = await r.run(["restore", String(number)]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain("refs/heads/b");
     expect(res.stderr).toContain("work in progress");
@@ -55,9 +55,9 @@ describe("restore --skip-missing", () => {
     expect(fingerprint(r)).toBe(before);
   });
 
-  test("with it: main, the files and the index come back; b and the stash entry are listed as not restored; exit 0 with a warning", () => {
+  test("with it: main, the files and the index come back; b and the stash entry are listed as not restored; exit 0 with a warning", async () => {
     const { r, number, c2, lost } = setup();
-    const res = r.undo(["restore", String(number), "--skip-missing"]);
+    const res = await r.run(["restore", String(number), "--skip-missing"]);
     expect(res.code).toBe(0);
     expect(r.g("rev-parse", "main")).toBe(c2);
     expect(r.read("a.c")).toBe("2\n");
@@ -68,20 +68,20 @@ describe("restore --skip-missing", () => {
     expect(res.stdout).toContain("not restored: stash entry 'On main: work in progress'");
     expect(res.stdout).toMatch(/^warning: 2 parts of #\d+ could not be restored/m);
     // The restore is recorded, and can itself be undone.
-    expect(r.snapshots()[0]!.kind).toBe("restore");
+    expect((await r.snapshotsIn())[0]!.kind).toBe("restore");
   });
 
-  test("a dry run with the flag lists what it would leave, and changes nothing", () => {
+  test("a dry run with the flag lists what it would leave, and changes nothing", async () => {
     const { r, number } = setup();
     const before = fingerprint(r);
-    const res = r.undo(["restore", String(number), "--skip-missing", "--dry-run"]);
+    const res = await r.run(["restore", String(number), "--skip-missing", "--dry-run"]);
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("would not restore: b (");
     expect(res.stdout).not.toContain("would refuse");
     expect(fingerprint(r)).toBe(before);
   });
 
-  test("HEAD on the branch whose commit is gone stays where it is, and is listed", () => {
+  test("HEAD on the branch whose commit is gone stays where it is, and is listed", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "1\n" });
     r.git(["checkout", "-q", "-b", "b"]);
@@ -90,15 +90,15 @@ describe("restore --skip-missing", () => {
     r.git(["checkout", "-q", "main"]);
     r.git(["branch", "-q", "-D", "b"]);
     dropObject(r, lost);
-    const res = r.undo(["restore", s.ref.slice(-10).replace(/^0+/, ""), "--skip-missing"]);
+    const res = await r.run(["restore", s.ref.slice(-10).replace(/^0+/, ""), "--skip-missing"]);
     expect(res.code).toBe(0);
     expect(r.g("symbolic-ref", "HEAD")).toBe("refs/heads/main");
     expect(res.stdout).toContain("not restored: HEAD (b in the snapshot)");
   });
 
-  test("restore -h documents the flag and its exit code", () => {
+  test("restore -h documents the flag and its exit code", async () => {
     const r = makeRepo();
-    const help = r.undo(["restore", "-h"]);
+    const help = await r.run(["restore", "-h"]);
     expect(help.stdout + help.stderr).toContain("--skip-missing");
     expect(help.stdout + help.stderr).toContain("exits 0 with a warning");
   });

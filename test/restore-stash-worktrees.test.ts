@@ -8,7 +8,7 @@ import { trailersOf } from "./helpers/restore.ts";
 const stashList = (r: TestRepo) => r.git(["stash", "list", "--format=%H %gs"]).stdout;
 
 describe("stash", () => {
-  test("pushed, popped, dropped (a middle entry too) and cleared entries come back: same commits, messages, order", () => {
+  test("pushed, popped, dropped (a middle entry too) and cleared entries come back: same commits, messages, order", async () => {
     const r = makeRepo();
     r.commit("one", { "a.txt": "0\n" });
     for (const n of [1, 2, 3]) {
@@ -16,28 +16,28 @@ describe("stash", () => {
       r.git(["stash", "-q", "-m", `entry ${n}`]);
     }
     const full = stashList(r);
-    r.ok("snapshot"); // #1: three entries
+    await r.okIn("snapshot"); // #1: three entries
     r.git(["stash", "drop", "-q", "stash@{1}"]); // the middle one: no hook reports this
-    r.ok("snapshot"); // #2
+    await r.okIn("snapshot"); // #2
     r.git(["stash", "pop", "-q"]);
     r.git(["reset", "-q", "--hard"]);
-    r.ok("snapshot"); // #3
+    await r.okIn("snapshot"); // #3
     r.git(["stash", "clear"]);
-    r.ok("snapshot"); // #4
+    await r.okIn("snapshot"); // #4
     r.write("a.txt", "pushed\n");
     r.git(["stash", "-q"]);
     const pushed = stashList(r);
-    r.ok("snapshot"); // #5
+    await r.okIn("snapshot"); // #5
 
-    expect(r.ok("restore", "1")).toMatch(/stash: 3 entries back, 1 removed \(3 entries after\)/);
+    expect(await r.okIn("restore", "1")).toMatch(/stash: 3 entries back, 1 removed \(3 entries after\)/);
     expect(stashList(r)).toBe(full);
-    r.ok("restore", "4");
+    await r.okIn("restore", "4");
     expect(stashList(r)).toBe("");
-    r.ok("restore", "2");
+    await r.okIn("restore", "2");
     expect(stashList(r).split("\n").filter(Boolean)).toEqual([full.split("\n")[0]!, full.split("\n")[2]!]);
-    r.ok("restore", "5");
+    await r.okIn("restore", "5");
     expect(stashList(r)).toBe(pushed);
-    r.ok("restore", "1");
+    await r.okIn("restore", "1");
     // The entries still apply as Git's own.
     r.git(["stash", "pop", "-q", "stash@{2}"]);
     expect(r.read("a.txt")).toBe("1\n");
@@ -54,49 +54,49 @@ describe("linked worktrees", () => {
     return { r, w };
   }
 
-  test("a linked worktree restores its own sequence", () => {
+  test("a linked worktree restores its own sequence", async () => {
     const { r, w } = withWorktree();
-    r.ok("snapshot"); // main #1
-    w.ok("snapshot"); // worktree #1
+    await r.okIn("snapshot"); // main #1
+    await w.okIn("snapshot"); // worktree #1
     w.commit("feature work", { "b.txt": "feature\n" });
-    w.ok("snapshot"); // worktree #2
-    const out = w.ok();
+    await w.okIn("snapshot"); // worktree #2
+    const out = await w.okIn();
     expect(out).toMatch(/^Restored #1 /m);
     expect(w.g("rev-parse", "feature")).toBe(r.g("rev-parse", "main"));
     expect(trailersOf(w, 3, "refs/undo/worktrees/feature-wt/snapshots/")).toMatchObject({ "Undo-Restored": "1", "Undo-From": "2" });
     // The main worktree's sequence is untouched.
-    expect(r.snapshots().map((s) => s.number)).toEqual([1]);
+    expect((await r.snapshotsIn()).map((s) => s.number)).toEqual([1]);
     expect(r.g("symbolic-ref", "HEAD")).toBe("refs/heads/main");
   });
 
-  test("a branch checked out in another worktree stays where it is unless --force, and the output names the worktree", () => {
+  test("a branch checked out in another worktree stays where it is unless --force, and the output names the worktree", async () => {
     const { r, w } = withWorktree();
-    r.ok("snapshot"); // main #1: feature at c1
+    await r.okIn("snapshot"); // main #1: feature at c1
     w.commit("feature work", { "b.txt": "feature\n" });
     const featureTip = w.g("rev-parse", "HEAD");
     r.commit("main work", { "a.txt": "2\n" });
-    r.ok("snapshot"); // main #2: feature moved under the other worktree
-    const out = r.ok();
+    await r.okIn("snapshot"); // main #2: feature moved under the other worktree
+    const out = await r.okIn();
     expect(out).toMatch(new RegExp(`feature left at ${featureTip.slice(0, 7)}: checked out in worktree .*feature-wt`));
     expect(out).toMatch(/note: refs differs from #1: refs\/heads\/feature/);
     expect(r.g("rev-parse", "feature")).toBe(featureTip);
     expect(r.read("a.txt")).toBe("1\n");
     // --force moves it.
-    r.ok("restore", "2");
-    r.ok("--force");
+    await r.okIn("restore", "2");
+    await r.okIn("--force");
     expect(r.g("rev-parse", "feature")).toBe(r.g("rev-parse", "main"));
   });
 });
 
-test("undo.worktree=false: refs, HEAD, index and stash only; the output says the files were left alone", () => {
+test("undo.worktree=false: refs, HEAD, index and stash only; the output says the files were left alone", async () => {
   const r = makeRepo();
   r.git(["config", "undo.worktree", "false"]);
   const c1 = r.commit("one", { "a.txt": "1\n" });
-  r.ok("snapshot");
+  await r.okIn("snapshot");
   r.commit("two", { "a.txt": "2\n", "b.txt": "b\n" });
-  r.ok("snapshot");
+  await r.okIn("snapshot");
   r.write("scratch.txt", "never recorded\n");
-  const out = r.ok();
+  const out = await r.okIn();
   expect(out).toContain("files left alone: undo.worktree is false");
   expect(r.g("rev-parse", "main")).toBe(c1);
   expect(r.g("ls-files")).toBe("a.txt");
@@ -105,7 +105,7 @@ test("undo.worktree=false: refs, HEAD, index and stash only; the output says the
   expect(r.read("scratch.txt")).toBe("never recorded\n");
 });
 
-test("the restore snapshot is always recorded, and a part that differs from the target is reported (a submodule checkout, as no file)", () => {
+test("the restore snapshot is always recorded, and a part that differs from the target is reported (a submodule checkout, as no file)", async () => {
   const sub = makeRepo();
   const s1 = sub.commit("sub one", { "s.txt": "1\n" });
   const s2 = sub.commit("sub two", { "s.txt": "2\n" });
@@ -115,19 +115,19 @@ test("the restore snapshot is always recorded, and a part that differs from the 
   r.git(["-C", "sub", "checkout", "-q", s1]);
   r.git(["add", "sub"]);
   r.git(["commit", "-q", "-m", "sub at one"]);
-  r.ok("snapshot"); // #1
+  await r.okIn("snapshot"); // #1
   r.git(["-C", "sub", "checkout", "-q", s2]);
   r.git(["add", "sub"]);
   r.git(["commit", "-q", "-m", "sub at two"]);
-  r.ok("snapshot"); // #2
-  const out = r.ok();
+  await r.okIn("snapshot"); // #2
+  const out = await r.okIn();
   // The checkout is left as it is, said once; no file changed on disk (issue #30.11).
   expect(out).toContain(`submodule sub: #1 records ${s1.slice(0, 7)}, its files stay as they are (git submodule update checks it out)`);
   expect(out).not.toMatch(/files:|note: worktree differs/);
   expect(r.g("ls-files", "-s", "sub")).toContain(s1);
   expect(r.g("-C", "sub", "rev-parse", "HEAD")).toBe(s2);
   // Restoring what is already there still records a restore snapshot.
-  const again = r.ok("restore", "3");
+  const again = await r.okIn("restore", "3");
   expect(again).toMatch(/nothing changes/);
   expect(trailersOf(r, 4)).toMatchObject({ "Undo-Kind": "restore", "Undo-Restored": "3", "Undo-From": "3" });
 });

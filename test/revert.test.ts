@@ -4,7 +4,7 @@
 // changed has changed again.
 import { describe, expect, test } from "bun:test";
 import { fingerprint, makeRepo } from "./helpers/repo.ts";
-import { expectRefused, expectWellFormed, userFingerprint } from "./helpers/restore.ts";
+import { expectWellFormed, userFingerprint, expectRefusedIn } from "./helpers/restore.ts";
 
 const lines = (n: number, changed: Record<number, string> = {}) =>
   Array.from({ length: n }, (_, i) => changed[i] ?? `line ${i}`).join("\n") + "\n";
@@ -16,78 +16,78 @@ describe("git undo revert", () => {
     const feature = r.commit("feature work", { "f.txt": "feature\n" });
     r.git(["branch", "feature"]);
     r.git(["reset", "-q", "--hard", "HEAD~1"]);
-    r.ok("snapshot"); // #1
+    await r.okIn("snapshot"); // #1
     r.git(["branch", "-D", "-q", "feature"]);
-    r.ok("snapshot"); // #2: the deletion
+    await r.okIn("snapshot"); // #2: the deletion
     const later = r.commit("later", { "a.txt": "2\n" });
     r.write("wip.txt", "unrecorded\n");
     r.git(["stash", "push", "-q", "-u", "-m", "wip"]);
     r.write("new.txt", "new\n");
-    r.ok("snapshot"); // #3
+    await r.okIn("snapshot"); // #3
     const rest = userFingerprint(r);
-    const out = r.ok("revert", "2");
+    const out = await r.okIn("revert", "2");
     expect(out).toContain("Reverted #2");
     expect(out).toContain("feature created at");
     expect(r.g("rev-parse", "feature")).toBe(feature);
     expect(r.g("rev-parse", "main")).toBe(later);
     expect(userFingerprint(r).split("\n").filter((l) => !l.startsWith("refs/heads/feature ")).join("\n")).toBe(rest);
-    const latest = r.snapshots()[0]!;
+    const latest = (await r.snapshotsIn())[0]!;
     expect(latest.kind).toBe("change");
     expect(latest.summary).toMatch(/^reverted #2: /);
     // A plain undo takes the revert back.
-    r.ok("undo");
+    await r.okIn("undo");
     expect(userFingerprint(r)).toBe(rest);
     await expectWellFormed(r);
   });
 
-  test("a file edit is taken out by a three-way merge that keeps later edits elsewhere in the file", () => {
+  test("a file edit is taken out by a three-way merge that keeps later edits elsewhere in the file", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": lines(20) });
-    r.ok("snapshot"); // #1
+    await r.okIn("snapshot"); // #1
     r.write("a.txt", lines(20, { 2: "edit to revert" }));
-    r.ok("snapshot"); // #2
+    await r.okIn("snapshot"); // #2
     r.write("a.txt", lines(20, { 2: "edit to revert", 17: "later edit" }));
     r.write("b.txt", "other\n");
-    r.ok("snapshot"); // #3
-    r.ok("revert", "2");
+    await r.okIn("snapshot"); // #3
+    await r.okIn("revert", "2");
     expect(r.read("a.txt")).toBe(lines(20, { 17: "later edit" }));
     expect(r.read("b.txt")).toBe("other\n");
   });
 
-  test("a commit is reverted in refs, index and files alike", () => {
+  test("a commit is reverted in refs, index and files alike", async () => {
     const r = makeRepo();
     const c1 = r.commit("one", { "a.txt": lines(10) });
-    r.ok("snapshot"); // #1
+    await r.okIn("snapshot"); // #1
     r.commit("two", { "a.txt": lines(10, { 1: "committed" }) });
-    r.ok("snapshot"); // #2
+    await r.okIn("snapshot"); // #2
     r.write("c.txt", "since\n");
-    r.ok("snapshot"); // #3
-    r.ok("revert", "2");
+    await r.okIn("snapshot"); // #3
+    await r.okIn("revert", "2");
     expect(r.g("rev-parse", "main")).toBe(c1);
     expect(r.read("a.txt")).toBe(lines(10));
     expect(r.git(["status", "--porcelain"]).stdout).toBe("?? c.txt\n");
   });
 
-  test("a conflict on a file and on a ref: refused, each named, nothing changed; the dry run shows them", () => {
+  test("a conflict on a file and on a ref: refused, each named, nothing changed; the dry run shows them", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": lines(5) });
     r.git(["branch", "topic"]);
-    r.ok("snapshot"); // #1
+    await r.okIn("snapshot"); // #1
     r.write("a.txt", lines(5, { 2: "first" }));
     r.git(["branch", "-f", "topic", "HEAD"]);
     r.commit("moved topic's base", {});
     r.git(["branch", "-f", "topic", "HEAD"]);
-    r.ok("snapshot"); // #2
+    await r.okIn("snapshot"); // #2
     r.write("a.txt", lines(5, { 2: "changed again" }));
     r.commit("topic again", {});
     r.git(["branch", "-f", "topic", "HEAD"]);
-    r.ok("snapshot"); // #3
+    await r.okIn("snapshot"); // #3
     const before = fingerprint(r);
-    const dry = r.undo(["revert", "2", "--dry-run"]);
+    const dry = await r.run(["revert", "2", "--dry-run"]);
     expect(dry.code).toBe(1);
     expect(dry.stdout).toMatch(/would refuse: what #2 changed has changed again since: .*refs\/heads\/topic/);
     expect(dry.stdout).toContain("a.txt");
-    const res = expectRefused(r, ["revert", "2"], /changed again since/);
+    const res = await expectRefusedIn(r, ["revert", "2"], /changed again since/);
     expect(res.stderr).toContain("refs/heads/topic");
     expect(res.stderr).toContain("a.txt");
     expect(fingerprint(r)).toBe(before);
@@ -98,19 +98,19 @@ describe("git undo revert", () => {
     r.commit("base", { "a.txt": "a\n", "b.txt": "b\n" });
     r.write("a.txt", "stashed a\n");
     r.git(["stash", "push", "-q", "-m", "keep me"]);
-    r.ok("snapshot"); // #1
+    await r.okIn("snapshot"); // #1
     const entry = r.g("rev-parse", "stash@{0}");
     r.git(["stash", "drop", "-q"]);
-    r.ok("snapshot"); // #2: dropped
+    await r.okIn("snapshot"); // #2: dropped
     r.write("b.txt", "my edit\n");
-    r.ok("snapshot"); // #3
+    await r.okIn("snapshot"); // #3
     r.git(["stash", "push", "-q", "-m", "pushed"]);
-    r.ok("snapshot"); // #4: pushed, b.txt clean again
+    await r.okIn("snapshot"); // #4: pushed, b.txt clean again
     r.write("c.txt", "later\n");
-    r.ok("snapshot"); // #5
-    r.ok("revert", "2");
+    await r.okIn("snapshot"); // #5
+    await r.okIn("revert", "2");
     expect(r.g("stash", "list", "--format=%H")).toContain(entry);
-    r.ok("revert", "4");
+    await r.okIn("revert", "4");
     expect(r.read("b.txt")).toBe("my edit\n");
     expect(r.g("stash", "list", "--format=%gs")).not.toContain("pushed");
     expect(r.g("stash", "list", "--format=%H")).toContain(entry);
@@ -118,21 +118,21 @@ describe("git undo revert", () => {
     await expectWellFormed(r);
   });
 
-  test("a restore snapshot as <n> reverts that restore; the oldest snapshot has nothing to revert", () => {
+  test("a restore snapshot as <n> reverts that restore; the oldest snapshot has nothing to revert", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": "1\n" });
-    r.ok("snapshot"); // #1
+    await r.okIn("snapshot"); // #1
     r.write("a.txt", "2\n");
-    r.ok("snapshot"); // #2
-    r.ok("undo"); // #3: restore of #1
+    await r.okIn("snapshot"); // #2
+    await r.okIn("undo"); // #3: restore of #1
     expect(r.read("a.txt")).toBe("1\n");
     r.write("b.txt", "since\n");
-    r.ok("snapshot"); // #4
-    r.ok("revert", "3");
+    await r.okIn("snapshot"); // #4
+    await r.okIn("revert", "3");
     expect(r.read("a.txt")).toBe("2\n");
     expect(r.read("b.txt")).toBe("since\n");
-    expectRefused(r, ["revert", "1"], /oldest/);
-    expectRefused(r, ["revert", "99"], /no snapshot #99/);
+    await expectRefusedIn(r, ["revert", "1"], /oldest/);
+    await expectRefusedIn(r, ["revert", "99"], /no snapshot #99/);
   });
 
   test("mid-merge, with a stash, untracked and ignored files: a file edit is reverted and nothing else changes", async () => {
@@ -145,16 +145,16 @@ describe("git undo revert", () => {
     r.git(["switch", "-q", "main"]);
     r.write("s.txt", "stashed\n");
     r.git(["stash", "push", "-q", "-u", "-m", "kept"]);
-    r.ok("snapshot"); // #1
+    await r.okIn("snapshot"); // #1
     r.write("a.txt", lines(8, { 0: "edit to take out" }));
-    r.ok("snapshot"); // #2
+    await r.okIn("snapshot"); // #2
     r.git(["merge", "-q", "topic"], { allowFail: true }); // stops on c.txt
     r.write("u.txt", "untracked\n");
     r.write("build.log", "ignored\n");
-    r.ok("snapshot"); // #3
+    await r.okIn("snapshot"); // #3
     const others = (s: string) => s.split("\n").filter((l) => !l.startsWith("a.txt ") && !l.endsWith("\ta.txt")).join("\n");
     const rest = others(userFingerprint(r));
-    r.ok("revert", "2");
+    await r.okIn("revert", "2");
     expect(r.read("a.txt")).toBe(lines(8));
     expect(others(userFingerprint(r))).toBe(rest);
     expect(r.read("build.log")).toBe("ignored\n");
@@ -162,18 +162,18 @@ describe("git undo revert", () => {
     await expectWellFormed(r);
   });
 
-  test("a revert failing halfway leaves everything as it was", () => {
+  test("a revert failing halfway leaves everything as it was", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": lines(6) });
     r.git(["branch", "gone"]);
-    r.ok("snapshot"); // #1
+    await r.okIn("snapshot"); // #1
     r.git(["branch", "-D", "-q", "gone"]);
     r.write("a.txt", lines(6, { 1: "edit" }));
-    r.ok("snapshot"); // #2
+    await r.okIn("snapshot"); // #2
     r.write("b.txt", "later, unrecorded\n");
     const before = userFingerprint(r);
     for (const step of ["worktree", "refs", "index"]) {
-      const res = r.undo(["revert", "2"], { env: { GIT_UNDO_TEST_FAIL_AFTER: step } });
+      const res = await r.run(["revert", "2"], { env: { GIT_UNDO_TEST_FAIL_AFTER: step } });
       expect(res.code).not.toBe(0);
       expect(res.stderr).toContain("rolled back");
       expect(userFingerprint(r)).toBe(before);

@@ -4,7 +4,7 @@ import { expect, test } from "bun:test";
 import { restoreSummary, userSummary } from "../core/describe.ts";
 import { makeRepo } from "./helpers/repo.ts";
 
-test("rebase reflog lines read as words; everything else is left as it is", () => {
+test("rebase reflog lines read as words; everything else is left as it is", async () => {
   const cases: [string, string][] = [
     ["rebase (finish): returning to refs/heads/main", "rebase finished: back on main"],
     ["rebase -i (finish): returning to refs/heads/topic", "rebase finished: back on topic"],
@@ -20,18 +20,18 @@ test("rebase reflog lines read as words; everything else is left as it is", () =
   for (const [raw, shown] of cases) expect(userSummary(raw)).toBe(shown);
 });
 
-test("list and show word a rebase; --json and the snapshot keep Git's line", () => {
+test("list and show word a rebase; --json and the snapshot keep Git's line", async () => {
   const r = makeRepo();
   r.commit("one", { "a.txt": "a\n" });
   const line = "rebase (finish): returning to refs/heads/main";
-  r.ok("snapshot", "-m", line);
+  await r.okIn("snapshot", "-m", line);
   expect(r.ok("list").split("\n")[0]).toMatch(/rebase finished: back on main$/);
-  expect(r.ok("show", "1")).toMatch(/^summary +rebase finished: back on main$/m);
-  expect(r.snapshots()[0]!.summary).toBe(line);
+  expect(await r.okIn("show", "1")).toMatch(/^summary +rebase finished: back on main$/m);
+  expect((await r.snapshotsIn())[0]!.summary).toBe(line);
   expect(r.g("log", "-1", "--format=%s", "refs/undo/snapshots/0000000001")).toBe(line);
 });
 
-test("summaries as shown: object ids cut to seven digits, restores of restores named once", () => {
+test("summaries as shown: object ids cut to seven digits, restores of restores named once", async () => {
   const hex = "1a981f6ae5404ed47ac6fc703e382ee075449deb";
   expect(userSummary(`checkout: moving from ${hex} to wt2`)).toBe("checkout: moving from 1a981f6 to wt2");
   expect(userSummary("restore #39: restore #37: restore #35: commit: x")).toBe("restore #39: commit: x");

@@ -45,16 +45,16 @@ function withFetched(limit = 100): { r: TestRepo; other: TestRepo } {
   return { r, other };
 }
 
-test("fetched snapshots are listed and marked, never a target of plain undo or redo; numbering goes on from the highest", () => {
+test("fetched snapshots are listed and marked, never a target of plain undo or redo; numbering goes on from the highest", async () => {
   const { r } = withFetched();
-  const listed = r.snapshots();
+  const listed = (await r.snapshotsIn());
   expect(listed.filter((s) => (s as { foreign?: boolean }).foreign).map((s) => s.number)).toEqual([6, 5, 4, 3]);
   expect(listed.find((s) => s.number === 2)!.current).toBe(true);
-  expect(r.ok("list")).toMatch(/#6 .*\(fetched\) /);
-  expect(r.ok("list")).not.toMatch(/#2 .*\(fetched\)/);
+  expect(await r.okIn("list")).toMatch(/#6 .*\(fetched\) /);
+  expect(await r.okIn("list")).not.toMatch(/#2 .*\(fetched\)/);
   // A new recording takes the next number after every ref, and is our own.
   r.write("a.txt", "mine 2\n");
-  expect(r.ok("snapshot")).toMatch(/^#7 /);
+  expect(await r.okIn("snapshot")).toMatch(/^#7 /);
   const mine2 = userFingerprint(r);
   // undo walks our own history only: #7 -> #2 -> #1, never into #3..#6.
   expect(r.undo([]).code).toBe(0);
@@ -66,25 +66,25 @@ test("fetched snapshots are listed and marked, never a target of plain undo or r
   expect(userFingerprint(r)).toBe(mine2);
 });
 
-test("undo.limit counts and deletes only our own snapshots; gc never expires fetched ones", () => {
+test("undo.limit counts and deletes only our own snapshots; gc never expires fetched ones", async () => {
   const { r } = withFetched(3);
   for (let i = 2; i <= 4; i++) {
     r.write("a.txt", `mine ${i}\n`);
-    r.ok("snapshot");
+    await r.okIn("snapshot");
   }
   // Ours: #1 #2 #7 #8 #9 with undo.limit 3 -> #7 #8 #9; theirs all stay.
   expect(numbers(r)).toEqual([3, 4, 5, 6, 7, 8, 9]);
-  const gc = r.undo(["gc", "--expire=now"]);
+  const gc = await r.run(["gc", "--expire=now"]);
   expect(gc.code).toBe(0);
   expect(gc.stdout).toContain("deleted 2 snapshots: #7, #8");
   expect(numbers(r)).toEqual([3, 4, 5, 6, 9]);
 });
 
-test("an explicit restore <n> and show reach a fetched snapshot; undo comes back from it", () => {
+test("an explicit restore <n> and show reach a fetched snapshot; undo comes back from it", async () => {
   const { r } = withFetched();
   const before = userFingerprint(r);
-  expect(r.ok("show", "5")).toMatch(/^snapshot #5 /);
-  const res = r.undo(["restore", "5"]);
+  expect(await r.okIn("show", "5")).toMatch(/^snapshot #5 /);
+  const res = await r.run(["restore", "5"]);
   expect(res.stderr).toBe("");
   expect(res.code).toBe(0);
   expect(r.read("a.txt")).toBe("theirs 5\n");
@@ -93,29 +93,29 @@ test("an explicit restore <n> and show reach a fetched snapshot; undo comes back
   expect(userFingerprint(r)).toBe(before);
 });
 
-test("what a snapshot says cannot make it ours: a fetched copy of our own number with other content stays foreign", () => {
+test("what a snapshot says cannot make it ours: a fetched copy of our own number with other content stays foreign", async () => {
   const { r, other } = withFetched();
   // Forced over our #2: the ref name is ours, the commit is not.
   r.git(["fetch", "-q", other.dir, "+refs/undo/snapshots/0000000002:refs/undo/snapshots/0000000002"]);
-  const two = r.snapshots().find((s) => s.number === 2)!;
+  const two = (await r.snapshotsIn()).find((s) => s.number === 2)!;
   expect((two as { foreign?: boolean }).foreign).toBe(true);
-  expect(r.snapshots().find((s) => s.current)!.number).toBe(1);
+  expect((await r.snapshotsIn()).find((s) => s.current)!.number).toBe(1);
 });
 
-test("a repository recorded before the record existed: every snapshot there is its own, the first recording writes them all down", () => {
+test("a repository recorded before the record existed: every snapshot there is its own, the first recording writes them all down", async () => {
   const r = makeRepo();
   r.git(["config", "undo.limit", "3"]);
   r.commit("one", { "a.txt": "0\n" });
   for (let i = 1; i <= 3; i++) {
     r.write("a.txt", `${i}\n`);
-    r.ok("snapshot");
+    await r.okIn("snapshot");
   }
   const record = join(r.gitDir(), "undo", "own-snapshots");
   rmSync(record);
   // With no record, everything is own: undo walks all of it.
-  expect(r.snapshots().some((s) => (s as { foreign?: boolean }).foreign)).toBe(false);
+  expect((await r.snapshotsIn()).some((s) => (s as { foreign?: boolean }).foreign)).toBe(false);
   r.write("a.txt", "4\n");
-  r.ok("snapshot");
+  await r.okIn("snapshot");
   expect(existsSync(record)).toBe(true);
   const lines = readFileSync(record, "utf8").trim().split("\n");
   expect(lines.map((l) => Number(l.slice(-10)))).toEqual([1, 2, 3, 4]);

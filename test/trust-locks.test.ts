@@ -26,16 +26,16 @@ function backdate(path: string, seconds: number): void {
   utimesSync(path, t, t);
 }
 
-test("a lock whose content cannot be parsed is stale: the next run takes it over", () => {
+test("a lock whose content cannot be parsed is stale: the next run takes it over", async () => {
   const { r, lock } = withCommit();
   writeFileSync(lock, "\x00\x7fnot a pid at all\n");
-  const res = r.undo(["snapshot"], { env: WAIT });
+  const res = await r.run(["snapshot"], { env: WAIT });
   expect(res.code).toBe(0);
   expect(res.stdout).toMatch(/^#2 /);
   expect(existsSync(lock)).toBe(false);
 });
 
-test("an empty lock left by a crash is stale once it is old; while new it is being written", () => {
+test("an empty lock left by a crash is stale once it is old; while new it is being written", async () => {
   const { r, lock } = withCommit();
   writeFileSync(lock, "");
   const before = fingerprint(r);
@@ -43,43 +43,43 @@ test("an empty lock left by a crash is stale once it is old; while new it is bei
   expect(fingerprint(r)).toBe(before);
   backdate(lock, 60);
   expect(r.undo(["snapshot"], { env: WAIT }).code).toBe(0);
-  expect(r.snapshots().length).toBe(2);
+  expect((await r.snapshotsIn()).length).toBe(2);
 });
 
-test("a lock whose pid now names a process started after it was written is stale (pid reused)", () => {
+test("a lock whose pid now names a process started after it was written is stale (pid reused)", async () => {
   const { r, lock } = withCommit();
   const sleeper = Bun.spawn({ cmd: ["sleep", "30"] });
   try {
     writeFileSync(lock, `${sleeper.pid} ${hostname()}\n`);
     backdate(lock, 60); // written a minute before that process started
-    const res = r.undo(["snapshot"], { env: WAIT });
+    const res = await r.run(["snapshot"], { env: WAIT });
     expect(res.code).toBe(0);
-    expect(r.snapshots().length).toBe(2);
+    expect((await r.snapshotsIn()).length).toBe(2);
     expect(existsSync(lock)).toBe(false);
   } finally {
     sleeper.kill();
   }
 });
 
-test("a lock of a live process that started before it is held: waited for, then refused, nothing changed", () => {
+test("a lock of a live process that started before it is held: waited for, then refused, nothing changed", async () => {
   const { r, lock } = withCommit();
   const sleeper = Bun.spawn({ cmd: ["sleep", "30"] });
   try {
     writeFileSync(lock, `${sleeper.pid} ${hostname()}\n`);
     const before = fingerprint(r);
-    const res = r.undo(["snapshot"], { env: WAIT });
+    const res = await r.run(["snapshot"], { env: WAIT });
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(`pid ${sleeper.pid}`);
     expect(fingerprint(r)).toBe(before);
     expect(readFileSync(lock, "utf8")).toBe(`${sleeper.pid} ${hostname()}\n`);
-    const doctor = r.undo(["doctor"]);
+    const doctor = await r.run(["doctor"]);
     expect(doctor.stdout).toContain(`held by pid ${sleeper.pid}`);
   } finally {
     sleeper.kill();
   }
 });
 
-test("a lock of another host is never taken over: refused at once, naming file, host and how to remove it; doctor reports it", () => {
+test("a lock of another host is never taken over: refused at once, naming file, host and how to remove it; doctor reports it", async () => {
   const { r, lock } = withCommit();
   const content = "4242 build-box.example.org\n";
   writeFileSync(lock, content);
@@ -88,7 +88,7 @@ test("a lock of another host is never taken over: refused at once, naming file, 
   for (const args of [["snapshot"], [], ["restore", "1"]]) {
     const started = Date.now();
     // A long wait would not help: the refusal comes without it.
-    const res = r.undo(args, { env: { GIT_UNDO_LOCK_WAIT_MS: "20000" } });
+    const res = await r.run(args, { env: { GIT_UNDO_LOCK_WAIT_MS: "20000" } });
     expect(res.code).toBe(1);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(res.stderr).toContain(lock);
@@ -97,20 +97,20 @@ test("a lock of another host is never taken over: refused at once, naming file, 
   }
   expect(fingerprint(r)).toBe(before);
   expect(readFileSync(lock, "utf8")).toBe(content);
-  const doctor = r.undo(["doctor"]);
+  const doctor = await r.run(["doctor"]);
   expect(doctor.code).toBe(1);
   expect(doctor.stdout).toMatch(/problem .*capture\.lock.*build-box\.example\.org/);
   expect(doctor.stdout).toContain(`rm '${lock}'`);
   expect(readFileSync(lock, "utf8")).toBe(content);
 });
 
-test("doctor reports a worker that keeps failing, with its last error; old failures are not a problem", () => {
+test("doctor reports a worker that keeps failing, with its last error; old failures are not a problem", async () => {
   const { r } = withCommit();
   const log = join(r.gitDir(), "undo", "worker.log");
   const line = (ago: number, msg: string) => `${new Date(Date.now() - ago).toISOString()} [999] ${msg}\n`;
   writeFileSync(log, [line(3 * 3600_000, "recording failed: long ago"), line(3 * 3600_000, "recording failed: long ago"), line(3 * 3600_000, "recording failed: long ago")].join(""));
   expect(r.undo(["doctor"]).stdout).not.toContain("failed to record");
   writeFileSync(log, [line(50_000, "recording failed: disk quota"), line(30_000, "recording failed: disk quota"), line(10_000, "recording failed: cannot lock ref 'refs/undo/x'")].join(""), { flag: "a" });
-  const doctor = r.undo(["doctor"]);
+  const doctor = await r.run(["doctor"]);
   expect(doctor.stdout).toMatch(/problem .*failed to record 3 times .*cannot lock ref 'refs\/undo\/x'/);
 });

@@ -39,7 +39,7 @@ function tracedSnapshot(r: TestRepo): { code: number; commands: string[] } {
   return { code: res.code, commands };
 }
 
-test("a ref to a malformed tag: recorded by its id without peeled fields, the tag kept whole; recording, undo and redo go on", () => {
+test("a ref to a malformed tag: recorded by its id without peeled fields, the tag kept whole; recording, undo and redo go on", async () => {
   const { r, bad } = withMalformedTag();
   const first = tracedSnapshot(r);
   expect(first.code).toBe(0);
@@ -54,27 +54,27 @@ test("a ref to a malformed tag: recorded by its id without peeled fields, the ta
   expect(entries(r, `${one!.tree}:keep`)[`${bad}.tag`]).toMatch(/^100644 blob /);
   expect(r.g("cat-file", "blob", `${one!.tree}:keep/${bad}.tag`)).toBe(r.g("cat-file", "tag", bad));
   // Every reader takes the snapshot as valid.
-  expect(r.snapshots()[0]!.unreadable).toBeUndefined();
+  expect((await r.snapshotsIn())[0]!.unreadable).toBeUndefined();
 
   r.write("a.txt", "2\n");
-  r.ok("snapshot");
+  await r.okIn("snapshot");
   const edited = userFingerprint(r);
   expect(r.undo([]).code).toBe(0);
   expect(r.read("a.txt")).toBe("1\n");
   expect(r.g("rev-parse", "refs/tags/broken")).toBe(bad);
   expect(r.undo(["redo"]).code).toBe(0);
   expect(userFingerprint(r)).toBe(edited);
-  expect(r.snapshots().every((s) => s.unreadable === undefined)).toBe(true);
+  expect((await r.snapshotsIn()).every((s) => s.unreadable === undefined)).toBe(true);
 });
 
-test("doctor names a ref whose tag cannot be read", () => {
+test("doctor names a ref whose tag cannot be read", async () => {
   const { r, bad } = withMalformedTag();
-  r.ok("snapshot");
+  await r.okIn("snapshot");
   const out = r.undo(["doctor"]).stdout;
   expect(out).toMatch(new RegExp(`note .*refs/tags/broken points at a tag Git cannot read or peel \\(${bad}\\); snapshots record it by its id alone`));
 });
 
-test("without a malformed object the refs are listed once, peeled objects included", () => {
+test("without a malformed object the refs are listed once, peeled objects included", async () => {
   const r = makeRepo();
   r.commit("one", { "a.txt": "1\n" });
   r.git(["tag", "-a", "-m", "v1", "v1"]);

@@ -46,7 +46,7 @@ const workerLog = (r: TestRepo) => {
   return existsSync(path) ? readFileSync(path, "utf8") : "";
 };
 
-test.skipIf(!isFiles())("a lock on the oldest snapshot's ref postpones its deletion, nothing else; once stale the next recording removes it", () => {
+test.skipIf(!isFiles())("a lock on the oldest snapshot's ref postpones its deletion, nothing else; once stale the next recording removes it", async () => {
   const r = fullHistory();
   const lock = join(r.gitDir(), `${refPath(2)}.lock`);
   writeFileSync(lock, "");
@@ -70,7 +70,7 @@ test.skipIf(!isFiles())("a lock on the oldest snapshot's ref postpones its delet
   expect(numbers(r).at(-1)).toBe(8);
 });
 
-test.skipIf(!isFiles())("the user's packed-refs.lock: recording goes on, it is never removed, doctor names it; once removed, the limit is kept again", () => {
+test.skipIf(!isFiles())("the user's packed-refs.lock: recording goes on, it is never removed, doctor names it; once removed, the limit is kept again", async () => {
   const r = fullHistory();
   const lock = join(r.gitDir(), "packed-refs.lock");
   writeFileSync(lock, "");
@@ -79,7 +79,7 @@ test.skipIf(!isFiles())("the user's packed-refs.lock: recording goes on, it is n
   recordEdit(r, "6\n");
   expect(numbers(r)).toEqual([2, 3, 4, 5, 6]);
   expect(existsSync(lock)).toBe(true);
-  const doctor = r.undo(["doctor"]);
+  const doctor = await r.run(["doctor"]);
   expect(doctor.code).toBe(1);
   expect(doctor.stdout).toMatch(/problem .*packed-refs\.lock has been there for \d+s: Git cannot delete any ref .*rm '.*packed-refs\.lock'/);
   // The user's own deletion fails as Git says; once the lock is gone, all is well again.
@@ -132,7 +132,7 @@ test.skipIf(!isFiles())("packed-refs.lock made long after a killed git-undo star
   expect(doctorOut(r)).toMatch(/problem .*packed-refs\.lock has been there for \d+s/);
 });
 
-test.skipIf(!isFiles())("a lock on the next number: a live one is stepped over, a stale one removed and the number used", () => {
+test.skipIf(!isFiles())("a lock on the next number: a live one is stepped over, a stale one removed and the number used", async () => {
   const r = fullHistory();
   const live = join(r.gitDir(), `${refPath(5)}.lock`);
   writeFileSync(live, "");
@@ -153,7 +153,7 @@ test("index.lock: doctor names a killed restore's (the next git undo removes it)
   await killAfter(r, "refs", ["restore", "3"]);
   const lock = join(r.gitDir(), "index.lock");
   expect(existsSync(lock)).toBe(true);
-  const doctor = r.undo(["doctor"]);
+  const doctor = await r.run(["doctor"]);
   expect(doctor.code).toBe(1);
   expect(doctor.stdout).toMatch(/problem .*index\.lock was left by a git-undo restore that was killed \(pid \d+\).*rm '.*index\.lock'/);
   expect(r.undo(["restore", "4"]).code).toBe(0);
@@ -164,11 +164,11 @@ test("index.lock: doctor names a killed restore's (the next git undo removes it)
   backdate(lock, 60);
   expect(doctorOut(r)).toMatch(/problem .*index\.lock has been there for \d+s: Git cannot write the index while it exists; if no Git command is running, one that crashed left it: rm '.*index\.lock'/);
   r.write("a.txt", "later\n");
-  r.undo(["snapshot"]);
+  await r.run(["snapshot"]);
   expect(existsSync(lock)).toBe(true);
 });
 
-test("doctor names the lock a live Git holds on the ref storage without calling it a problem", () => {
+test("doctor names the lock a live Git holds on the ref storage without calling it a problem", async () => {
   const r = fullHistory();
   const lock = refFormatOf(r) === "files" ? join(r.gitDir(), "refs", "heads", "main.lock") : join(r.gitDir(), "reftable", "tables.list.lock");
   mkdirSync(join(lock, ".."), { recursive: true });

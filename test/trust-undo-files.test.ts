@@ -58,7 +58,7 @@ test("a zombie owning capture.lock is gone: its lock is taken over", async () =>
 
 const CACHES = ["snapshot-commits", "valid-trees", "worktree-index", "worktree-index.json", "committer.json", "state-blobs.json", "keep-tree.json"];
 
-test("folders at the caches' names: every command works without them, doctor names each; empty ones are removed", () => {
+test("folders at the caches' names: every command works without them, doctor names each; empty ones are removed", async () => {
   const { r, undo } = history();
   for (const name of CACHES) {
     rmSync(join(undo, name), { recursive: true, force: true });
@@ -77,12 +77,12 @@ test("folders at the caches' names: every command works without them, doctor nam
   expect(statSync(join(undo, "snapshot-commits")).isFile()).toBe(true);
 });
 
-test("a folder at capture.lock or index-lock.owner: a refusal naming it and how to remove it, never 'another git-undo is running'", () => {
+test("a folder at capture.lock or index-lock.owner: a refusal naming it and how to remove it, never 'another git-undo is running'", async () => {
   const { r, undo } = history();
   mkdirSync(join(undo, "capture.lock", "x"), { recursive: true });
   const before = userFingerprint(r);
   for (const args of [["snapshot"], []]) {
-    const res = r.undo(args, { env: WAIT });
+    const res = await r.run(args, { env: WAIT });
     expect(res.code).toBe(1);
     expect(res.stderr).toContain("capture.lock is a folder, not git-undo's lock");
     expect(res.stderr).toContain("rm -r '");
@@ -92,13 +92,13 @@ test("a folder at capture.lock or index-lock.owner: a refusal naming it and how 
   expect(doctorOut(r)).toMatch(/problem .*capture\.lock is a folder, not git-undo's file: nothing is recorded or restored while it is there/);
   rmSync(join(undo, "capture.lock"), { recursive: true });
   mkdirSync(join(undo, "index-lock.owner", "x"), { recursive: true });
-  const res = r.undo([], { env: WAIT });
+  const res = await r.run([], { env: WAIT });
   expect(res.code).toBe(1);
   expect(res.stderr).toContain("index-lock.owner is a folder");
   expect(r.read("a.txt")).toBe("3\n");
 });
 
-test("links and FIFOs at snapshot-commits and valid-trees: nothing hangs, nothing is written through, the next recording replaces them", () => {
+test("links and FIFOs at snapshot-commits and valid-trees: nothing hangs, nothing is written through, the next recording replaces them", async () => {
   const { r, undo } = history();
   const outside = join(tempDir("outside"), "precious.txt");
   writeFileSync(outside, "precious\n");
@@ -118,7 +118,7 @@ test("links and FIFOs at snapshot-commits and valid-trees: nothing hangs, nothin
     rmSync(join(undo, name), { force: true });
     expect(Bun.spawnSync({ cmd: ["mkfifo", join(undo, name)] }).exitCode).toBe(0);
   }
-  const listed = r.undo(["list"]);
+  const listed = await r.run(["list"]);
   expect(listed.code).toBe(0);
   expect(listed.stdout).toMatch(/#4 /);
   r.write("a.txt", "5\n");
@@ -128,10 +128,10 @@ test("links and FIFOs at snapshot-commits and valid-trees: nothing hangs, nothin
   for (const name of ["snapshot-commits", "valid-trees"]) expect(statSync(join(undo, name)).isFile()).toBe(true);
 });
 
-test("doctor names a folder it cannot write, unreadable snapshots, a snapshot whose commit is gone and objects snapshots hold that are gone", () => {
+test("doctor names a folder it cannot write, unreadable snapshots, a snapshot whose commit is gone and objects snapshots hold that are gone", async () => {
   const { r, undo } = history();
   r.write("only-in-a-snapshot.txt", "held by snapshot #3 alone\n");
-  r.ok("snapshot");
+  await r.okIn("snapshot");
   const blob = r.git(["hash-object", "--stdin"], { input: "held by snapshot #3 alone\n" }).stdout.trim();
   r.remove("only-in-a-snapshot.txt");
   // Unreadable: a snapshot of a format this version does not know.
@@ -144,7 +144,7 @@ test("doctor names a folder it cannot write, unreadable snapshots, a snapshot wh
   const objectPath = (id: string) => join(r.gitDir(), "objects", id.slice(0, 2), id.slice(2));
   unlinkSync(objectPath(lost));
   unlinkSync(objectPath(blob));
-  const doctor = r.undo(["doctor"]);
+  const doctor = await r.run(["doctor"]);
   expect(doctor.code).toBe(1);
   expect(doctor.stdout).toMatch(/note .*1 snapshot cannot be read; undo and redo pass over it/);
   expect(doctor.stdout).toMatch(/#10: .*format 2/);

@@ -11,7 +11,7 @@ import { makeRepo } from "./helpers/repo.ts";
 const NAMES = new Set<string>(Object.values(UNDO_FILES));
 const CACHES = [UNDO_FILES.committer, UNDO_FILES.stateBlobs, UNDO_FILES.keepTree, UNDO_FILES.snapshotCommits, UNDO_FILES.validTrees, UNDO_FILES.keptIndex, UNDO_FILES.keptIndexInfo];
 
-test("the hook template spells the names of the marker, the mark, the worker's pid file and the probe as the core does", () => {
+test("the hook template spells the names of the marker, the mark, the worker's pid file and the probe as the core does", async () => {
   const text = readFileSync(join(import.meta.dir, "..", "hooks", "hook.sh"), "utf8");
   // The template keeps the folder in git_undo_u: each name follows it.
   for (const name of [UNDO_FILES.hooksEnabled, UNDO_FILES.pending, UNDO_FILES.workerPid, UNDO_FILES.probe]) expect(text).toContain(`$git_undo_u/${name}`);
@@ -22,15 +22,15 @@ test("after recording, listing, a restore and an undo, every file in undo/ is a 
   r.commit("base", { "a.txt": "a\n", "src/b.c": "b\n" });
   expect(r.undo(["init", "--file-hooks"]).code).toBe(0);
   r.write("new.txt", "untracked\n");
-  r.undo(["snapshot"]); // the hooks' worker may have recorded it already
+  await r.run(["snapshot"]); // the hooks' worker may have recorded it already
   r.commit("two", { "a.txt": "two\n" });
   r.git(["stash", "push", "-q", "--include-untracked"]);
-  r.undo(["snapshot"]); // the hooks' worker may have recorded it already
+  await r.run(["snapshot"]); // the hooks' worker may have recorded it already
   r.write("src/b.c", "edited\n");
-  r.undo(["snapshot"]); // the hooks' worker may have recorded it already
-  r.ok("list");
+  await r.run(["snapshot"]); // the hooks' worker may have recorded it already
+  await r.okIn("list");
   expect(r.undo(["restore", "2"]).code).toBe(0);
-  r.ok("undo");
+  await r.okIn("undo");
   // The hooks' worker may still be recording the Git commands above, in a scratch folder of its own.
   await settled(r.gitDir());
   const undoDir = join(r.gitDir(), "undo");

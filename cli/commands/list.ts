@@ -128,7 +128,7 @@ export const list: Command = {
   },
   // Pathspecs, as `git log -- <path>` takes them.
   takesArguments: true,
-  async run({ values, positionals }) {
+  async run({ values, positionals, afterDashes }) {
     const repo = await openRepo();
     const limit = count("-n", str(values["max-count"]));
     const since = str(values.since);
@@ -140,10 +140,7 @@ export const list: Command = {
     // Lost work is searched beside the snapshots.
     const lost = values.lost && pickaxe ? findLost(repo).then(async (work) => ({ work, items: await lostChanging(repo, work, pickaxe) })) : null;
     lost?.catch(() => {}); // awaited below
-    // Paths only after `--`, as `git log -- <path>` (a lost file need not exist): the words
-    // after the command line's first `--` are the last positionals; any other is refused.
-    const end = process.argv.indexOf("--");
-    const afterDashes = end === -1 ? 0 : process.argv.length - end - 1;
+    // Paths only after `--`, as `git log -- <path>` (a lost file need not exist); any other word is refused.
     if (positionals.length > afterDashes) {
       throw usage(`git undo list takes no arguments (got '${positionals[0]}'; paths go after --: git undo log -- <path>)`);
     }

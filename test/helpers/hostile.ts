@@ -7,6 +7,8 @@ import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, readdirSync, readFileSync, lstatSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { copyRepo, fingerprint, makeRepo, ROOT, type RunResult, type TestRepo } from "./repo.ts";
+import { inRepoProcess } from "./in-process.ts";
+import { previewLines } from "./preview-probe.ts";
 
 export interface Base {
   /** The victim's newest real snapshot. */
@@ -49,6 +51,18 @@ export function victimAndAttacker(): { v: TestRepo; x: TestRepo } {
   const built = pristine();
   built.attacker ??= attackerOf(built.victim);
   return { v: victimCopy(built.victim), x: copyRepo(built.attacker) };
+}
+
+/** victimAndAttacker, the victim's recordings run in-process (checkCase runs hundreds). */
+async function victimAndAttackerIn(): Promise<{ v: TestRepo; x: TestRepo }> {
+  const built = pristine();
+  built.attacker ??= attackerOf(built.victim);
+  const v = copyRepo(built.victim);
+  for (let i = 0; i < 2; i++) {
+    const again = await v.run(["snapshot"]);
+    if (again.code !== 1) throw new Error(`a copy of the victim recorded something: ${again.stdout}${again.stderr}`);
+  }
+  return { v, x: copyRepo(built.attacker) };
 }
 
 /**
@@ -245,6 +259,16 @@ export function previewOf(v: TestRepo, n: number): RunResult {
   return { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
 
+/** previewOf, in-process. */
+async function previewIn(v: TestRepo, n: number): Promise<RunResult> {
+  try {
+    const lines = await inRepoProcess(v.dir, v.env, () => previewLines(n));
+    return { code: 0, stdout: `ok\n${lines.join("\n")}\n`, stderr: "" };
+  } catch (e) {
+    return { code: 1, stdout: "", stderr: `${(e as Error).message}\n` };
+  }
+}
+
 /** A refusal: a non-zero exit and exactly one line on stderr. */
 export function expectOneLineRefusal(r: RunResult, what: string): void {
   if (r.code === 0) throw new Error(`${what}: expected a refusal, got exit 0\n${r.stdout}`);
@@ -262,8 +286,8 @@ const numberOf = (ref: string): number => Number(ref.slice(-10));
  * victim's state, its .git outside git-undo's own files, and everything beside
  * the repository stay byte-identical.
  */
-export function checkCase(c: HostileCase): void {
-  const { v, x } = victimAndAttacker();
+export async function checkCase(c: HostileCase): Promise<void> {
+  const { v, x } = await victimAndAttackerIn();
   const base = baseOf(x);
   const crafted = c.craft(x, base);
   v.git(["fetch", "-q", x.dir, "+refs/undo/*:refs/undo/*"]);
@@ -272,46 +296,46 @@ export function checkCase(c: HostileCase): void {
   appendFileSync(join(v.gitDir(), "undo", "own-snapshots"), `${v.g("rev-parse", crafted.ref)} ${crafted.ref}\n`);
   const n = numberOf(crafted.ref);
   const before = observe(v);
-  const listed = () => v.snapshots().map((s) => ({ number: s.number, unreadable: s.unreadable !== undefined }));
+  const listed = async () => (await v.snapshotsIn()).map((s) => ({ number: s.number, unreadable: s.unreadable !== undefined }));
 
   if (c.refusedBy === "not-a-snapshot") {
     // No reader takes it for a snapshot: the list is the real one, and recording goes on.
-    expect(listed()).toEqual([
+    expect(await listed()).toEqual([
       { number: 2, unreadable: false },
       { number: 1, unreadable: false },
     ]);
-    expect(v.snapshots()[0]!.commit).toBe(v.g("rev-parse", "refs/undo/snapshots/0000000002"));
-    const doctor = v.undo(["doctor"]);
+    expect((await v.snapshotsIn())[0]!.commit).toBe(v.g("rev-parse", "refs/undo/snapshots/0000000002"));
+    const doctor = await v.run(["doctor"]);
     expect(doctor.stdout).toContain(crafted.ref);
     expect(observe(v)).toEqual(before);
     v.write("notes.txt", "edited again\n");
-    const made = v.undo(["snapshot"]);
+    const made = await v.run(["snapshot"]);
     expect({ code: made.code, out: made.stdout.split(" ")[0] }).toEqual({ code: 0, out: "#3" });
     expect(v.g("rev-parse", "--verify", "refs/undo/snapshots/0000000003")).toMatch(/^[0-9a-f]{40,64}$/);
     return;
   }
 
   const readerRefuses = c.refusedBy !== "restore";
-  const row = v.snapshots().find((s) => s.number === n);
+  const row = (await v.snapshotsIn()).find((s) => s.number === n);
   if (c.refusedBy === "message" || c.refusedBy === "state") {
     expect(row?.unreadable ?? "").not.toBe("");
-    const human = v.undo(["list"]);
+    const human = await v.run(["list"]);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(new RegExp(`#${n} +unreadable`));
   } else {
     expect(row?.unreadable).toBeUndefined();
   }
   if (readerRefuses) {
-    expectOneLineRefusal(v.undo(["show", String(n)]), "show");
-    expectOneLineRefusal(v.undo(["show", "-p", String(n)]), "show -p");
+    expectOneLineRefusal(await v.run(["show", String(n)]), "show");
+    expectOneLineRefusal(await v.run(["show", "-p", String(n)]), "show -p");
   }
-  expectOneLineRefusal(v.undo(["restore", "--dry-run", String(n)]), "restore --dry-run");
-  expectOneLineRefusal(v.undo(["restore", String(n)]), "restore");
-  expectOneLineRefusal(previewOf(v, n), "the picker's preview");
-  expectOneLineRefusal(v.undo(["redo"]), "redo");
+  expectOneLineRefusal(await v.run(["restore", "--dry-run", String(n)]), "restore --dry-run");
+  expectOneLineRefusal(await v.run(["restore", String(n)]), "restore");
+  expectOneLineRefusal(await previewIn(v, n), "the picker's preview");
+  expectOneLineRefusal(await v.run(["redo"]), "redo");
   expect(observe(v)).toEqual(before);
 
-  const undo = v.undo(["undo"]);
+  const undo = await v.run(["undo"]);
   if (c.refusedBy === "message") {
     // The snapshot is unreadable, so undo passes over it to #2: the state the user has.
     expect(undo.code).toBe(0);

@@ -202,6 +202,28 @@ export class TestRepo {
     return { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
   }
 
+  /**
+   * The CLI run in this test's process (test/helpers/in-process.ts): the same
+   * code and results as `undo`, without a Bun start. Not for what depends on
+   * the process itself (stdin, signals, exit, the pid).
+   */
+  async run(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<RunResult> {
+    const { runInProcess } = await import("./in-process.ts");
+    return runInProcess(args, opts.cwd ?? this.dir, { ...this.env, ...opts.env });
+  }
+
+  /** `run`, expecting success; returns stdout. */
+  async okIn(...args: string[]): Promise<string> {
+    const r = await this.run(args);
+    if (r.code !== 0) throw new Error(`git undo ${args.join(" ")} exited ${r.code}: ${r.stderr}${r.stdout}`);
+    return r.stdout;
+  }
+
+  /** The snapshot list as JSON, newest first, run in-process. */
+  async snapshotsIn(): Promise<SnapshotJson[]> {
+    return JSON.parse(await this.okIn("list", "--json")) as SnapshotJson[];
+  }
+
   /** The CLI, expecting success; returns stdout. */
   ok(...args: string[]): string {
     const r = this.undo(args);

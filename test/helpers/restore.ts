@@ -61,3 +61,19 @@ export async function expectWellFormed(r: TestRepo): Promise<void> {
     expect(checked.filter((s) => !isReadable(s))).toEqual([]);
   });
 }
+
+/** numbers, in-process. */
+export const numbersIn = async (r: TestRepo): Promise<number[]> => (await r.snapshotsIn()).map((s) => s.number).reverse();
+
+/** positionOf, in-process. */
+export const positionIn = async (r: TestRepo): Promise<number | undefined> => (await r.snapshotsIn()).find((s) => s.current)?.number;
+
+/** expectRefused, the command run in-process. */
+export async function expectRefusedIn(r: TestRepo, args: string[], reason: RegExp, opts: { env?: Record<string, string> } = {}): Promise<RunResult> {
+  const before = fingerprint(r);
+  const res = await r.run(args, opts);
+  expect(res.code).not.toBe(0);
+  expect(res.stderr).toMatch(reason);
+  expect(fingerprint(r)).toBe(before);
+  return res;
+}
