@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { makeRepo, tempDir, type TestRepo, type RunResult } from "./helpers/repo.ts";
 import { numberRuns } from "../cli/commands/gc.ts";
-import { snap, snapshotRefs } from "./helpers/snap.ts";
+import { snap, snapIn, snapshotRefs } from "./helpers/snap.ts";
 
 /** The first line of gc's output: the space snapshots hold follows it (cli/commands/gc.ts). */
 const gcFirstLine = (r: { code: number; stdout: string; stderr: string }) => ({ ...r, stdout: `${r.stdout.split("\n")[0]}\n` });
@@ -130,12 +130,12 @@ describe("list", () => {
   test("--all-worktrees lists every worktree's sequence", async () => {
     const r = makeRepo();
     r.commit("one");
-    snap(r);
+    await snapIn(r);
     r.git(["worktree", "add", "-q", "-b", "wtb", "../wt"]);
     const wt = join(r.dir, "..", "wt");
-    snap(r, [], { cwd: wt });
+    await snapIn(r, [], { cwd: wt });
     r.write("b", "b\n");
-    snap(r);
+    await snapIn(r);
     // Each worktree sees its own sequence by default.
     expect(r.ok("list").trimEnd().split("\n")).toHaveLength(2);
     expect(r.undo(["list"], { cwd: wt }).stdout.trimEnd().split("\n")).toHaveLength(1);
@@ -180,7 +180,7 @@ describe("show", () => {
     r.git(["merge", "other"], { allowFail: true });
     r.write("b.c", "unstaged\n");
     r.write("new.txt", "untracked\n");
-    snap(r);
+    await snapIn(r);
     const text = await r.okIn("show", "1");
     expect(text).toContain("snapshot #1");
     // Labelled sections in order, the trailers last.
@@ -218,7 +218,7 @@ describe("show", () => {
     r.write("a.c", "staged\n");
     r.write("n.c", "n\n");
     r.git(["add", "-A"]);
-    snap(r);
+    await snapIn(r);
     expect(await r.okIn("show", "1")).toMatch(/index +2 paths staged\n/);
     expect((JSON.parse(await r.okIn("show", "1", "--json")) as { staged: string[] }).staged).toEqual(["a.c", "n.c"]);
   });
@@ -227,7 +227,7 @@ describe("show", () => {
     const r = makeRepo();
     r.commit("one");
     r.git(["config", "undo.worktree", "false"]);
-    snap(r);
+    await snapIn(r);
     expect(await r.okIn("show", "1")).toContain("not recorded");
     expect((JSON.parse(await r.okIn("show", "1", "--json")) as { worktreeRecorded: boolean }).worktreeRecorded).toBe(false);
   });
@@ -283,7 +283,7 @@ describe("gc", () => {
   test("the newest is kept even when it is old", async () => {
     const r = makeRepo();
     r.commit("one");
-    snap(r, [], { env: { GIT_COMMITTER_DATE: "1577880000 +0000" } });
+    await snapIn(r, [], { env: { GIT_COMMITTER_DATE: "1577880000 +0000" } });
     expect(gcFirstLine(await r.run(["gc", "--expire", "1.day"]))).toEqual({ code: 1, stdout: "nothing to delete\n", stderr: "" });
     expect(snapshotRefs(r)).toHaveLength(1);
   });

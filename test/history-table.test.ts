@@ -24,7 +24,7 @@ function step(snaps: SnapshotEntry[], direction: Direction): { target: number; s
 }
 
 describe("the worked example", () => {
-  test("changes 1, 2, 3; undo, undo, redo, redo; new work; then undo walks back through everything", () => {
+  test("changes 1, 2, 3; undo, undo, redo, redo; new work; then undo walks back through everything", async () => {
     let snaps: SnapshotEntry[] = [snap(1, "change", "A"), snap(2, "change", "B"), snap(3, "change", "C")];
     expect(position(snaps)).toBe(3);
     const walk: [Direction, number, number, number][] = [
@@ -79,7 +79,7 @@ describe("rules", () => {
     else expect(navigationTarget(base, direction, steps).number).toBe(target);
   });
 
-  test("too few steps: refused, saying how many there are", () => {
+  test("too few steps: refused, saying how many there are", async () => {
     expect(() => navigationTarget(base, "undo", 5)).toThrow(/only 2 are available/);
     expect(() => navigationTarget([], "undo", 1)).toThrow(/nothing to undo/);
   });

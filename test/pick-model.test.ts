@@ -24,7 +24,7 @@ function snap(number: number, summary: string, head = "main", kind: "change" | "
 
 const snaps = [snap(1, "commit: one"), snap(2, "commit: parser fix", "feature"), snap(3, "edited: a.c"), snap(4, "restore #2", "feature", "restore")];
 
-test("rows are newest first and the cursor starts just below the position", () => {
+test("rows are newest first and the cursor starts just below the position", async () => {
   // Position 2 (the latest is a restore of #2): the cursor starts on #1, what `git undo` would pick.
   const m = new PickModel(rowsOf(snaps, 2));
   expect(m.rows.map((r) => r.number)).toEqual([4, 3, 2, 1]);
@@ -32,7 +32,7 @@ test("rows are newest first and the cursor starts just below the position", () =
   expect(m.highlighted()?.number).toBe(1);
 });
 
-test("the filter matches number, summary, branch and changed paths; every word must match", () => {
+test("the filter matches number, summary, branch and changed paths; every word must match", async () => {
   const m = new PickModel(rowsOf(snaps, 3));
   m.setFilter("parser");
   expect(m.visible.map((r) => r.number)).toEqual([2]);
@@ -58,7 +58,7 @@ test("the filter matches number, summary, branch and changed paths; every word m
   expect(m.highlighted()?.number).toBe(1);
 });
 
-test("moves stop at the ends and scrolling keeps the cursor on screen", () => {
+test("moves stop at the ends and scrolling keeps the cursor on screen", async () => {
   const many = Array.from({ length: 1000 }, (_, i) => snap(i + 1, `change ${i + 1}`));
   const m = new PickModel(rowsOf(many, 1000));
   m.home();
@@ -115,7 +115,7 @@ test("a failed preview is reported, not retried in a loop", async () => {
   expect(calls).toBe(1);
 });
 
-test("fit cuts to the width with an ellipsis, keeps colours closed, expands tabs", () => {
+test("fit cuts to the width with an ellipsis, keeps colours closed, expands tabs", async () => {
   expect(fit("abcdef", 4)).toBe("abc…");
   expect(fit("abc", 6, true)).toBe("abc   ");
   setColor(true);
@@ -126,7 +126,7 @@ test("fit cuts to the width with an ellipsis, keeps colours closed, expands tabs
   expect(fit("new\nline", 20)).toBe("new\\nline");
 });
 
-test("a filter starting with ? shows the rows a file search found, keeping the old rows while it runs", () => {
+test("a filter starting with ? shows the rows a file search found, keeping the old rows while it runs", async () => {
   const m = new PickModel(rowsOf(snaps, 3));
   expect(contentQuery("parser")).toBeNull();
   expect(contentQuery("?  lost line ")).toBe("lost line");
@@ -159,7 +159,7 @@ const lostItems: LostItem[] = [
   { kind: "file", id: "a50bcb6003fee24cd0dcb7d7da23c9150cd95457", date: null, reflogs: [], path: null, size: 5, lines: ["lost"], binary: false },
 ];
 
-test("lost work is a section after the snapshots: the cursor runs into it, the filter keeps what matches, #n and ?text never", () => {
+test("lost work is a section after the snapshots: the cursor runs into it, the filter keeps what matches, #n and ?text never", async () => {
   const m = new PickModel(rowsOf(snaps, 3));
   m.setLost(lostRowsOf(lostItems, 7));
   expect(m.length).toBe(7);
@@ -184,7 +184,7 @@ test("lost work is a section after the snapshots: the cursor runs into it, the f
   expect(m.length).toBe(7);
 });
 
-test("the picker draws the lost section under its title; its preview says what rescuing does, or how", () => {
+test("the picker draws the lost section under its title; its preview says what rescuing does, or how", async () => {
   const m = new PickModel(rowsOf(snaps, 3));
   m.setLost(lostRowsOf(lostItems, 7));
   const pending = () => ({ state: "pending" }) as const;

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
 import { commitText, compareBytes, decodeBytes, encodeBytes } from "../core/format.ts";
-import { gitBytes, snap } from "./helpers/snap.ts";
+import { gitBytes, snapIn } from "./helpers/snap.ts";
 
 const CAFE = Buffer.from("caf\xe9", "latin1"); // "café" in Latin-1: not valid UTF-8
 const BRANCH = Buffer.concat([Buffer.from("refs/heads/"), CAFE]);
@@ -45,7 +45,7 @@ describe("non-UTF-8 bytes in snapshots", () => {
     const reflog = withoutNewline(raw(r, ["reflog", "-1", "--format=%H %gs", "HEAD"]));
     expect(reflog.includes(CAFE)).toBe(true); // Git itself kept the Latin-1 byte
 
-    const s = snap(r);
+    const s = await snapIn(r);
     // Spec: Recording step 6 gives commit-tree the message with the reflog's
     // exact bytes; Git stores a UTF-8 message, reading a stray byte as Latin-1.
     // The same message through plain commit-tree is the oracle.
@@ -83,7 +83,7 @@ describe("non-UTF-8 bytes in snapshots", () => {
     sh(r, `git stash push -q -m "$(printf 'caf\\351')"`);
     const expected = raw(r, ["stash", "list", "--format=%H%x09%gs"]);
     expect(expected.includes(CAFE)).toBe(true);
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(raw(r, ["cat-file", "blob", `${s.tree}:stash`]).equals(expected)).toBe(true);
 
     // Dropped and brought back by undo: `git stash store -m` gets the exact bytes.
@@ -100,7 +100,7 @@ describe("non-UTF-8 bytes in snapshots", () => {
     setBranch(r, c1);
     expect(branchObject(r)).toBe(c1);
     sh(r, `git symbolic-ref refs/heads/alias "$(printf 'refs/heads/caf\\351')"`);
-    const s = snap(r);
+    const s = await snapIn(r);
     const expected = raw(r, ["for-each-ref", "--format=%(refname)%09%(objectname)%09%(objecttype)%09%(symref)%09%09"])
       .toString("latin1")
       .split("\n")

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { appendFileSync, copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { immediateSymref, makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
-import { commitText, snap } from "./helpers/snap.ts";
+import { commitText, snapIn } from "./helpers/snap.ts";
 
 const MARKERS = ["rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "BISECT_LOG", "sequencer"];
 
@@ -120,7 +120,7 @@ function expectCompatible(r: TestRepo, s: { commit: string; tree: string }, cwd 
 }
 
 describe("refs blob and parents against plain Git", () => {
-  test("tags, a symbolic ref to a tag of a tag, chains, dangling, a blob, a tree, packed with peeled lines", () => {
+  test("tags, a symbolic ref to a tag of a tag, chains, dangling, a blob, a tree, packed with peeled lines", async () => {
     // packed-refs and dangling symbolic refs belong to the files storage (test/reftable.test.ts has the other).
     const r = makeRepo({ refFormat: "files" });
     const c1 = r.commit("one", { "a.c": "a\n" });
@@ -139,7 +139,7 @@ describe("refs blob and parents against plain Git", () => {
     r.commit("two", { "a.c": "b\n" });
     r.git(["pack-refs", "--all"]);
     expect(readFileSync(join(r.gitDir(), "packed-refs"), "utf8")).toMatch(/\n\^[0-9a-f]{40}\n/);
-    const s = snap(r);
+    const s = await snapIn(r);
     const refs = r.git(["cat-file", "blob", `${s.tree}:refs`]).stdout;
     expect(refs).toContain(`refs/x/chain\t${r.g("rev-parse", "ann2")}\ttag\trefs/x/totag\t${c1}\tcommit\n`);
     expect(refs).toContain(`refs/x/gone\t\t\trefs/heads/nothere\t\t\n`);
@@ -147,7 +147,7 @@ describe("refs blob and parents against plain Git", () => {
     expectCompatible(r, s, r.dir, ["refs/x/gone"]);
   });
 
-  test("stash after git stash drop stash@{1}: the rest, newest first, with their %gs", () => {
+  test("stash after git stash drop stash@{1}: the rest, newest first, with their %gs", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "0\n" });
     for (const n of [1, 2, 3]) {
@@ -155,14 +155,14 @@ describe("refs blob and parents against plain Git", () => {
       r.git(["stash", "push", "-q", "-m", `entry ${n}`]);
     }
     r.git(["stash", "drop", "-q", "stash@{1}"]);
-    const s = snap(r);
+    const s = await snapIn(r);
     const listed = r.git(["stash", "list", "--format=%H%x09%gs"]).stdout;
     expect(listed.split("\n").filter(Boolean)).toHaveLength(2);
     expect(r.git(["cat-file", "blob", `${s.tree}:stash`]).stdout).toBe(listed);
     expectCompatible(r, s);
   });
 
-  test("a linked worktree: its refs/worktree/ and refs/bisect/ (symbolic and dangling too), not the main one's", () => {
+  test("a linked worktree: its refs/worktree/ and refs/bisect/ (symbolic and dangling too), not the main one's", async () => {
     const r = makeRepo({ refFormat: "files" }); // a dangling symbolic ref is invisible with reftable
     const c1 = r.commit("one", { "a.c": "a\n" });
     r.commit("two", { "a.c": "b\n" });
@@ -173,7 +173,7 @@ describe("refs blob and parents against plain Git", () => {
     r.git(["symbolic-ref", "refs/worktree/sym", "refs/heads/main"], { cwd: wt });
     r.git(["symbolic-ref", "refs/worktree/dangle", "refs/heads/nothere"], { cwd: wt });
     r.git(["bisect", "start", "HEAD", c1], { cwd: wt });
-    const s = snap(r, [], { cwd: wt });
+    const s = await snapIn(r, [], { cwd: wt });
     expect(s.ref).toStartWith("refs/undo/worktrees/wt/snapshots/");
     const refs = r.git(["cat-file", "blob", `${s.tree}:refs`]).stdout;
     expect(refs).toContain("refs/bisect/bad\t");
@@ -182,7 +182,7 @@ describe("refs blob and parents against plain Git", () => {
     expect(refs).toContain("refs/worktree/dangle\t\t\trefs/heads/nothere\t\t\n");
     expect(refs).not.toContain("refs/worktree/main-only");
     expectCompatible(r, s, wt, ["refs/worktree/dangle"]);
-    const m = snap(r);
+    const m = await snapIn(r);
     const mainRefs = r.git(["cat-file", "blob", `${m.tree}:refs`]).stdout;
     expect(mainRefs).toContain("refs/worktree/main-only\t");
     expect(mainRefs).not.toContain("refs/bisect/");
@@ -192,17 +192,17 @@ describe("refs blob and parents against plain Git", () => {
 });
 
 describe("Undo-Reflog against git reflog -1 --format='%H %gs' HEAD", () => {
-  test("newest entry written while HEAD was detached, and the checkout that left it", () => {
+  test("newest entry written while HEAD was detached, and the checkout that left it", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     r.git(["checkout", "-q", "--detach"]);
     r.commit("detached work", { "a.c": "d\n" });
-    expectCompatible(r, snap(r));
+    expectCompatible(r, await snapIn(r));
     r.git(["checkout", "-q", "main"]);
-    expectCompatible(r, snap(r));
+    expectCompatible(r, await snapIn(r));
   });
 
-  test("a newest entry with a null new id (as deleting HEAD's branch writes) is skipped, as Git skips it", () => {
+  test("a newest entry with a null new id (as deleting HEAD's branch writes) is skipped, as Git skips it", async () => {
     const r = makeRepo({ refFormat: "files" }); // writes logs/HEAD by hand
     const c = r.commit("one", { "a.c": "a\n" });
     r.git(["checkout", "-q", "-b", "side"]);
@@ -211,40 +211,40 @@ describe("Undo-Reflog against git reflog -1 --format='%H %gs' HEAD", () => {
     appendFileSync(join(r.gitDir(), "logs", "HEAD"), `${c} ${"0".repeat(40)} T <t@e> 1000000000 +0000\n`);
     const want = r.g("reflog", "-1", "--format=%H %gs", "HEAD");
     expect(want).toBe(`${c} checkout: moving from side to main`);
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(commitText(r, s.commit)).toContain(`\nUndo-Reflog: ${want}\n`);
     expectCompatible(r, s);
   });
 
-  test("HEAD's branch deleted: logs/HEAD exists, the command fails, no trailer", () => {
+  test("HEAD's branch deleted: logs/HEAD exists, the command fails, no trailer", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     r.git(["update-ref", "-d", "refs/heads/main"]);
     expect(r.git(["reflog", "-1", "HEAD"], { allowFail: true }).code).not.toBe(0);
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(commitText(r, s.commit)).not.toContain("Undo-Reflog");
     expectCompatible(r, s);
   });
 
-  test("every entry of logs/HEAD null: Git prints nothing, no trailer", () => {
+  test("every entry of logs/HEAD null: Git prints nothing, no trailer", async () => {
     const r = makeRepo({ refFormat: "files" }); // writes logs/HEAD by hand
     const c = r.commit("one", { "a.c": "a\n" });
     const z = "0".repeat(40);
     writeFileSync(join(r.gitDir(), "logs", "HEAD"), `${c} ${z} T <t@e> 1000000000 +0000\tgone\n`);
     expect(r.git(["reflog", "-1", "--format=%H %gs", "HEAD"]).stdout).toBe("");
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(commitText(r, s.commit)).not.toContain("Undo-Reflog");
     expectCompatible(r, s);
   });
 });
 
 describe("the message", () => {
-  test("a commit subject with trailing whitespace and CRLF: one clean summary line, trailer as Git prints it", () => {
+  test("a commit subject with trailing whitespace and CRLF: one clean summary line, trailer as Git prints it", async () => {
     const r = makeRepo();
     r.write("a.c", "a\n");
     r.git(["add", "a.c"]);
     r.git(["commit", "-q", "--cleanup=verbatim", "-m", "fix the parser \t\r\n\r\nbody line\r\n"]);
-    const s = snap(r);
+    const s = await snapIn(r);
     const msg = commitText(r, s.commit).split("\n\n").slice(1).join("\n\n");
     const summary = msg.split("\n", 1)[0]!;
     expect(summary).not.toMatch(/[\r\t]|\s$/);
@@ -253,23 +253,23 @@ describe("the message", () => {
     expectCompatible(r, s);
   });
 
-  test("-m with CRLF and trailing blanks is folded to one trimmed line", () => {
+  test("-m with CRLF and trailing blanks is folded to one trimmed line", async () => {
     const r = makeRepo();
     r.commit("one");
-    const s = snap(r, ["-m", "first\r\nsecond \t\r\n"]);
+    const s = await snapIn(r, ["-m", "first\r\nsecond \t\r\n"]);
     const raw = commitText(r, s.commit);
     expect(raw.slice(raw.indexOf("\n\n") + 2).split("\n").slice(0, 2)).toEqual(["first second", ""]);
     expectCompatible(r, s);
   });
 
-  test("i18n.commitEncoding does not add an encoding header to snapshots or keep commits", () => {
+  test("i18n.commitEncoding does not add an encoding header to snapshots or keep commits", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     r.git(["config", "i18n.commitEncoding", "ISO-8859-1"]);
     const base = r.g("rev-parse", "HEAD");
     const stream = Array.from({ length: 70 }, (_, i) => `commit refs/heads/b${String(i).padStart(3, "0")}\ncommitter T <t@e> ${1000000000 + i} +0000\ndata 2\nb\nfrom ${base}\n\n`).join("");
     r.git(["fast-import", "--quiet"], { input: stream });
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(commitText(r, s.commit)).not.toMatch(/^encoding /m);
     const keeps = commitText(r, s.commit).split("\n").filter((l) => l.startsWith("parent ")).map((l) => l.slice(7));
     expect(keeps).toHaveLength(2);

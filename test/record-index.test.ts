@@ -6,7 +6,7 @@ import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "n
 import { join } from "node:path";
 import { waitFor } from "./helpers/auto.ts";
 import { makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
-import { blobBytes, commitMessage, entries, gitBytes, snap, treeFiles } from "./helpers/snap.ts";
+import { blobBytes, commitMessage, entries, gitBytes, snap, snapIn, treeFiles } from "./helpers/snap.ts";
 
 /** The stage-0 entries of the real index: path -> "<mode> blob <oid>". */
 function stageZero(r: TestRepo): Map<string, string> {
@@ -36,10 +36,10 @@ function conflicted(): TestRepo {
 }
 
 describe("conflicts", () => {
-  test("index-unmerged is git ls-files -z --unmerged byte for byte; index omits those paths", () => {
+  test("index-unmerged is git ls-files -z --unmerged byte for byte; index omits those paths", async () => {
     const r = conflicted();
     const realIndex = readFileSync(join(r.gitDir(), "index"));
-    const s = snap(r);
+    const s = await snapIn(r);
     const e = entries(r, s.tree);
     // clarifications: blobs 100644, trees 040000.
     for (const name of ["HEAD", "refs", "state", "index-unmerged"]) expect(e[name]).toMatch(/^100644 blob /);
@@ -61,9 +61,9 @@ describe("conflicts", () => {
     expect(state).toBe("MERGE_HEAD");
   });
 
-  test("index-blobs holds each unmerged blob under its own id; the blob rebuilds the stages", () => {
+  test("index-blobs holds each unmerged blob under its own id; the blob rebuilds the stages", async () => {
     const r = conflicted();
-    const s = snap(r);
+    const s = await snapIn(r);
     const unmerged = gitBytes(r, ["ls-files", "-z", "--unmerged"]).toString();
     const ids = [...new Set(unmerged.split("\0").filter(Boolean).map((rec) => rec.split(" ")[1]!))].sort();
     const blobs = treeFiles(r, `${s.tree}:index-blobs`);
@@ -78,7 +78,7 @@ describe("conflicts", () => {
     expect(gitBytes(r, ["ls-files", "-s", "-z"], env).equals(gitBytes(r, ["ls-files", "-s", "-z"]))).toBe(true);
   });
 
-  test("a conflict whose path needs quoting is recorded raw", () => {
+  test("a conflict whose path needs quoting is recorded raw", async () => {
     const r = makeRepo();
     const name = "sp ace\tand\nnewline-é.c";
     r.commit("base", { [name]: "base\n" });
@@ -87,7 +87,7 @@ describe("conflicts", () => {
     r.git(["checkout", "-q", "main"]);
     r.commit("main", { [name]: "main\n" });
     r.git(["merge", "-q", "other"], { allowFail: true });
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(blobBytes(r, s.tree, "index-unmerged").equals(gitBytes(r, ["ls-files", "-z", "--unmerged"]))).toBe(true);
     // The summary stays on one line whatever the path holds.
     const msg = commitMessage(r, s.commit);
@@ -97,18 +97,18 @@ describe("conflicts", () => {
 });
 
 describe("the index and the working tree", () => {
-  test("intent-to-add entries are left out of index and present in worktree", () => {
+  test("intent-to-add entries are left out of index and present in worktree", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     r.write("new.c", "new\n");
     r.git(["add", "-N", "new.c"]);
-    const s = snap(r);
+    const s = await snapIn(r);
     expect([...treeFiles(r, `${s.tree}:index`).keys()]).toEqual(["a.c"]);
     expect([...treeFiles(r, `${s.tree}:worktree`).keys()].sort()).toEqual(["a.c", "new.c"]);
     expect(r.g("cat-file", "blob", `${s.tree}:worktree/new.c`)).toBe("new");
   });
 
-  test("staged and unstaged content, untracked files, ignored files left out", () => {
+  test("staged and unstaged content, untracked files, ignored files left out", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "1\n", ".gitignore": "*.o\n" });
     r.write("a.c", "staged\n");
@@ -117,20 +117,20 @@ describe("the index and the working tree", () => {
     r.write("u.txt", "untracked\n");
     r.write("x.o", "ignored\n");
     r.write("deep/dir/f.txt", "deep\n");
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(r.g("cat-file", "blob", `${s.tree}:index/a.c`)).toBe("staged");
     expect(r.g("cat-file", "blob", `${s.tree}:worktree/a.c`)).toBe("on disk");
     expect([...treeFiles(r, `${s.tree}:worktree`).keys()].sort()).toEqual([".gitignore", "a.c", "deep/dir/f.txt", "u.txt"]);
     expect(treeFiles(r, `${s.tree}:index`)).toEqual(stageZero(r));
   });
 
-  test("paths with spaces, tabs, newlines, non-ASCII and a leading dash", () => {
+  test("paths with spaces, tabs, newlines, non-ASCII and a leading dash", async () => {
     const r = makeRepo();
     const names = ["with space.txt", "tab\there", "new\nline", "ünïcødé-名前.txt", "-dash", "--double"];
     r.commit("one", { [names[0]!]: "0\n", [names[4]!]: "4\n" });
     for (const [i, n] of names.entries()) r.write(n, `${i} edited\n`);
     r.git(["add", "--", names[1]!]);
-    const s = snap(r);
+    const s = await snapIn(r);
     const worktree = treeFiles(r, `${s.tree}:worktree`);
     expect([...worktree.keys()].sort()).toEqual([...names].sort());
     for (const [i, n] of names.entries()) {
@@ -141,13 +141,13 @@ describe("the index and the working tree", () => {
     expect(commitMessage(r, s.commit).split("\n")[1]).toBe("");
   });
 
-  test("symlinks and the executable bit", () => {
+  test("symlinks and the executable bit", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     r.symlink("a.c", "link");
     r.symlink("nowhere/at/all", "dangling");
     r.write("run.sh", "#!/bin/sh\n", 0o755);
-    const s = snap(r);
+    const s = await snapIn(r);
     const w = treeFiles(r, `${s.tree}:worktree`);
     expect(w.get("link")).toMatch(/^120000 blob /);
     expect(r.g("cat-file", "blob", w.get("link")!.split(" ")[2]!)).toBe("a.c");
@@ -156,7 +156,7 @@ describe("the index and the working tree", () => {
     expect(w.get("a.c")).toMatch(/^100644 blob /);
   });
 
-  test("a submodule is a gitlink with its checked-out commit", () => {
+  test("a submodule is a gitlink with its checked-out commit", async () => {
     const r = makeRepo();
     const sub = makeRepo();
     const subFirst = sub.commit("sub one", { "s.txt": "1\n" });
@@ -168,30 +168,30 @@ describe("the index and the working tree", () => {
     inner.git(["config", "user.name", "T"]);
     inner.git(["config", "user.email", "t@x"]);
     const subSecond = inner.commit("sub two", { "s.txt": "2\n" });
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(treeFiles(r, `${s.tree}:index`).get("sub")).toBe(`160000 commit ${subFirst}`);
     expect(treeFiles(r, `${s.tree}:worktree`).get("sub")).toBe(`160000 commit ${subSecond}`);
     // Only the gitlink: the submodule's files are not in the tree.
     expect(treeFiles(r, `${s.tree}:worktree`).has("sub/s.txt")).toBe(false);
   });
 
-  test("an embedded repository without a commit does not stop the recording of the rest", () => {
+  test("an embedded repository without a commit does not stop the recording of the rest", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     r.git(["init", "-q", "nested"]);
     r.write("nested/f", "inner\n");
     r.write("u.txt", "u\n");
-    const s = snap(r);
+    const s = await snapIn(r);
     expect([...treeFiles(r, `${s.tree}:worktree`).keys()].sort()).toEqual(["a.c", "u.txt"]);
   });
 
-  test("sparse checkout: paths outside the cone stay as the index has them", () => {
+  test("sparse checkout: paths outside the cone stay as the index has them", async () => {
     const r = makeRepo();
     r.commit("one", { "in/a.c": "a\n", "out/b.c": "b\n", "top.c": "t\n" });
     r.git(["sparse-checkout", "set", "in"]);
     expect(existsSync(r.path("out/b.c"))).toBe(false);
     r.write("in/a.c", "edited\n");
-    const s = snap(r);
+    const s = await snapIn(r);
     const w = treeFiles(r, `${s.tree}:worktree`);
     expect([...w.keys()].sort()).toEqual(["in/a.c", "out/b.c", "top.c"]);
     expect(w.get("out/b.c")).toBe(treeFiles(r, "HEAD").get("out/b.c"));
@@ -199,17 +199,17 @@ describe("the index and the working tree", () => {
     expect(treeFiles(r, `${s.tree}:index`)).toEqual(treeFiles(r, "HEAD"));
   });
 
-  test("undo.worktree=false records no worktree entry", () => {
+  test("undo.worktree=false records no worktree entry", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     r.git(["config", "undo.worktree", "false"]);
     r.write("a.c", "edited\n");
     r.write("u.txt", "u\n");
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(Object.keys(entries(r, s.tree)).sort()).toEqual(["HEAD", "index", "refs"]);
     // An edit on disk alone is no change then.
     r.write("a.c", "edited again\n");
-    const again = r.undo(["snapshot"]);
+    const again = await r.run(["snapshot"]);
     expect(again.stdout).toBe("no change since #1\n");
     r.git(["add", "a.c"]);
     expect(snap(r).ref).toBe("refs/undo/snapshots/0000000002");
@@ -217,7 +217,7 @@ describe("the index and the working tree", () => {
 });
 
 describe("the private index copy", () => {
-  test("a held index.lock does not stop a recording, and the real index is not written", () => {
+  test("a held index.lock does not stop a recording, and the real index is not written", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     r.write("a.c", "edited\n");
@@ -226,7 +226,7 @@ describe("the private index copy", () => {
     const before = readFileSync(indexPath);
     const mtime = statSync(indexPath).mtimeMs;
     writeFileSync(join(r.gitDir(), "index.lock"), "held by another command");
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(readFileSync(join(r.gitDir(), "index.lock"), "utf8")).toBe("held by another command");
     expect(readFileSync(indexPath).equals(before)).toBe(true);
     expect(statSync(indexPath).mtimeMs).toBe(mtime);
@@ -248,7 +248,7 @@ describe("the private index copy", () => {
     // Record in a later second than the index was written (50 ms past it: file times lag the clock a little).
     const written = statSync(join(r.gitDir(), "index")).mtimeMs;
     await waitFor(() => Date.now() >= (Math.floor(written / 1000) + 1) * 1000 + 50, "a later second than the index's");
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(r.g("cat-file", "blob", `${s.tree}:index/a.c`)).toBe("bbbb");
     expect(r.g("cat-file", "blob", `${s.tree}:worktree/a.c`)).toBe("cccc");
   });

@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { entries, snap } from "./helpers/snap.ts";
+import { entries, snap, snapIn } from "./helpers/snap.ts";
 
 /** Plain Git's keep tree for what `refs` (ref names) name, or null when nothing applies. */
 function oracleKeep(r: TestRepo, refs: string[]): string | null {
@@ -34,7 +34,7 @@ const allRefs = (r: TestRepo) =>
     .filter((n) => n && !n.startsWith("refs/undo/"));
 
 describe("the keep entry", () => {
-  test("tags, a tag of a tag of a tag, a tag of a tree, a tag of a blob, a ref to a tree and to a blob: plain Git's tree", () => {
+  test("tags, a tag of a tag of a tag, a tag of a tree, a tag of a blob, a ref to a tree and to a blob: plain Git's tree", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     r.git(["tag", "light"]);
@@ -50,7 +50,7 @@ describe("the keep entry", () => {
     // A symbolic ref to a tag names the tag too; a dangling one names nothing.
     r.git(["symbolic-ref", "refs/x/totag", "refs/tags/v1c"]);
     r.git(["symbolic-ref", "refs/x/gone", "refs/heads/nothere"]);
-    const s = snap(r);
+    const s = await snapIn(r);
     const want = oracleKeep(r, allRefs(r));
     expect(want).not.toBeNull();
     expect(entries(r, s.tree)["keep"]).toBe(`040000 tree ${want}`);
@@ -67,29 +67,29 @@ describe("the keep entry", () => {
     expect(back).toBe(v1);
   });
 
-  test("only commits and lightweight tags: no keep entry", () => {
+  test("only commits and lightweight tags: no keep entry", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     r.git(["tag", "light"]);
     r.git(["branch", "side"]);
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(entries(r, s.tree)["keep"]).toBeUndefined();
   });
 
-  test("the cached keep tree is reused while the refs name the same objects, and rebuilt when a tag comes or goes", () => {
+  test("the cached keep tree is reused while the refs name the same objects, and rebuilt when a tag comes or goes", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     r.git(["tag", "-a", "v1", "-m", "one"]);
-    const s1 = snap(r);
+    const s1 = await snapIn(r);
     const cache = join(r.gitDir(), "undo", "keep-tree.json");
     expect(existsSync(cache)).toBe(true);
     const k1 = entries(r, s1.tree)["keep"];
     r.write("a.c", "edited\n");
-    const s2 = snap(r);
+    const s2 = await snapIn(r);
     expect(entries(r, s2.tree)["keep"]).toBe(k1!);
     expect(JSON.parse(readFileSync(cache, "utf8")).tree).toBe(s2.tree);
     r.git(["tag", "-a", "v2", "-m", "two"]);
-    const s3 = snap(r);
+    const s3 = await snapIn(r);
     expect(entries(r, s3.tree)["keep"]).toBe(`040000 tree ${oracleKeep(r, allRefs(r))}`);
     expect(entries(r, s3.tree)["keep"]).not.toBe(k1!);
     r.git(["tag", "-d", "v2"]);
@@ -98,27 +98,27 @@ describe("the keep entry", () => {
     expect(entries(r, snap(r).tree)["keep"]).toBeUndefined();
   });
 
-  test("a cache that names another state tree is not trusted", () => {
+  test("a cache that names another state tree is not trusted", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
     r.git(["tag", "-a", "v1", "-m", "one"]);
-    snap(r);
+    await snapIn(r);
     const cache = join(r.gitDir(), "undo", "keep-tree.json");
     const known = JSON.parse(readFileSync(cache, "utf8")) as { key: string; keep: string; tree: string };
     // A keep tree id that is not the right one, under a tree no snapshot has.
     const wrong = r.git(["mktree"], { input: "" }).stdout.trim();
     writeFileSync(cache, JSON.stringify({ ...known, keep: wrong, tree: "0".repeat(40) }));
     r.write("a.c", "b\n");
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(entries(r, s.tree)["keep"]).toBe(`040000 tree ${oracleKeep(r, allRefs(r))}`);
   });
 
-  test("sha256 repository: the same rules", () => {
+  test("sha256 repository: the same rules", async () => {
     const r = makeRepo({ objectFormat: "sha256" });
     r.commit("one", { "a.c": "a\n" });
     r.git(["tag", "-a", "v1", "-m", "one"]);
     r.git(["tag", "-a", "v2", "v1", "-m", "two"]);
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(entries(r, s.tree)["keep"]).toBe(`040000 tree ${oracleKeep(r, allRefs(r))}`);
   });
 });

@@ -1,9 +1,9 @@
 // Keep commits level by level: more than 64 x 64 commits to keep.
 import { expect, test } from "bun:test";
 import { makeRepo } from "./helpers/repo.ts";
-import { emptyTree, parents, snap } from "./helpers/snap.ts";
+import { emptyTree, parents, snapIn } from "./helpers/snap.ts";
 
-test("4100 branches: keep commits of keep commits, none with more than 64 parents, every commit reachable", () => {
+test("4100 branches: keep commits of keep commits, none with more than 64 parents, every commit reachable", async () => {
   const r = makeRepo();
   let stream = "";
   for (let i = 0; i < 4100; i++) {
@@ -15,7 +15,7 @@ test("4100 branches: keep commits of keep commits, none with more than 64 parent
   const tips = r.g("for-each-ref", "--format=%(objectname)", "refs/heads/").split("\n").sort();
   expect(new Set(tips).size).toBe(4100);
 
-  const s = snap(r);
+  const s = await snapIn(r);
   // 4100 commits -> 65 keep commits (64 x 64 + 4) -> 2 keep commits of keep commits.
   const top = parents(r, s.commit);
   expect(top).toHaveLength(2);

@@ -9,7 +9,7 @@ import { record } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
 import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { withRepoEnv, expectRefusedIn } from "./helpers/restore.ts";
-import { latest, snap } from "./helpers/snap.ts";
+import { latest, snap, snapIn } from "./helpers/snap.ts";
 
 const MiB = 1024 * 1024;
 const bytes = (n: number): Uint8Array => randomFillSync(new Uint8Array(n));
@@ -84,10 +84,10 @@ describe("undo.maxNewFileSize", () => {
     const r = limited(); // #1: a.c, src/b.c
     r.write("dump.bin", bytes(2 * MiB));
     r.write("a.c", "edited\n");
-    snap(r); // #2
+    await snapIn(r); // #2
     r.write("a.c", "edited again\n");
     r.write("src/new.c", "new\n");
-    snap(r); // #3
+    await snapIn(r); // #3
     const before = sha(r, "dump.bin");
     await r.okIn(); // git undo: back to #2's state
     expect(r.read("a.c")).toBe("edited\n");
@@ -105,9 +105,9 @@ describe("undo.maxNewFileSize", () => {
   test("where a restore would create a file at its path, the restore refuses and leaves it", async () => {
     const r = limited();
     r.write("out.bin", "small, recorded\n");
-    snap(r); // #2 holds out.bin
+    await snapIn(r); // #2 holds out.bin
     r.remove("out.bin");
-    snap(r); // #3 without it
+    await snapIn(r); // #3 without it
     r.write("out.bin", bytes(2 * MiB));
     const big = sha(r, "out.bin");
     const before = fingerprint(r);

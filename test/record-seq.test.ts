@@ -9,7 +9,7 @@ import { blobId } from "../core/objects.ts";
 import { captureLive, commitCapture, recordLocked } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
 import { CLI, gitAtLeast, makeRepo, refFormatOf, type TestRepo } from "./helpers/repo.ts";
-import { blobText, commitMessage, entries, parents, snap, snapshotRefs } from "./helpers/snap.ts";
+import { blobText, commitMessage, entries, parents, snap, snapIn, snapshotRefs } from "./helpers/snap.ts";
 
 /** Run core functions in-process as if from inside `r` (its isolated HOME and config). */
 const saved = { ...process.env };
@@ -42,7 +42,7 @@ describe("dedupe", () => {
   test("a change snapshot is deduped too; a restore snapshot is always created", async () => {
     const r = makeRepo();
     r.commit("one");
-    snap(r);
+    await snapIn(r);
     inProcess(r);
     const repo = await openRepo(r.dir);
     const change = await recordLocked(repo, { kind: "change" });
@@ -74,7 +74,7 @@ describe("a lean recording", () => {
   test("at most 13 Git processes; nothing written when nothing changed; a commit needs no diff; no snapshot commit is read back", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
-    snap(r);
+    await snapIn(r);
     r.commit("two", { "a.c": "b\n" });
     const afterCommitLines = commands(r);
     const afterCommit = afterCommitLines.map((c) => c.split(" ")[0]!);
@@ -111,7 +111,7 @@ describe("a lean recording", () => {
   test("blobs the newest snapshot holds are not written again; after a gc, they are", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
-    snap(r);
+    await snapIn(r);
     r.write("a.c", "edited\n");
     // HEAD and refs as in #1: no hash-object.
     expect(spawns(r)).not.toContain("hash-object");
@@ -181,7 +181,7 @@ describe("numbers", () => {
   test("highest existing number plus one, ten digits", async () => {
     const r = makeRepo();
     r.commit("one");
-    snap(r);
+    await snapIn(r);
     const first = snapshotRefs(r)[0]!;
     r.git(["update-ref", "refs/undo/snapshots/0000000007", first.commit]);
     r.write("a.c", "a\n");
@@ -196,7 +196,7 @@ describe("numbers", () => {
   test("every hundredth snapshot packs the snapshot refs (Git 2.42+, files); the user's loose branches stay loose", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
-    const first = snap(r);
+    const first = await snapIn(r);
     r.git(["branch", "loose"]);
     r.git(["update-ref", "refs/undo/snapshots/0000000099", first.commit]);
     r.write("a.c", "b\n");
@@ -219,7 +219,7 @@ describe("numbers", () => {
   test("a ref that appears between reading the sequence and creating the ref: the next number is used", async () => {
     const r = makeRepo();
     r.commit("one");
-    snap(r);
+    await snapIn(r);
     r.write("a.c", "a\n");
     inProcess(r);
     const repo = await openRepo(r.dir);
@@ -238,15 +238,15 @@ describe("numbers", () => {
     r.git(["config", "undo.limit", "3"]);
     for (let i = 0; i < 5; i++) {
       r.write("a.c", `${i}\n`);
-      snap(r);
+      await snapIn(r);
     }
     expect(numbers(r)).toEqual([3, 4, 5]);
     r.git(["config", "undo.limit", "1"]);
     r.write("a.c", "last\n");
-    snap(r);
+    await snapIn(r);
     expect(numbers(r)).toEqual([6]);
     r.write("a.c", "after\n");
-    snap(r);
+    await snapIn(r);
     expect(numbers(r)).toEqual([7]);
     expect(r.g("cat-file", "blob", `${snapshotRefs(r)[0]!.tree}:worktree/a.c`)).toBe("after");
   });
@@ -333,7 +333,7 @@ describe("kinds of repository", () => {
     const tree = r.g("hash-object", "-t", "tree", "-w", "--stdin");
     const c = r.git(["commit-tree", tree, "-m", "one"]).stdout.trim();
     r.git(["update-ref", "refs/heads/main", c]);
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(Object.keys(entries(r, s.tree)).sort()).toEqual(["HEAD", "refs"]);
     expect(blobText(r, s.tree, "HEAD")).toBe("ref: refs/heads/main\n");
     expect(blobText(r, s.tree, "refs")).toBe(`refs/heads/main\t${c}\tcommit\t\t\t\n`);
@@ -344,11 +344,11 @@ describe("kinds of repository", () => {
   test("a linked worktree has its own sequence under refs/undo/worktrees/<w>/snapshots/", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "a\n" });
-    snap(r);
+    await snapIn(r);
     r.git(["worktree", "add", "-q", "-b", "wtb", "../wt"]);
     const wt = join(r.dir, "..", "wt");
     writeFileSync(join(wt, "a.c"), "in the worktree\n");
-    const s = snap(r, [], { cwd: wt });
+    const s = await snapIn(r, [], { cwd: wt });
     expect(s.ref).toBe("refs/undo/worktrees/wt/snapshots/0000000001");
     expect(blobText(r, s.tree, "HEAD")).toBe("ref: refs/heads/wtb\n");
     expect(r.g("cat-file", "blob", `${s.tree}:worktree/a.c`)).toBe("in the worktree");
@@ -370,7 +370,7 @@ describe("kinds of repository", () => {
     r.git(["checkout", "-q", "main"]);
     const c = r.commit("main", { "a.c": "main\n" });
     r.git(["merge", "other"], { allowFail: true });
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(s.commit).toMatch(/^[0-9a-f]{64}$/);
     expect(blobText(r, s.tree, "HEAD")).toBe("ref: refs/heads/main\n");
     expect(blobText(r, s.tree, "refs")).toBe(

@@ -3,24 +3,24 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { blobText, entries, refLine, snap } from "./helpers/snap.ts";
+import { blobText, entries, refLine, snap, snapIn } from "./helpers/snap.ts";
 
 describe("the stash", () => {
-  test("two entries: the stash blob lists them newest first with their %gs messages", () => {
+  test("two entries: the stash blob lists them newest first with their %gs messages", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "1\n" });
     r.write("a.c", "2\n");
     r.git(["stash", "push", "-q", "-m", "first\tone"]);
     r.write("a.c", "3\n");
     r.git(["stash", "-q"]);
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(blobText(r, s.tree, "stash")).toBe(r.git(["stash", "list", "--format=%H%x09%gs"]).stdout);
     expect(blobText(r, s.tree, "stash").split("\n")[1]).toContain("On main: first one");
     const top = r.g("rev-parse", "refs/stash");
     expect(blobText(r, s.tree, "refs")).toContain(refLine("refs/stash", top, "commit"));
   });
 
-  test("an empty stash has no stash entry", () => {
+  test("an empty stash has no stash entry", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "1\n" });
     r.write("a.c", "2\n");
@@ -47,31 +47,31 @@ const stateOf = (r: TestRepo): string | undefined => {
 };
 
 describe("in-progress operations", () => {
-  test("nothing in progress: no state entry", () => {
+  test("nothing in progress: no state entry", async () => {
     const { r } = diverged();
     expect(stateOf(r)).toBeUndefined();
   });
 
-  test("a conflicted merge: MERGE_HEAD", () => {
+  test("a conflicted merge: MERGE_HEAD", async () => {
     const { r } = diverged();
     r.git(["merge", "side"], { allowFail: true });
     expect(stateOf(r)).toBe("MERGE_HEAD\n");
   });
 
-  test("a stopped rebase: rebase-merge", () => {
+  test("a stopped rebase: rebase-merge", async () => {
     const { r } = diverged();
     r.git(["rebase", "side"], { allowFail: true });
     expect(stateOf(r)).toBe("rebase-merge\n");
   });
 
-  test("a stopped am: rebase-apply", () => {
+  test("a stopped am: rebase-apply", async () => {
     const { r, side } = diverged();
     const patch = r.git(["format-patch", "-1", "--stdout", side]).stdout;
     r.git(["am", "-q"], { input: patch, allowFail: true });
     expect(stateOf(r)).toBe("rebase-apply\n");
   });
 
-  test("a conflicted cherry-pick, and one of a range (sequencer)", () => {
+  test("a conflicted cherry-pick, and one of a range (sequencer)", async () => {
     const { r, side } = diverged();
     r.git(["cherry-pick", side], { allowFail: true });
     expect(stateOf(r)).toBe("CHERRY_PICK_HEAD\n");
@@ -83,7 +83,7 @@ describe("in-progress operations", () => {
     expect(stateOf(r)).toBe("CHERRY_PICK_HEAD\nsequencer\n");
   });
 
-  test("a conflicted revert: REVERT_HEAD", () => {
+  test("a conflicted revert: REVERT_HEAD", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "1\n" });
     const two = r.commit("two", { "a.c": "2\n" });
@@ -92,7 +92,7 @@ describe("in-progress operations", () => {
     expect(stateOf(r)).toBe("REVERT_HEAD\n");
   });
 
-  test("bisect: BISECT_LOG; with a conflicted merge too, in the spec's order", () => {
+  test("bisect: BISECT_LOG; with a conflicted merge too, in the spec's order", async () => {
     const { r } = diverged();
     r.git(["bisect", "start"]);
     expect(stateOf(r)).toBe("BISECT_LOG\n");
@@ -100,7 +100,7 @@ describe("in-progress operations", () => {
     expect(stateOf(r)).toBe("MERGE_HEAD\nBISECT_LOG\n");
   });
 
-  test("every marker at once is listed in the spec's order", () => {
+  test("every marker at once is listed in the spec's order", async () => {
     const r = makeRepo();
     r.commit("one");
     const gitDir = r.gitDir();
@@ -112,12 +112,12 @@ describe("in-progress operations", () => {
     expect(stateOf(r)).toBe("rebase-merge\nrebase-apply\nMERGE_HEAD\nCHERRY_PICK_HEAD\nREVERT_HEAD\nBISECT_LOG\nsequencer\n");
   });
 
-  test("a linked worktree sees only its own git directory's markers", () => {
+  test("a linked worktree sees only its own git directory's markers", async () => {
     const { r } = diverged();
     r.git(["worktree", "add", "-q", "-b", "wtb", "../wt"]);
     r.git(["merge", "side"], { allowFail: true });
     const wt = join(r.dir, "..", "wt");
-    const s = snap(r, [], { cwd: wt });
+    const s = await snapIn(r, [], { cwd: wt });
     expect(s.ref).toBe("refs/undo/worktrees/wt/snapshots/0000000001");
     expect(entries(r, s.tree).state).toBeUndefined();
     expect(stateOf(r)).toBe("MERGE_HEAD\n");

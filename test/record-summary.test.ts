@@ -2,7 +2,7 @@
 // from the previous snapshot, always one line of sensible length.
 import { describe, expect, test } from "bun:test";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { commitMessage, snap } from "./helpers/snap.ts";
+import { commitMessage, snap, snapIn } from "./helpers/snap.ts";
 
 const summary = (r: TestRepo): string => {
   const s = snap(r);
@@ -19,7 +19,7 @@ function base(): TestRepo {
 }
 
 describe("what differs from the previous snapshot", () => {
-  test("branches and tags created and deleted", () => {
+  test("branches and tags created and deleted", async () => {
     const r = base();
     r.git(["branch", "feature"]);
     expect(summary(r)).toBe("branch feature created");
@@ -29,7 +29,7 @@ describe("what differs from the previous snapshot", () => {
     expect(summary(r)).toBe("tag v1 created");
   });
 
-  test("staged, edited, untracked", () => {
+  test("staged, edited, untracked", async () => {
     const r = base();
     r.write("a.c", "staged\n");
     r.git(["add", "a.c"]);
@@ -41,7 +41,7 @@ describe("what differs from the previous snapshot", () => {
     expect(summary(r)).toBe("untracked: notes.txt");
   });
 
-  test("a stash push is the stash, not its reset of HEAD; a pop is a drop plus what came back", () => {
+  test("a stash push is the stash, not its reset of HEAD; a pop is a drop plus what came back", async () => {
     const r = base();
     r.write("a.c", "wip\n");
     r.git(["stash", "-q"]);
@@ -52,19 +52,19 @@ describe("what differs from the previous snapshot", () => {
     expect(summary(r)).toBe("stash: 1 entry dropped; edited: a.c");
   });
 
-  test("a conflict names its paths", () => {
+  test("a conflict names its paths", async () => {
     const r = makeRepo();
     r.commit("base", { "a.c": "base\n" });
     r.git(["checkout", "-q", "-b", "other"]);
     r.commit("other", { "a.c": "other\n" });
     r.git(["checkout", "-q", "main"]);
     r.commit("main", { "a.c": "main\n" });
-    snap(r);
+    await snapIn(r);
     r.git(["merge", "other"], { allowFail: true });
     expect(summary(r)).toBe("merge of other stopped: conflict in a.c");
   });
 
-  test("many paths are cut with 'and N more' within the width", () => {
+  test("many paths are cut with 'and N more' within the width", async () => {
     const r = base();
     for (let i = 0; i < 40; i++) r.write(`some/longish/directory/file-${i}.txt`, `${i}\n`);
     const line = summary(r);
@@ -74,7 +74,7 @@ describe("what differs from the previous snapshot", () => {
 });
 
 describe("the reflog message", () => {
-  test("is the summary when it differs from the previous snapshot's Undo-Reflog", () => {
+  test("is the summary when it differs from the previous snapshot's Undo-Reflog", async () => {
     const r = base();
     r.commit("two", { "a.c": "2\n" });
     expect(summary(r)).toBe("commit: two");
@@ -85,11 +85,11 @@ describe("the reflog message", () => {
     expect(summary(r)).toBe("tag t created");
   });
 
-  test("a long one is cut to a sensible length; the trailer keeps it whole", () => {
+  test("a long one is cut to a sensible length; the trailer keeps it whole", async () => {
     const r = base();
     const subject = "word ".repeat(60).trim();
     r.commit(subject, { "a.c": "long\n" });
-    const s = snap(r);
+    const s = await snapIn(r);
     const line = commitMessage(r, s.commit).split("\n", 1)[0]!;
     expect(line.length).toBeLessThanOrEqual(72);
     expect(line).toStartWith("commit: word word");

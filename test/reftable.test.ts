@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gitAtLeast, gitVersion, immediateSymref, makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { trailersOf, userFingerprint } from "./helpers/restore.ts";
-import { blobText, refLine, snap } from "./helpers/snap.ts";
+import { blobText, refLine, snap, snapIn } from "./helpers/snap.ts";
 
 const supported = gitAtLeast(2, 45);
 if (!supported) console.log(`test/reftable.test.ts: skipped, git ${gitVersion().join(".")} has no reftable (2.45 and newer)`);
@@ -51,8 +51,8 @@ describe.skipIf(!supported)("reftable repositories", () => {
     buildState(files);
     buildState(reftable);
     expect(readFileSync(join(reftable.gitDir(), "HEAD"), "utf8")).toBe("ref: refs/heads/.invalid\n");
-    const a = snap(files);
-    const b = snap(reftable);
+    const a = await snapIn(files);
+    const b = await snapIn(reftable);
     expect(refParts(reftable, b, 1)).toEqual(refParts(files, a, 1));
     const c = reftable.g("rev-parse", "HEAD");
     const refs = blobText(reftable, b.tree, "refs");
@@ -91,7 +91,7 @@ describe.skipIf(!supported)("reftable repositories", () => {
     await r.okIn("snapshot");
     r.git(["checkout", "-q", "other"]);
     const onOther = userFingerprint(r);
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(blobText(r, s.tree, "HEAD")).toBe("ref: refs/heads/other\n");
     expect(trailersOf(r, 2)["Undo-Head"]).toBe("other");
     expect(trailersOf(r, 2)["Undo-Reflog"]).toBe(r.g("reflog", "-1", "--format=%H %gs", "HEAD"));
@@ -110,7 +110,7 @@ describe.skipIf(!supported)("reftable repositories", () => {
     r.commit("two", { "a.txt": "2\n" });
     r.git(["checkout", "-q", "--detach", c1]);
     const detached = userFingerprint(r);
-    const s = snap(r);
+    const s = await snapIn(r);
     expect(blobText(r, s.tree, "HEAD")).toBe(`${c1}\n`);
     expect(trailersOf(r, 1)["Undo-Head"]).toBe("detached");
     r.git(["checkout", "-q", "main"]);
@@ -153,10 +153,10 @@ describe.skipIf(!supported)("reftable repositories", () => {
     }
     const stashes = r.git(["stash", "list", "--format=%H %gs"]).stdout;
     const before = userFingerprint(r);
-    const s1 = snap(r);
+    const s1 = await snapIn(r);
     expect(blobText(r, s1.tree, "stash").split("\n").filter(Boolean).length).toBe(3);
     r.git(["stash", "drop", "-q", "stash@{1}"]);
-    const s2 = snap(r);
+    const s2 = await snapIn(r);
     expect(blobText(r, s2.tree, "stash")).toBe(r.git(["stash", "list", "--format=%H%x09%gs"]).stdout);
     expect(blobText(r, s2.tree, "stash").split("\n").filter(Boolean).length).toBe(2);
     await r.okIn();
@@ -175,11 +175,11 @@ describe.skipIf(!supported)("reftable repositories", () => {
     r.commit("side", { "a.txt": "side\n" });
     r.git(["checkout", "-q", "main"]);
     r.commit("two", { "a.txt": "2\n" });
-    snap(r);
+    await snapIn(r);
     const main = r.g("rev-parse", "main");
     expect(r.git(["cherry-pick", "side"], { allowFail: true }).code).not.toBe(0);
     expect(r.git(["rev-parse", "-q", "--verify", "CHERRY_PICK_HEAD"]).code).toBe(0);
-    const s2 = snap(r);
+    const s2 = await snapIn(r);
     expect(blobText(r, s2.tree, "state")).toBe("CHERRY_PICK_HEAD\n");
     const refused = await r.run(["restore", "1"]);
     expect(refused.code).toBe(1);

@@ -64,10 +64,10 @@ function prunedTags(): Fixture {
 }
 
 describe("restoring refs to pruned tags, trees and blobs", () => {
-  test("git undo restore <n> brings every tag back byte-identical, the tag of a tag's inner tag too", () => {
+  test("git undo restore <n> brings every tag back byte-identical, the tag of a tag's inner tag too", async () => {
     const f = prunedTags();
     const { r } = f;
-    const out = r.ok("restore", String(f.number));
+    const out = await r.okIn("restore", String(f.number));
     expect(out).toContain("tag v1 created");
     expect(userRefs(r)).toBe(f.refsThen);
     for (const t of ["v1", "outer", "treetag"]) expect(r.git(["cat-file", "tag", t]).stdout).toBe(f.tags.get(t)!);
@@ -78,11 +78,11 @@ describe("restoring refs to pruned tags, trees and blobs", () => {
     expect(r.git(["fsck", "--no-dangling"]).code).toBe(0);
   });
 
-  test("a dry run says it would restore, and writes nothing", () => {
+  test("a dry run says it would restore, and writes nothing", async () => {
     const f = prunedTags();
     const { r } = f;
     const before = fingerprint(r);
-    const dry = r.undo(["restore", String(f.number), "--dry-run"]);
+    const dry = await r.run(["restore", String(f.number), "--dry-run"]);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain("tag v1 created");
     expect(dry.stdout).not.toContain("would refuse");
@@ -90,7 +90,7 @@ describe("restoring refs to pruned tags, trees and blobs", () => {
     expect(exists(r, f.outerId)).toBe(false);
   });
 
-  test("a keep entry whose .tag blob is not the tag it is named after: refused as not a valid snapshot, nothing changes", () => {
+  test("a keep entry whose .tag blob is not the tag it is named after: refused as not a valid snapshot, nothing changes", async () => {
     const f = prunedTags();
     const { r } = f;
     const ref = `refs/undo/snapshots/${String(f.number).padStart(10, "0")}`;
@@ -110,7 +110,7 @@ describe("restoring refs to pruned tags, trees and blobs", () => {
     const badCommit = r.git(["commit-tree", badTree, ...parents.flatMap((p) => ["-p", p])], { input: message }).stdout.trim();
     r.git(["update-ref", ref, badCommit]);
     const before = fingerprint(r);
-    const res = r.undo(["restore", String(f.number)]);
+    const res = await r.run(["restore", String(f.number)]);
     expect(res.code).toBe(128);
     expect(res.stderr).toContain("is not a valid snapshot: its keep entry holds tags that are not what they are named after");
     expect(res.stderr).toContain(v1Name.slice(0, 7));

@@ -174,7 +174,7 @@ const OPS: Record<string, Op> = {
 let conflictSnapshot = 0;
 
 /** A merge stopped on a conflict in conflict.txt; recorded, then aborted (restores then need no --force). */
-function conflict(s: Script, snap: () => number): string {
+async function conflict(s: Script, snap: () => Promise<number>): Promise<string> {
   if (!s.clean()) s.commitAll(s.fresh("before conflict "));
   const base = s.current() || "HEAD";
   const side = s.fresh("side-");
@@ -188,7 +188,7 @@ function conflict(s: Script, snap: () => number): string {
   s.commitAll("our change");
   expect(s.r.git(["merge", "-q", side], { allowFail: true }).code).not.toBe(0);
   expect(s.r.g("ls-files", "-u")).not.toBe("");
-  const n = snap(); // the conflicted index and the file with markers
+  const n = await snap(); // the conflicted index and the file with markers
   s.r.git(["merge", "--abort"]);
   conflictSnapshot = n;
   return `conflict with ${side}`;
@@ -209,8 +209,8 @@ test(`round trip: ${BUILD_STEPS} seeded operations, ${RESTORES} seeded restores 
   const seen = new Map<number, string>();
   const blobs = new Map<string, string>();
   const log: string[] = [];
-  const snap = () => {
-    const made = r.undo(["snapshot"]);
+  const snap = async () => {
+    const made = await r.run(["snapshot"]);
     const out = made.stdout.trim();
     const m = /^#(\d+) /.exec(out) ?? /no change since #(\d+)/.exec(out);
     // A new snapshot exits 0, "no change" 1 (nothing to do).
@@ -229,7 +229,7 @@ test(`round trip: ${BUILD_STEPS} seeded operations, ${RESTORES} seeded restores 
     log.push(`#${n}`);
     return n;
   };
-  snap();
+  await snap();
 
   // Every kind of work at least once, in a seeded order, then seeded extras; the conflict in the middle.
   const kinds = Object.keys(OPS);
@@ -237,8 +237,8 @@ test(`round trip: ${BUILD_STEPS} seeded operations, ${RESTORES} seeded restores 
   while (order.length < BUILD_STEPS - 1) order.push(kinds[Math.floor(random() * kinds.length)]!);
   order.splice(Math.floor(order.length / 2), 0, "conflict");
   for (const kind of order) {
-    log.push(kind === "conflict" ? conflict(s, snap) : OPS[kind]!(s));
-    snap();
+    log.push(kind === "conflict" ? await conflict(s, snap) : OPS[kind]!(s));
+    await snap();
   }
   const recorded = [...seen.keys()];
   expect(recorded.length).toBeGreaterThan(20);

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { makeRepo, fingerprint, type TestRepo } from "./helpers/repo.ts";
-import { snap } from "./helpers/snap.ts";
+import { snap, snapIn } from "./helpers/snap.ts";
 
 /** Remove a loose object's file: the object is gone, as after a prune. */
 function dropObject(r: TestRepo, id: string): void {
@@ -86,7 +86,7 @@ describe("restore --skip-missing", () => {
     r.commit("one", { "a.c": "1\n" });
     r.git(["checkout", "-q", "-b", "b"]);
     const lost = r.commit("only on b", { "b.c": "b\n" });
-    const s = snap(r);
+    const s = await snapIn(r);
     r.git(["checkout", "-q", "main"]);
     r.git(["branch", "-q", "-D", "b"]);
     dropObject(r, lost);

@@ -38,6 +38,16 @@ export function snap(r: TestRepo, args: string[] = [], opts: { cwd?: string; env
   return { ...latest(r, linked ? `refs/undo/worktrees/${linked[1]}/snapshots/` : "refs/undo/snapshots/"), out: res.stdout };
 }
 
+/** `snap`, the command run in-process (TestRepo.run). */
+export async function snapIn(r: TestRepo, args: string[] = [], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<RecordedSnapshot & { out: string }> {
+  const res = await r.run(["snapshot", ...args], opts);
+  if (res.code !== 0) throw new Error(`git undo snapshot exited ${res.code}: ${res.stderr}`);
+  expect(res.stdout).toMatch(/^#\d+ /);
+  const prefix = opts.cwd ? r.git(["rev-parse", "--git-path", "x"], { cwd: opts.cwd }).stdout : "";
+  const linked = /\/worktrees\/([^/]+)\/x\n?$/.exec(prefix);
+  return { ...latest(r, linked ? `refs/undo/worktrees/${linked[1]}/snapshots/` : "refs/undo/snapshots/"), out: res.stdout };
+}
+
 /** Raw bytes of `<tree>:<name>`. */
 export function blobBytes(r: TestRepo, tree: string, name: string): Buffer {
   const res = Bun.spawnSync({ cmd: ["git", "cat-file", "blob", `${tree}:${name}`], cwd: r.dir, env: r.env, stdout: "pipe", stderr: "pipe" });
