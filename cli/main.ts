@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runEntry, toolkitRoot } from "../core/bundle.ts";
-import { fatal, RestoreRefused, UndoError, usage } from "../core/errors.ts";
+import { fatal, UndoError, usage } from "../core/errors.ts";
+import { RestoreRefused } from "../core/plan.ts";
 import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";

@@ -79,15 +79,6 @@ function pairsOf(repo: Repo, snaps: readonly SnapshotEntry[]): { snap: Snapshot;
   return out;
 }
 
-/**
- * The snapshots (oldest first) in which a path the pathspecs match changed in
- * the index or the working tree (created, edited, removed, staged, unstaged),
- * each compared with the readable snapshot before it in the sequence.
- */
-export async function snapshotsTouching(repo: Repo, snaps: readonly SnapshotEntry[], pathspecs: readonly string[]): Promise<Snapshot[]> {
-  return snapshotsChanging(repo, snaps, { pathspecs });
-}
-
 export interface Pickaxe {
   /** `-S`: the number of occurrences of this string changed (a regular expression with `regex`). */
   string?: string;

@@ -601,11 +601,6 @@ export async function gitVersion(repo: Repo): Promise<[number, number, number]> 
 export const versionAtLeast = (v: readonly number[], want: readonly [number, number]): boolean =>
   v[0]! > want[0] || (v[0] === want[0] && v[1]! >= want[1]);
 
-/** Whether this Git runs config-defined hooks. */
-export async function supportsConfigHooks(repo: Repo): Promise<boolean> {
-  return versionAtLeast(await gitVersion(repo), CONFIG_HOOKS_SINCE);
-}
-
 /**
  * The command of git-undo's config hook. Git runs a command with shell syntax
  * as `sh -c '<command> "$@"'` with the hook's arguments, so the template gets

@@ -25,6 +25,7 @@ import { readObjects } from "./objects.ts";
 import type { Repo, RefStorage } from "./repo.ts";
 import { MODE } from "./mode.ts";
 import { phase } from "./trace.ts";
+import { UndoError } from "./errors.ts";
 
 /** The state being left: a recorded snapshot, or a capture not yet recorded (number null). */
 export interface StateSide {
@@ -935,4 +936,15 @@ export function indexChanges(p: RestorePlan): boolean {
 function bytesEqual(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
   if (!a || !b) return !a && !b;
   return Buffer.from(a).equals(Buffer.from(b));
+}
+
+/**
+ * A restore refused before anything changed, with every reason as data: the
+ * CLI words them (cli/plan-words.ts). The message is only a fallback.
+ */
+export class RestoreRefused extends UndoError {
+  constructor(readonly blockers: readonly Blocker[]) {
+    super(`restore refused: ${blockers.map((b) => `${b.kind} (${b.names.join(", ")})`).join("; ")}`, "refused");
+    this.name = "RestoreRefused";
+  }
 }

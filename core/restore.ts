@@ -24,7 +24,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, statfsSync, unlinkSync, writeFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { fatal, refuse, RestoreRefused, UndoError } from "./errors.ts";
+import { fatal, refuse, UndoError } from "./errors.ts";
+import { RestoreRefused } from "./plan.ts";
 import { decodeUnmerged, pathKey, type HeadState, type ObjectId, type OperationMarker, type Snapshot, type SnapshotEntry } from "./format.ts";
 import { GitError } from "./git.ts";
 import { candidates, navigationTarget, position, readableSnapshot, type Direction } from "./history.ts";

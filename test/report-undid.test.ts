@@ -5,6 +5,7 @@ import { autoRepo, list, settled, waitFor } from "./helpers/auto.ts";
 import { fingerprint, makeRepo } from "./helpers/repo.ts";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { liveWorker } from "../core/settle.ts";
 
 test("git undo names the change it undid before where it went; redo the one it did again", async () => {
   const r = makeRepo();
@@ -72,7 +73,8 @@ test("list and show say recording… while the worker has a change still to reco
   // A long settle keeps the worker waiting, the change unrecorded.
   r.git(["config", "undo.settle", "4000"]);
   r.git(["branch", "pending-one"]);
-  await waitFor(() => existsSync(join(gitDir, "undo", "worker.pid")), "the worker to start");
+  // Started and holding its lease (until then worker.pid may name the hook's shell).
+  await waitFor(() => liveWorker(join(gitDir, "undo")) !== null, "the worker to start");
   expect(await r.okIn("list")).toContain("recording…");
   const latest = list(r)[0]!.number;
   expect(await r.okIn("show", String(latest))).toContain("recording…");

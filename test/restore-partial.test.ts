@@ -4,7 +4,7 @@
 // `git undo` takes back; refusals change nothing.
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
+import { fingerprint, fromTemplate, makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { expectWellFormed, trailersOf, userFingerprint, expectRefusedIn } from "./helpers/restore.ts";
 
 /** The fingerprint without the lines naming `paths` (files and index entries) and git-undo's refs. */
@@ -20,6 +20,11 @@ const without = (r: TestRepo, ...paths: string[]) =>
  * space and a leading dash. #1 has the first versions of the files.
  */
 function mixedState(opts: { merge?: boolean } = {}): TestRepo {
+  // Built once per file for each kind, copied for every test.
+  return fromTemplate(`mixed state, merge ${opts.merge ?? true}`, () => buildMixedState(opts));
+}
+
+function buildMixedState(opts: { merge?: boolean }): TestRepo {
   const r = makeRepo();
   r.commit("base", { "a.txt": "a1\n", "b.txt": "b1\n", "sp ace.txt": "s1\n", "-dash.txt": "d1\n", "dir/deep/x.txt": "x1\n", ".gitignore": "*.log\n", "c.txt": "c\n" });
   r.git(["branch", "topic"]);

@@ -9,11 +9,11 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { STEPS } from "../core/restore.ts";
 import { backdate, deadPid, killAfter } from "./helpers/kill.ts";
-import { makeRepo, type TestRepo } from "./helpers/repo.ts";
+import { copyRepo, makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { userFingerprint } from "./helpers/restore.ts";
 
 /** Three snapshots that differ in refs, HEAD, index, working tree and stash; their fingerprints by number. */
-function history(): { r: TestRepo; prints: Map<number, string> } {
+function buildHistory(): { r: TestRepo; prints: Map<number, string> } {
   const r = makeRepo();
   const prints = new Map<number, string>();
   const snap = () => {
@@ -35,6 +35,13 @@ function history(): { r: TestRepo; prints: Map<number, string> } {
   return { r, prints };
 }
 
+let built: { r: TestRepo; prints: Map<number, string> } | undefined;
+/** A copy of the history, built once per file: what each test kills is the restore, not the making. */
+function history(): { r: TestRepo; prints: Map<number, string> } {
+  if (!built || !existsSync(built.r.dir)) built = buildHistory();
+  return { r: copyRepo(built.r), prints: built.prints };
+}
+
 const leftovers = (r: TestRepo): string[] => {
   const undo = join(r.gitDir(), "undo");
   const names = readdirSync(undo).filter((n) => n.startsWith("tmp-") || n === "index-lock.owner" || n === "capture.lock" || n.includes(".git-undo-"));
@@ -54,13 +61,13 @@ STEPS.forEach((step, i) => {
     expect(left.some((n) => n.startsWith("tmp-"))).toBe(true);
 
     // The killed command may have gone all the way to its restore snapshot: then plain undo could be at the bottom.
-    const next = r.undo(args.length ? ["restore", "2"] : []);
+    const next = await r.run(args.length ? ["restore", "2"] : []);
     expect(next.stderr).toBe("");
     expect(next.code).toBe(0);
     expect(leftovers(r)).toEqual([]);
 
     for (const [n, print] of [...prints].sort(([a], [b]) => a - b)) {
-      const res = r.undo(["restore", String(n)]);
+      const res = await r.run(["restore", String(n)]);
       expect(res.stderr).toBe("");
       expect(res.code).toBe(0);
       expect(userFingerprint(r)).toBe(print);

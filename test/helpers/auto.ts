@@ -83,12 +83,15 @@ export async function expectRecorded(
   opts: { cwd?: string; gitDir?: string } = {},
 ): Promise<SnapshotJson[]> {
   await settled(opts.gitDir ?? r.gitDir());
-  const after = list(r, opts.cwd);
+  // The checks run in-process (TestRepo.run): what is tested is the worker's recording.
+  const listed = await r.run(["list", "--json"], opts.cwd ? { cwd: opts.cwd } : {});
+  if (listed.code !== 0) throw new Error(`git undo list failed: ${listed.stderr}`);
+  const after = JSON.parse(listed.stdout) as SnapshotJson[];
   expect(after.length).toBe(before.length + 1);
   const latest = after[0]!;
   expect(latest.kind).toBe("change");
   expect(latest.summary ?? "").toMatch(summary);
-  const again = r.undo(["snapshot"], opts.cwd ? { cwd: opts.cwd } : {});
+  const again = await r.run(["snapshot"], opts.cwd ? { cwd: opts.cwd } : {});
   expect(again.stdout).toBe(`no change since #${latest.number}\n`);
   return after;
 }
