@@ -73,7 +73,7 @@ interface Outcome {
  * through. Every failure: one line, the fingerprint (snapshots included) as
  * before, no scratch directory, no index.lock. Returns the failures.
  */
-function restoreUntilItFits(r: TestRepo, root: string, fromKib: number, step: number): Outcome[] {
+async function restoreUntilItFits(r: TestRepo, root: string, fromKib: number, step: number): Promise<Outcome[]> {
   const filler = join(root, "filler");
   const undoDir = join(r.dir, ".git", "undo");
   const failures: Outcome[] = [];
@@ -86,7 +86,7 @@ function restoreUntilItFits(r: TestRepo, root: string, fromKib: number, step: nu
     const s = statfsSync(root);
     const fill = s.bavail * s.bsize - freeKib * 1024;
     if (fill > 0) writeFileSync(filler, Buffer.alloc(fill, 1));
-    const res = r.undo(["restore", "1"]);
+    const res = await r.run(["restore", "1"]);
     rmSync(filler, { force: true });
     if (res.code === 0) return failures;
     const message = res.stderr.trim();
@@ -129,7 +129,7 @@ describe.skipIf(cannotMount !== null)("out of disk space during a restore: nothi
     r.write("untracked.txt", "untracked in #2\n");
     await r.okIn("snapshot"); // #2, the state left
 
-    const failures = restoreUntilItFits(r, root, 8, 8);
+    const failures = await restoreUntilItFits(r, root, 8, 8);
     const merge = failures.filter(mergeFailed);
     expect(merge.length).toBeGreaterThan(0);
     for (const o of merge) expect(o.message).toMatch(/^fatal: restore of #1 failed and was rolled back, nothing changed: .*the files it had changed are back: /);
