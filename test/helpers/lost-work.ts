@@ -1,5 +1,6 @@
 // The set-up the find tests share: work written, recorded, then destroyed.
-import { fingerprint, makeRepo, type TestRepo } from "./repo.ts";
+import { existsSync } from "node:fs";
+import { copyRepo, fingerprint, makeRepo, type TestRepo } from "./repo.ts";
 
 /** The user's state (refs, HEAD, index, files, stash) without the snapshots themselves. */
 export const userState = (r: TestRepo): string =>
@@ -15,6 +16,14 @@ export const SPACED = "notes dir/ünïcödé file.txt";
  * branch -D (six snapshots), with the user's state at #1, #3 and #5.
  */
 export function lostWork(): { r: TestRepo; atOne: string; atThree: string; atFive: string } {
+  // Built once per test file, copied for each test (its states do not depend on where it is).
+  if (!built || !existsSync(built.r.dir)) built = buildLostWork();
+  return { ...built, r: copyRepo(built.r) };
+}
+
+let built: ReturnType<typeof buildLostWork> | undefined;
+
+function buildLostWork(): { r: TestRepo; atOne: string; atThree: string; atFive: string } {
   const r = makeRepo();
   r.commit("base", { "f.txt": "base\n" });
   r.write("f.txt", "base\nmy precious work\n");
