@@ -2,7 +2,7 @@
 // options, and their errors (one line on stderr, non-zero exit, no stack trace).
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { makeRepo, tempDir, type TestRepo, type RunResult } from "./helpers/repo.ts";
+import { fromTemplate, makeRepo, tempDir, type TestRepo, type RunResult } from "./helpers/repo.ts";
 import { numberRuns } from "../cli/commands/gc.ts";
 import { snap, snapIn, snapshotRefs } from "./helpers/snap.ts";
 
@@ -20,8 +20,10 @@ function oneLineError(res: RunResult, code?: number): string {
   return lines[0]!;
 }
 
-/** Three snapshots: a commit, a branch, an edit. */
-function history(): TestRepo {
+/** Three snapshots: a commit, a branch, an edit (built once per file, copied for each test). */
+const history = (): TestRepo => fromTemplate("history", buildHistory);
+
+function buildHistory(): TestRepo {
   const r = makeRepo();
   r.commit("one", { "a.c": "a\n" });
   snap(r);
