@@ -11,11 +11,14 @@ import { withScratch } from "../core/objects.ts";
 import { planRestore } from "../core/plan.ts";
 import { openRepo } from "../core/repo.ts";
 import { checkWorktree, refusal } from "../core/restore.ts";
-import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
+import { fromTemplate, fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { trailersOf, withRepoEnv, expectRefusedIn, numbersIn } from "./helpers/restore.ts";
 
 /** Two recorded commits on main: a.txt "base" then "main". */
-function twoCommits(): TestRepo {
+/** Built once per file, copied for each test. */
+const twoCommits = (): TestRepo => fromTemplate("twoCommits", buildTwoCommits);
+
+function buildTwoCommits(): TestRepo {
   const r = makeRepo();
   r.commit("base", { "a.txt": "base\n" });
   r.ok("snapshot");

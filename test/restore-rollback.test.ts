@@ -2,11 +2,14 @@
 // its steps leaves refs, HEAD, index, working tree and stash exactly as they were.
 import { expect, test } from "bun:test";
 import { STEPS } from "../core/restore.ts";
-import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
+import { fromTemplate, fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { userFingerprint, numbersIn } from "./helpers/restore.ts";
 
 /** #1 and #2 differ in every part a restore changes: refs, a symbolic ref, HEAD, files, index, stash. */
-function everyPartDiffers(): TestRepo {
+/** Built once per file, copied for each test. */
+const everyPartDiffers = (): TestRepo => fromTemplate("everyPartDiffers", buildEveryPartDiffers);
+
+function buildEveryPartDiffers(): TestRepo {
   const r = makeRepo();
   r.commit("one", { "a.txt": "1\n", "x.txt": "only in #1\n" });
   r.git(["branch", "old"]);

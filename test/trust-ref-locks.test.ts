@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { backdate, deadPid, killAfter, killMidTransaction } from "./helpers/kill.ts";
-import { makeRepo, refFormatOf, type TestRepo } from "./helpers/repo.ts";
+import { fromTemplate, makeRepo, refFormatOf, type TestRepo } from "./helpers/repo.ts";
 import { userFingerprint } from "./helpers/restore.ts";
 import { snapshotRefs } from "./helpers/snap.ts";
 
@@ -16,7 +16,10 @@ const numbers = (r: TestRepo) => snapshotRefs(r).map((s) => Number(s.ref.slice(-
 const refPath = (n: number) => `refs/undo/snapshots/${String(n).padStart(10, "0")}`;
 
 /** undo.limit=3 and four snapshots: #2, #3, #4 are left. */
-function fullHistory(): TestRepo {
+/** Built once per file, copied for each test. */
+const fullHistory = (): TestRepo => fromTemplate("fullHistory", buildFullHistory);
+
+function buildFullHistory(): TestRepo {
   const r = makeRepo();
   r.git(["config", "undo.limit", "3"]);
   r.commit("one", { "a.txt": "0\n" });
