@@ -3,7 +3,7 @@
 // applies instead, doctor's list, and the refusal of a command that would act
 // on the value.
 import { DEFAULT_CONFIG, type ConfigKey, type ConfigProblem, type Repo } from "../core/repo.ts";
-import { escapeControls } from "../core/validate.ts";
+import { escapeControls } from "../core/text.ts";
 import { sizeText, write } from "./ui.ts";
 
 /** `undo.settle is 'abc', not a whole number of milliseconds from 0 to 10000`. */

@@ -1,6 +1,6 @@
 // The words for lost work (core/find/lost.ts), for git undo rescue and log --lost.
 import type { LostItem } from "../core/find/lost.ts";
-import { escapeControls } from "../core/validate.ts";
+import { escapeControls } from "../core/text.ts";
 import { sizeText } from "./ui.ts";
 import { color, relativeAge } from "./ui.ts";
 

@@ -4,7 +4,7 @@
 // and blockers (core/plan.ts); nothing there is worded for the user.
 import { headLabel } from "../core/describe.ts";
 import { refParts, type HeadState, type RefLine } from "../core/format.ts";
-import { escapeControls } from "../core/validate.ts";
+import { escapeControls } from "../core/text.ts";
 import { MODE } from "../core/mode.ts";
 import { filesOnDisk, indexChanges, nameList, submoduleOnly, operationName, planIsEmpty, type Blocker, type RefProblem, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan, type WorktreePlan } from "../core/plan.ts";
 import type { GoBack } from "../core/restore.ts";

@@ -5,7 +5,7 @@
 import { userSummary } from "../core/describe.ts";
 import { filesOnDisk, indexChanges, nameList, operationName, planIsEmpty, submoduleOnly, type NotRestored, type RefMove, type RestorePlan } from "../core/plan.ts";
 import type { RestoreResult } from "../core/restore.ts";
-import { escapeControls } from "../core/validate.ts";
+import { escapeControls } from "../core/text.ts";
 import { MODE } from "../core/mode.ts";
 import { blockerText, branchAlonePhrase, conflictsPhrase, onlyLeftPhrase, filesPhrase, headName, keptFolderPhrase, plural, refMovePhrase, refName, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase, waysBackPhrase } from "./plan-words.ts";
 

@@ -2,7 +2,7 @@
 import { fstatSync, writeSync } from "node:fs";
 import type { Colors } from "picocolors/types";
 import { usage } from "../core/errors.ts";
-import { escapeControls, TERMINAL_UNSAFE } from "../core/validate.ts";
+import { escapeControls, TERMINAL_UNSAFE } from "../core/text.ts";
 import { parseColorWhen, type ColorWhen } from "../core/repo.ts";
 
 // picocolors' default export decides on its own at import time, by asking

@@ -1,23 +1,10 @@
 // Summary lines: what a new snapshot changed, in a few words.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  branchName,
-  decodeBytes,
-  decodeRefs,
-  decodeStash,
-  decodeState,
-  decodeUnmerged,
-  refParts,
-  type HeadState,
-  type ObjectId,
-  type OperationMarker,
-  type RefLine,
-  type StashEntry,
-  type StateTree,
-} from "./format.ts";
+import { branchName, decodeRefs, decodeStash, decodeState, decodeUnmerged, refParts, type HeadState, type ObjectId, type OperationMarker, type RefLine, type StashEntry, type StateTree } from "./format.ts";
+import { decodeBytes } from "./bytes.ts";
 import { readObjects } from "./objects.ts";
-import { escapeControls } from "./validate.ts";
+import { escapeControls } from "./text.ts";
 import { emptyTreeOf, type Repo } from "./repo.ts";
 
 /** Longest summary line we write; lists are cut with "and N more". */

@@ -7,10 +7,12 @@ import { itemPairs, type LostCommit, type LostItem, type LostStash, type LostWor
 import { blobAfter, diffTreePairs, EMPTY_TREE } from "./find/tree-diff.ts";
 import { readBlobs, readObjects } from "./objects.ts";
 import { GitError } from "./git.ts";
-import { decodeBytes, decodeStash, isReadable, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
+import { decodeStash, isReadable, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
+import { decodeBytes } from "./bytes.ts";
 import { parseGitDate } from "./history.ts";
 import { hashLengthOf, type Repo } from "./repo.ts";
-import { checkStash, escapeControls, problemOf } from "./validate.ts";
+import { checkStash, problemOf } from "./validate.ts";
+import { escapeControls } from "./text.ts";
 
 /** The snapshots recorded in [since, until] (committer dates; either end open), given as Git dates. */
 export async function snapshotsBetween(repo: Repo, snaps: readonly SnapshotEntry[], since?: string, until?: string): Promise<SnapshotEntry[]> {

@@ -3,7 +3,7 @@
 // disabled by name), so no hook (ours or the user's) observes git-undo's own
 // work, and failures carry the command and Git's stderr.
 import { appendFileSync } from "node:fs";
-import { decodeBytes, encodeBytes, hasEscapedBytes } from "./format.ts";
+import { decodeBytes, encodeBytes, hasEscapedBytes } from "./bytes.ts";
 import { traceGit, traceOn } from "./trace.ts";
 
 export class GitError extends Error {

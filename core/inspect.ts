@@ -1,6 +1,7 @@
 // Reading a recorded state back: the decoded state tree of a snapshot and the
 // counts `git undo show` prints.
-import { decodeBytes, decodeHead, decodeRefs, decodeStash, decodeState as decodeStateBlob, decodeUnmerged, OPERATION_MARKERS, type ObjectId, type RefLine, type Snapshot, type StateTree } from "./format.ts";
+import { decodeHead, decodeRefs, decodeStash, decodeState as decodeStateBlob, decodeUnmerged, OPERATION_MARKERS, type ObjectId, type RefLine, type Snapshot, type StateTree } from "./format.ts";
+import { decodeBytes } from "./bytes.ts";
 import { parseNameStatus } from "./describe.ts";
 import { readObjects, type RawObject } from "./objects.ts";
 import { hashLengthOf, type Repo } from "./repo.ts";

@@ -45,7 +45,8 @@
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { compareBytes, decodeBytes, encodeBytes, hasEscapedBytes, type ObjectId } from "./format.ts";
+import { compareBytes, type ObjectId } from "./format.ts";
+import { decodeBytes, encodeBytes, hasEscapedBytes } from "./bytes.ts";
 import { deleteIndexFile, deleteSharedIndex, sharedIndexesIn, sharedIndexOf, type RealIndex } from "./index-file.ts";
 import { undoFile } from "./undo-files.ts";
 import { readJsonFile, replaceFile } from "./lock.ts";

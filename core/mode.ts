@@ -1,6 +1,5 @@
 // The modes Git writes for tree and index entries, and the "no entry" of
-// `git diff --raw`, in one place. A module of its own, importing nothing:
-// format.ts and validate.ts import each other, and both use it at load time.
+// `git diff --raw`, in one place. A module of its own, importing nothing.
 export const MODE = {
   file: "100644",
   executable: "100755",

@@ -1,7 +1,8 @@
 // Reading and writing objects in batches: one cat-file, hash-object or mktree per batch.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { decodeBytes, encodeBytes, type ObjectId } from "./format.ts";
+import { type ObjectId } from "./format.ts";
+import { decodeBytes, encodeBytes } from "./bytes.ts";
 import { clearDeadIndexLock, ownerTag, tagOwnerGone } from "./lock.ts";
 import type { ObjectFormat, Repo } from "./repo.ts";
 import { MODE } from "./mode.ts";

@@ -4,22 +4,11 @@
 // from the two state trees with a handful of batched Git calls and some lstat()s.
 import { existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import {
-  decodeUnmerged,
-  unmergedBlobIds,
-  pathKey,
-  type HeadState,
-  type ObjectId,
-  type OperationMarker,
-  type RefLine,
-  type Snapshot,
-  type SnapshotEntry,
-  type StashEntry,
-  type StateTree,
-} from "./format.ts";
+import { decodeUnmerged, unmergedBlobIds, pathKey, type HeadState, type ObjectId, type OperationMarker, type RefLine, type Snapshot, type SnapshotEntry, type StashEntry, type StateTree } from "./format.ts";
 import { loadState } from "./inspect.ts";
 import { recoverTags, type KeptTag } from "./keep.ts";
-import { escapeControls, isSafePath, SnapshotRefused } from "./validate.ts";
+import { isSafePath, SnapshotRefused } from "./validate.ts";
+import { escapeControls } from "./text.ts";
 import { indexLockHeld, indexLockPath } from "./lock.ts";
 import { readObjects } from "./objects.ts";
 import type { Repo, RefStorage } from "./repo.ts";

@@ -5,37 +5,8 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cut, describeChange, describeOperationChange, SUMMARY_WIDTH } from "./describe.ts";
 import { fatal, refuse, type UndoError } from "./errors.ts";
-import {
-  commitText,
-  commitsToKeep,
-  encodeHead,
-  encodeMessage,
-  encodeRefs,
-  encodeStash,
-  encodeState,
-  FORMAT_VERSION,
-  groupsOf,
-  hasEscapedBytes,
-  headTrailer,
-  reflogTrailer,
-  isReadable,
-  KEEP_DATE,
-  KEEP_MESSAGE,
-  MAX_PARENTS,
-  MAX_SNAPSHOT_NUMBER,
-  PLACEHOLDER_EMAIL,
-  PLACEHOLDER_NAME,
-  decodeUnmerged,
-  snapshotRef,
-  unmergedBlobIds,
-  type ObjectId,
-  type ReflogEntry,
-  type Snapshot,
-  type SnapshotEntry,
-  type SnapshotKind,
-  type StateTree,
-  type Trailers,
-} from "./format.ts";
+import { commitText, commitsToKeep, encodeHead, encodeMessage, encodeRefs, encodeStash, encodeState, FORMAT_VERSION, groupsOf, headTrailer, reflogTrailer, isReadable, KEEP_DATE, KEEP_MESSAGE, MAX_PARENTS, MAX_SNAPSHOT_NUMBER, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, decodeUnmerged, snapshotRef, unmergedBlobIds, type ObjectId, type ReflogEntry, type Snapshot, type SnapshotEntry, type SnapshotKind, type StateTree, type Trailers } from "./format.ts";
+import { hasEscapedBytes } from "./bytes.ts";
 import { GitError } from "./git.ts";
 import { decodeSnapshot, numberedRefs, ownOnly, readOwnSnapshots, rememberOwn, type NumberedRef } from "./history.ts";
 import { KEEP_ENTRY, keepTree } from "./keep.ts";

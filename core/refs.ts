@@ -10,7 +10,8 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fromFileEnd } from "./file-tail.ts";
-import { compareBytes, decodeBytes, OPERATION_MARKERS, snapshotNumber, type HeadState, type ObjectId, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
+import { compareBytes, OPERATION_MARKERS, snapshotNumber, type HeadState, type ObjectId, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
+import { decodeBytes } from "./bytes.ts";
 import { GitError, text, type GitResult } from "./git.ts";
 import { forgetRefWriter, killedRefWriteStart } from "./lock.ts";
 import type { Repo } from "./repo.ts";

@@ -13,7 +13,8 @@
 // lines name snapshots that are gone than name listed ones.
 import { mkdirSync } from "node:fs";
 import { fromFileEnd } from "./file-tail.ts";
-import { decodeBytes, type ObjectId } from "./format.ts";
+import { type ObjectId } from "./format.ts";
+import { decodeBytes } from "./bytes.ts";
 import { appendToFile, replaceFile } from "./lock.ts";
 import { readObjects } from "./objects.ts";
 import type { Repo } from "./repo.ts";

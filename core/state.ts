@@ -4,7 +4,8 @@
 // come from core/refs.ts.
 import { lstatSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { encodeBytes, decodeUnmerged, pathKey, type ObjectId } from "./format.ts";
+import { decodeUnmerged, pathKey, type ObjectId } from "./format.ts";
+import { encodeBytes } from "./bytes.ts";
 import { GitError, text } from "./git.ts";
 import { attributesDigest, captureFromKept, keepAfterFullCapture, largeUntracked, magicPathspecs, type LeftOutFile } from "./kept-index.ts";
 import { copyIndexFile, RealIndex } from "./index-file.ts";

@@ -7,7 +7,8 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
-import { commitText, compareBytes, decodeBytes, encodeBytes } from "../core/format.ts";
+import { commitText, compareBytes } from "../core/format.ts";
+import { decodeBytes, encodeBytes } from "../core/bytes.ts";
 import { gitBytes, snapIn } from "./helpers/snap.ts";
 
 const CAFE = Buffer.from("caf\xe9", "latin1"); // "café" in Latin-1: not valid UTF-8

@@ -7,7 +7,7 @@ import { afterEach, expect, test } from "bun:test";
 import { baseOf, blob, commitSnapshot, victimAndAttacker, withEntry } from "./helpers/hostile.ts";
 import type { TestRepo } from "./helpers/repo.ts";
 import { hasTmux, Terminal } from "./helpers/tmux.ts";
-import { escapeControls } from "../core/validate.ts";
+import { escapeControls } from "../core/text.ts";
 import { fit, printable } from "../cli/pick/text.ts";
 import { setColor, visibleSgr } from "../cli/ui.ts";
 

@@ -29,7 +29,7 @@ import { killedWriteLocks, refLocks, scanRefs, STALE_REF_LOCK_MS } from "../../c
 import { openRepo } from "../../core/repo.ts";
 import { lastLogLines, liveWorker, markAge } from "../../core/settle.ts";
 import { filesLeftOut } from "../../core/state.ts";
-import { escapeControls } from "../../core/validate.ts";
+import { escapeControls } from "../../core/text.ts";
 import type { Command } from "../command.ts";
 import { color, out, sizeText } from "../ui.ts";
 import { spaceLine } from "./gc.ts";

@@ -5,7 +5,7 @@ import { grepLost, grepSnapshots, type GrepMatch, type GrepOptions } from "../..
 import { findLost } from "../../core/find/lost.ts";
 import { listSnapshots, readableSnapshot, resolveSnapshotArg } from "../../core/history.ts";
 import { openRepo } from "../../core/repo.ts";
-import { escapeControls } from "../../core/validate.ts";
+import { escapeControls } from "../../core/text.ts";
 import { type Command } from "../command.ts";
 import { color, json, out } from "../ui.ts";
 import { numberRuns } from "./gc.ts";

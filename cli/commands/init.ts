@@ -36,7 +36,7 @@ import { record } from "../../core/record.ts";
 import { openRepo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
 import { isTerminal, out } from "../ui.ts";
-import { escapeControls } from "../../core/validate.ts";
+import { escapeControls } from "../../core/text.ts";
 
 const SAID: Record<HookAction, (c: HookChange) => string> = {
   create: (c) => `installed ${c.path}`,

@@ -2,7 +2,7 @@
 import { userSummary } from "../../core/describe.ts";
 import { isReadable, type SnapshotEntry } from "../../core/format.ts";
 import { usage } from "../../core/errors.ts";
-import { escapeControls } from "../../core/validate.ts";
+import { escapeControls } from "../../core/text.ts";
 import { lostChanging, pickaxeFlags, snapshotsBetween, snapshotsChanging, type Pickaxe } from "../../core/find.ts";
 import { findLost } from "../../core/find/lost.ts";
 import { checkStates, decodeNewest, decodeSnapshots, position, readOwnSnapshots } from "../../core/history.ts";

@@ -6,7 +6,7 @@ import { usage } from "../../core/errors.ts";
 import { findLost, lostPreviews, stashFiles, type LostFile, type LostStash } from "../../core/find/lost.ts";
 import { rescueTarget } from "../../core/find/rescue.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";
-import { escapeControls } from "../../core/validate.ts";
+import { escapeControls } from "../../core/text.ts";
 import { count, str, type Command } from "../command.ts";
 import { startPager } from "../pager.ts";
 import { lostLines } from "../lost-words.ts";

@@ -4,7 +4,7 @@ import { usage } from "../../core/errors.ts";
 import { listSnapshots, resolveSnapshotArg, readableSnapshot, position } from "../../core/history.ts";
 import { inspectSnapshot, headCommit } from "../../core/inspect.ts";
 import { refLabel, userSummary } from "../../core/describe.ts";
-import { escapeControls } from "../../core/validate.ts";
+import { escapeControls } from "../../core/text.ts";
 import { openRepo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
 import { type Command } from "../command.ts";

@@ -3,7 +3,7 @@ import { foldSummary } from "../../core/format.ts";
 import type { LeftOutFile } from "../../core/state.ts";
 import { record } from "../../core/record.ts";
 import { openRepo } from "../../core/repo.ts";
-import { escapeControls } from "../../core/validate.ts";
+import { escapeControls } from "../../core/text.ts";
 import { str, type Command } from "../command.ts";
 import { out, sizeText, write } from "../ui.ts";
 

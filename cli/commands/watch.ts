@@ -11,7 +11,7 @@ import { busyReason, ignoredPaths, quietDelay } from "../../core/settle.ts";
 import type { Command } from "../command.ts";
 import { out, write } from "../ui.ts";
 import { leftOutLine } from "./snapshot.ts";
-import { escapeControls } from "../../core/validate.ts";
+import { escapeControls } from "../../core/text.ts";
 
 /** Paths inside a git directory (ours, or a submodule's) are Git's business, not edits. */
 const inGitDir = (rel: string): boolean => rel === ".git" || rel.startsWith(".git/") || rel.includes("/.git/") || rel.endsWith("/.git");

@@ -1,7 +1,7 @@
 // Terminal text for the picker: every line it draws is cut to the terminal's
 // width (colours kept, tabs expanded, control characters made visible),
 // so nothing ever wraps and breaks the frame.
-import { escapeControls, TERMINAL_UNSAFE } from "../../core/validate.ts";
+import { escapeControls, TERMINAL_UNSAFE } from "../../core/text.ts";
 import { colorEnabled, visibleSgr } from "../ui.ts";
 
 // Colour sequences (SGR) are drawn when colours are on and they hide nothing

@@ -7,7 +7,8 @@
 // process per object.
 import { lstatSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { decodeBytes, KEEP_MESSAGE, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, type ObjectId } from "../format.ts";
+import { KEEP_MESSAGE, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, type ObjectId } from "../format.ts";
+import { decodeBytes } from "../bytes.ts";
 import { objectSizes, readObjects } from "../objects.ts";
 import { hashLengthOf, type Repo } from "../repo.ts";
 import { phase } from "../trace.ts";

@@ -10,10 +10,12 @@ import { join } from "node:path";
 import type { ComposedTarget, CurrentState } from "../compose.ts";
 import { cut } from "../describe.ts";
 import { refuse, usage } from "../errors.ts";
-import { compareBytes, encodeBytes, headTrailer, isReadable, type ObjectId, type RefLine, type SnapshotEntry, type StateTree } from "../format.ts";
+import { compareBytes, headTrailer, isReadable, type ObjectId, type RefLine, type SnapshotEntry, type StateTree } from "../format.ts";
+import { encodeBytes } from "../bytes.ts";
 import { writeStateTree } from "../record.ts";
 import type { Repo } from "../repo.ts";
-import { escapeControls, isSafePath, isValidRefName } from "../validate.ts";
+import { isSafePath, isValidRefName } from "../validate.ts";
+import { escapeControls } from "../text.ts";
 import type { LostCommitObject, LostWork } from "./lost.ts";
 
 /** What a rescue adds to the current state. */
