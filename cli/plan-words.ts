@@ -3,12 +3,26 @@
 // and the picker's preview and confirmation. The core hands over typed plans
 // and blockers (core/plan.ts); nothing there is worded for the user.
 import { headLabel } from "../core/describe.ts";
-import { refParts, type HeadState, type RefLine } from "../core/format.ts";
-import { escapeControls } from "../core/text.ts";
+import { refParts, type HeadState, type OperationMarker, type RefLine } from "../core/format.ts";
+import { escapeControls, nameList } from "../core/text.ts";
 import { MODE } from "../core/mode.ts";
-import { filesOnDisk, indexChanges, nameList, submoduleOnly, operationName, planIsEmpty, type Blocker, type RefProblem, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan, type WorktreePlan } from "../core/plan.ts";
+import { filesOnDisk, indexChanges, submoduleOnly, planIsEmpty, type Blocker, type RefProblem, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan, type WorktreePlan } from "../core/plan.ts";
 import type { GoBack } from "../core/restore.ts";
 import { PARTS, type PartialSelection } from "../core/compose.ts";
+
+/** An operation in progress, by the marker Git leaves for it. */
+const OPERATION_NAMES: Record<OperationMarker, string> = {
+  "rebase-merge": "a rebase",
+  "rebase-apply": "a rebase or git am",
+  MERGE_HEAD: "a merge",
+  CHERRY_PICK_HEAD: "a cherry-pick",
+  REVERT_HEAD: "a revert",
+  BISECT_LOG: "a bisect",
+  sequencer: "a cherry-pick or revert sequence",
+};
+
+export const operationName = (m: OperationMarker): string => OPERATION_NAMES[m];
+
 
 export const short = (oid: string): string => oid.slice(0, 7);
 

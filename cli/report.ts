@@ -3,11 +3,11 @@
 // stash, whether the state was saved first, and how to go back. Worded with
 // cli/plan-words.ts, as the picker's preview is.
 import { userSummary } from "../core/describe.ts";
-import { filesOnDisk, indexChanges, nameList, operationName, planIsEmpty, submoduleOnly, type NotRestored, type RefMove, type RestorePlan } from "../core/plan.ts";
+import { filesOnDisk, indexChanges, planIsEmpty, submoduleOnly, type NotRestored, type RefMove, type RestorePlan } from "../core/plan.ts";
 import type { RestoreResult } from "../core/restore.ts";
-import { escapeControls } from "../core/text.ts";
+import { escapeControls, nameList } from "../core/text.ts";
 import { MODE } from "../core/mode.ts";
-import { blockerText, branchAlonePhrase, conflictsPhrase, onlyLeftPhrase, filesPhrase, headName, keptFolderPhrase, plural, refMovePhrase, refName, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase, waysBackPhrase } from "./plan-words.ts";
+import { blockerText, branchAlonePhrase, operationName, conflictsPhrase, onlyLeftPhrase, filesPhrase, headName, keptFolderPhrase, plural, refMovePhrase, refName, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase, waysBackPhrase } from "./plan-words.ts";
 
 export interface ReportStyle {
   /** "3 minutes ago" for a unix time. */

@@ -8,7 +8,7 @@ import { decodeUnmerged, unmergedBlobIds, pathKey, type HeadState, type ObjectId
 import { loadState } from "./inspect.ts";
 import { recoverTags, type KeptTag } from "./keep.ts";
 import { isSafePath, SnapshotRefused } from "./validate.ts";
-import { escapeControls } from "./text.ts";
+import { escapeControls, nameList } from "./text.ts";
 import { indexLockHeld, indexLockPath } from "./lock.ts";
 import { readObjects } from "./objects.ts";
 import type { Repo, RefStorage } from "./repo.ts";
@@ -436,24 +436,6 @@ function occupiedPaths(workTree: string, files: readonly FileChange[]): { path: 
     }
   }
   return found;
-}
-
-const OPERATION_NAMES: Record<OperationMarker, string> = {
-  "rebase-merge": "a rebase",
-  "rebase-apply": "a rebase or git am",
-  MERGE_HEAD: "a merge",
-  CHERRY_PICK_HEAD: "a cherry-pick",
-  REVERT_HEAD: "a revert",
-  BISECT_LOG: "a bisect",
-  sequencer: "a cherry-pick or revert sequence",
-};
-
-export const operationName = (m: OperationMarker): string => OPERATION_NAMES[m];
-
-/** A list for a message: `a, b and 3 more`, each name with its control characters escaped (names come from snapshots). */
-export function nameList(names: readonly string[], max = 5): string {
-  const shown = names.slice(0, max).map(escapeControls).join(", ");
-  return names.length > max ? `${shown} and ${names.length - max} more` : shown;
 }
 
 /**

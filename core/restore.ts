@@ -26,6 +26,7 @@ import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, 
 import { join } from "node:path";
 import { fatal, refuse, UndoError } from "./errors.ts";
 import { RestoreRefused } from "./plan.ts";
+import { nameList } from "./text.ts";
 import { decodeUnmerged, pathKey, type HeadState, type ObjectId, type OperationMarker, type Snapshot, type SnapshotEntry } from "./format.ts";
 import { GitError } from "./git.ts";
 import { candidates, navigationTarget, position, readableSnapshot, type Direction } from "./history.ts";
@@ -33,7 +34,7 @@ import { loadState } from "./inspect.ts";
 import { acquireLock, clearDeadIndexLock, createIndexLock, indexLockPath, releaseIndexLock } from "./lock.ts";
 import { withScratch, writeTagObjects } from "./objects.ts";
 import { gitVersion, versionAtLeast } from "./hooks.ts";
-import { addLineCounts, currentFolder, nameList, occupiedNow, parseRawNumstat, planIsEmpty, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
+import { addLineCounts, currentFolder, occupiedNow, parseRawNumstat, planIsEmpty, planRestore, refMoves, type Blocker, type FileChange, type RefMove, type RestorePlan, type StateSide } from "./plan.ts";
 import { captureLive, captureWith, commitCapture, unchanged, type IndexParts, type LiveCapture } from "./record.ts";
 import { phase } from "./trace.ts";
 import { restoreSummary } from "./describe.ts";

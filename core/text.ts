@@ -32,3 +32,9 @@ export function escapeControls(s: string): string {
 
 /** A decimal number as the format writes one: no sign, no leading zero, at most ten digits (a sequence number). */
 export const DECIMAL = /^(0|[1-9][0-9]{0,9})$/;
+
+/** A list for a message: `a, b and 3 more`, each name with its control characters escaped (names come from snapshots). */
+export function nameList(names: readonly string[], max = 5): string {
+  const shown = names.slice(0, max).map(escapeControls).join(", ");
+  return names.length > max ? `${shown} and ${names.length - max} more` : shown;
+}

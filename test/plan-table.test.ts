@@ -6,7 +6,8 @@
 // repositories.
 import { describe, expect, test } from "bun:test";
 import type { RefLine, StashEntry } from "../core/format.ts";
-import { headsEqual, nameList, parseRawNumstat, refMoves, stashPlan, type Blocker, type FileChange, type RefMove } from "../core/plan.ts";
+import { headsEqual, parseRawNumstat, refMoves, stashPlan, type Blocker, type FileChange, type RefMove } from "../core/plan.ts";
+import { nameList } from "../core/text.ts";
 import { blockerText, filesPhrase, goBackCommand, refMovePhrase, refName, stashPhrase } from "../cli/plan-words.ts";
 
 const A = "a".repeat(40);

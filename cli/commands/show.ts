@@ -8,7 +8,7 @@ import { escapeControls } from "../../core/text.ts";
 import { openRepo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
 import { type Command } from "../command.ts";
-import { operationName } from "../../core/plan.ts";
+import { operationName } from "../plan-words.ts";
 import { startPager } from "../pager.ts";
 import { showPatch } from "../patch.ts";
 import { snapshotJson } from "./list.ts";

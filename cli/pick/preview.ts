@@ -3,13 +3,13 @@
 // or Git's diff from the current state to it. Each is computed once, on demand.
 import type { Snapshot } from "../../core/format.ts";
 import { diffArgs, treePair } from "../../core/patch.ts";
-import { filesOnDisk, indexChanges, operationName, planIsEmpty, planRestore, submoduleOnly, type RestorePlan, type StateSide } from "../../core/plan.ts";
+import { filesOnDisk, indexChanges, planIsEmpty, planRestore, submoduleOnly, type RestorePlan, type StateSide } from "../../core/plan.ts";
 import { listSnapshots } from "../../core/history.ts";
 import { waysBack, type GoBack } from "../../core/restore.ts";
 import type { Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/settle.ts";
 import { color, colorEnabled } from "../ui.ts";
-import { blockerText, planGist, conflictsPhrase, filesPhrase, headName, onlyLeftPhrase, plural, refMovePhrase, refMoveSubject, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase, waysBackPhrase } from "../plan-words.ts";
+import { blockerText, operationName, planGist, conflictsPhrase, filesPhrase, headName, onlyLeftPhrase, plural, refMovePhrase, refMoveSubject, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase, waysBackPhrase } from "../plan-words.ts";
 import { printable } from "./text.ts";
 
 /** Where previews come from; the picker only ever asks for one at a time. */
