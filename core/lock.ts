@@ -6,7 +6,7 @@
 // Also the owner checks the scratch folders and index.lock use, replaceFile:
 // the one-step file replacement the hook installer and the recorder's caches
 // use, and readJsonFile for those caches.
-import { chmodSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync, type Stats } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { refuse, type UndoError } from "./errors.ts";
@@ -391,6 +391,18 @@ export function appendToFile(path: string, content: string): void {
  * never hangs the reader).
  */
 export function readUndoFile(path: string): Buffer | null {
+  try {
+    return withUndoFile(path, (fd) => readFileSync(fd));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `read` given one of git-undo's own files, opened as readUndoFile opens it,
+ * and its stat; null (read not called) when it is missing or not a regular file.
+ */
+export function withUndoFile<T>(path: string, read: (fd: number, st: Stats) => T): T | null {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -398,10 +410,8 @@ export function readUndoFile(path: string): Buffer | null {
     return null;
   }
   try {
-    if (!fstatSync(fd).isFile()) return null;
-    return readFileSync(fd);
-  } catch {
-    return null;
+    const st = fstatSync(fd);
+    return st.isFile() ? read(fd, st) : null;
   } finally {
     closeSync(fd);
   }

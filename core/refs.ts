@@ -7,7 +7,7 @@
 // reftable, which has no such files, everything comes through Git. The refs
 // come from one for-each-ref, the snapshot refs' names from another (their
 // commits from core/snapshot-commits.ts), side by side.
-import { existsSync, lstatSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, unlinkSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { fromFileEnd } from "./file-tail.ts";
 import { compareBytes, OPERATION_MARKERS, snapshotNumber, type HeadState, type ObjectId, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
@@ -342,25 +342,30 @@ function storageLocks(repo: Repo, now: number): RefLock[] {
 /** Every lock file in the ref storage now: on refs (under refs/, this worktree's own ones included), packed-refs, reftable's table list. */
 export function refLocks(repo: Repo, now = Date.now()): RefLock[] {
   const found: RefLock[] = [];
-  const walk = (base: string, rel: string) => {
-    let entries;
-    try {
-      entries = readdirSync(join(base, rel), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const child = `${rel}/${e.name}`;
-      if (e.isDirectory()) walk(base, child);
-      else if (e.name.endsWith(".lock")) {
-        const ageMs = ageOf(join(base, child), now);
-        if (ageMs !== null) found.push({ path: join(base, child), kind: "ref", ref: child.slice(0, -".lock".length), ageMs });
-      }
-    }
+  const visit = (base: string, rel: string, e: Dirent) => {
+    if (!e.name.endsWith(".lock")) return;
+    const ageMs = ageOf(join(base, rel), now);
+    if (ageMs !== null) found.push({ path: join(base, rel), kind: "ref", ref: rel.slice(0, -".lock".length), ageMs });
   };
-  walk(repo.commonDir, "refs");
-  if (repo.worktreeName !== null) for (const dir of PER_WORKTREE) walk(repo.gitDir, dir);
+  walkRefFiles(repo.commonDir, "refs", visit);
+  if (repo.worktreeName !== null) for (const dir of PER_WORKTREE) walkRefFiles(repo.gitDir, dir, visit);
   return [...found, ...storageLocks(repo, now)];
+}
+
+/** Every file (not folder) below `base/rel`, as `visit(base, its path from base, its entry)`; folders `skip` names are left out. */
+function walkRefFiles(base: string, rel: string, visit: (base: string, rel: string, e: Dirent) => void, skip: (rel: string) => boolean = () => false): void {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(join(base, rel), { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    const child = `${rel}/${e.name}`;
+    if (skip(child)) continue;
+    if (e.isDirectory()) walkRefFiles(base, child, visit, skip);
+    else visit(base, child, e);
+  }
 }
 
 /**
@@ -493,30 +498,18 @@ async function peelFully(repo: Repo, lines: RefLine[]): Promise<void> {
 export function looseSymrefs(repo: Repo): Map<string, string> {
   const found = new Map<string, string>();
   const linked = repo.worktreeName !== null;
-  const walk = (base: string, rel: string, skip: (rel: string) => boolean) => {
-    let entries;
+  const visit = (base: string, rel: string, e: Dirent) => {
+    if (!e.isFile() || e.name.endsWith(".lock")) return;
+    let content: string;
     try {
-      entries = readdirSync(join(base, rel), { withFileTypes: true });
+      content = decodeBytes(readFileSync(join(base, rel)));
     } catch {
       return;
     }
-    for (const e of entries) {
-      const child = `${rel}/${e.name}`;
-      if (skip(child)) continue;
-      if (e.isDirectory()) walk(base, child, skip);
-      else if (e.isFile() && !e.name.endsWith(".lock")) {
-        let content: string;
-        try {
-          content = decodeBytes(readFileSync(join(base, child)));
-        } catch {
-          continue;
-        }
-        if (content.startsWith("ref: ")) found.set(child, content.slice(5).trim());
-      }
-    }
+    if (content.startsWith("ref: ")) found.set(rel, content.slice(5).trim());
   };
-  walk(repo.commonDir, "refs", (rel) => rel === "refs/undo" || (linked && PER_WORKTREE.includes(rel)));
-  if (linked) for (const dir of PER_WORKTREE) walk(repo.gitDir, dir, () => false);
+  walkRefFiles(repo.commonDir, "refs", visit, (rel) => rel === "refs/undo" || (linked && PER_WORKTREE.includes(rel)));
+  if (linked) for (const dir of PER_WORKTREE) walkRefFiles(repo.gitDir, dir, visit);
   return found;
 }
 

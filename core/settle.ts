@@ -24,7 +24,7 @@ import {
 import { setPriority } from "node:os";
 import { join } from "node:path";
 import { OPERATION_MARKERS } from "./format.ts";
-import { claimFile, indexLockHeld, pidAlive, releaseFile } from "./lock.ts";
+import { claimFile, indexLockHeld, pidAlive, releaseFile, withUndoFile } from "./lock.ts";
 import { processTable, type ProcessTable } from "./proc/index.ts";
 import type { Repo } from "./repo.ts";
 import { undoFile, UNDO_FILES } from "./undo-files.ts";
@@ -126,16 +126,7 @@ const PID = /^[1-9]\d{0,9}$/;
  * line, some as `pid:start`.
  */
 export function readMark(undoDir: string, cursor: MarkCursor | null): MarkRead | null {
-  const path = undoFile(undoDir, "pending");
-  let fd: number;
-  try {
-    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) return null;
+  return withUndoFile(undoFile(undoDir, "pending"), (fd, st) => {
     const from = cursor && cursor.ino === st.ino && cursor.offset <= st.size ? cursor.offset : 0;
     // Whole lines only: a hook may be writing the next one right now.
     const buf = Buffer.alloc(Math.max(0, Math.min(st.size - from, 1 << 20)));
@@ -158,9 +149,7 @@ export function readMark(undoDir: string, cursor: MarkCursor | null): MarkRead |
       }
     }
     return read;
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 /** index.lock alone: a Git command writing the index right now. */
