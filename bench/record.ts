@@ -10,8 +10,8 @@
 //
 // --tags runs only the keep-entry case: a small repository with 1,000
 // annotated tags, recorded with the `keep` entry and, in an identical copy,
-// without it. GIT_UNDO_BENCH_NO_KEEP=1 (read by core/keep.ts) is the switch
-// that leaves the entry out; it exists for this benchmark only.
+// without it. The seam noKeep (core/seams.ts) leaves the entry out; it
+// exists for this benchmark only.
 //
 // The main cases run on a files copy of each fixture and then on a reftable
 // copy (`git refs migrate`, Git 2.46+), one table each; --ref-format picks
@@ -25,6 +25,7 @@ import { record } from "../core/record.ts";
 import { openRepo, type Repo } from "../core/repo.ts";
 import { BunFloor, Case, Cli, commandNames, Editor, gitOut, gitVersion, loadAverage, printCases, printTable, progress, timed, useEnv, type Sample, type Target } from "./common.ts";
 import { benchEnv, describeFixture, parseSizes, workingCopy, type FixtureSize, type WorkingCopy } from "./fixture.ts";
+import { seams } from "../core/seams.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -219,8 +220,7 @@ async function tagsBench(): Promise<void> {
     useEnv(env);
     const repos = { keep: await openRepo(withKeep), none: await openRepo(without) };
     const recordIn = async (which: "keep" | "none"): Promise<Sample> => {
-      if (which === "none") process.env.GIT_UNDO_BENCH_NO_KEEP = "1";
-      else delete process.env.GIT_UNDO_BENCH_NO_KEEP;
+      seams.noKeep = which === "none";
       const before = spawnCount();
       const t = performance.now();
       const out = await record(repos[which], { kind: "manual" });
@@ -254,7 +254,7 @@ async function tagsBench(): Promise<void> {
       }
       floor.run(root, env, round >= WARMUP);
     }
-    delete process.env.GIT_UNDO_BENCH_NO_KEEP;
+    seams.noKeep = false;
     console.log(`bench/record --tags: 200 files, 1,000 annotated tags; ${RUNS} runs after ${WARMUP} warm-up, medians; git ${gitVersion()}, bun ${Bun.version}`);
     console.log(`in-process recordings (no Bun start in them); for scale, ${floor.describe()}`);
     const rows = [

@@ -11,6 +11,7 @@ import { COMMANDS, findCommand } from "./commands/index.ts";
 import { onRepoOpened } from "../core/repo.ts";
 import { resetConfigWarnings, warnConfigProblems } from "./config-words.ts";
 import { phase, traceStart } from "../core/trace.ts";
+import { seamsFromEnv } from "../core/seams.ts";
 import { endPager, resetPager, takePagerOptions } from "./pager.ts";
 import { resetOutput, setColorConfig, takeColorOptions, write, type OutputSink } from "./ui.ts";
 import { fitToOutput } from "./wrap.ts";
@@ -185,6 +186,7 @@ export async function runCommand(argv: string[], output: OutputSink | null = nul
   resetOutput(output);
   resetPager();
   resetConfigWarnings();
+  seamsFromEnv(process.env);
   let code: number;
   try {
     code = await main(argv);

@@ -2,13 +2,14 @@
 // the tag objects, trees and blobs the refs name, held by the snapshot so that
 // git gc keeps them. Parents only keep commits alive.
 //
-// Bench-only switch: GIT_UNDO_BENCH_NO_KEEP=1 leaves the entry out, so
-// bench/record.ts can time the same recording without it. Never set it otherwise:
-// snapshots written with it are not the format's.
+// Bench-only (core/seams.ts noKeep): the entry left out, so bench/record.ts can
+// time the same recording without it. Never otherwise: snapshots written so
+// are not the format's.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ObjectId, RefLine } from "./format.ts";
 import { readJsonFile, replaceFile } from "./lock.ts";
+import { seams } from "./seams.ts";
 import { readObjects, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
 import type { ObjectFormat, Repo } from "./repo.ts";
 import { undoFile } from "./undo-files.ts";
@@ -70,7 +71,7 @@ export function tagId(content: Uint8Array, format: ObjectFormat): ObjectId {
  * blobs the previous keep tree lacks, and one mktree.
  */
 export async function keepTree(repo: Repo, scratch: string, refs: readonly RefLine[], latestTree: ObjectId | undefined): Promise<KeepResult> {
-  const ids = process.env.GIT_UNDO_BENCH_NO_KEEP === "1" ? [] : roots(refs);
+  const ids = seams.noKeep ? [] : roots(refs);
   if (ids.length === 0) return { keep: undefined, remember: () => {} };
   const hasher = new Bun.CryptoHasher("sha1");
   for (const id of ids) hasher.update(`${id}\n`);

@@ -11,6 +11,7 @@ import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { refuse, type UndoError } from "./errors.ts";
 import { clearBrokenUndoFiles, undoFile } from "./undo-files.ts";
+import { seams } from "./seams.ts";
 
 export interface Lock {
   path: string;
@@ -486,10 +487,9 @@ export function tryLock(undoDir: string): Lock | null {
 }
 
 
-/** How long to wait for a live owner: GIT_UNDO_LOCK_WAIT_MS (tests shorten it), else 10 seconds. */
+/** How long to wait for a live owner: 10 seconds, unless the tests shorten it (core/seams.ts). */
 export function defaultLockWaitMs(): number {
-  const v = process.env.GIT_UNDO_LOCK_WAIT_MS;
-  return v !== undefined && /^\d+$/.test(v) ? Number(v) : 10_000;
+  return seams.lockWaitMs ?? 10_000;
 }
 
 /**

@@ -16,11 +16,10 @@
 //   6. the stash: restoreStash;
 //   7. the restore snapshot: restore, after applyPlan.
 //
-// Test-only switch: GIT_UNDO_TEST_FAIL_AFTER=<step> makes the restore fail right
-// after that step (record-first, refs, symbolic-refs, head, worktree, index,
-// stash, record), so tests can prove the rollback of each one;
-// GIT_UNDO_TEST_PAUSE_AFTER=<step> stops it there, so tests can kill it.
-// GIT_UNDO_LOCK_WAIT_MS bounds the wait for capture.lock (default 10000).
+// Test-only (core/seams.ts): the restore can be made to fail right after a
+// step (record-first, refs, symbolic-refs, head, worktree, index, stash,
+// record), so tests can prove the rollback of each one, or to stop there, so
+// tests can kill it.
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, statfsSync, unlinkSync, writeFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
@@ -45,6 +44,7 @@ import { captureIndex } from "./state.ts";
 import { composePartial, composeRevert, type ComposedTarget, type CurrentState, type PartialSelection, type RevertConflict } from "./compose.ts";
 import { MODE } from "./mode.ts";
 import { composeRescue, type RescueTarget } from "./find/rescue.ts";
+import { seams } from "./seams.ts";
 
 export type RestoreRequest =
   | { kind: Direction; steps: number }
@@ -114,17 +114,16 @@ export const refusal = (blockers: readonly Blocker[]): RestoreRefused => new Res
 
 function failAfter(step: Step): void {
   pauseAfter(step);
-  if (process.env.GIT_UNDO_TEST_FAIL_AFTER === step) throw new Error(`simulated failure after step '${step}' (GIT_UNDO_TEST_FAIL_AFTER)`);
+  if (seams.failAfter === step) throw new Error(`simulated failure after step '${step}' (GIT_UNDO_TEST_FAIL_AFTER)`);
 }
 
 /**
- * Test-only: GIT_UNDO_TEST_PAUSE_AFTER=<step> stops the restore right after
- * that step (writing the step's name to GIT_UNDO_TEST_PAUSE_FILE, if set), so
- * a test can kill it there.
+ * Test-only (core/seams.ts): the restore stops right after that step (writing
+ * the step's name to the pause file, if given), so a test can kill it there.
  */
 function pauseAfter(step: Step): void {
-  if (process.env.GIT_UNDO_TEST_PAUSE_AFTER !== step) return;
-  const file = process.env.GIT_UNDO_TEST_PAUSE_FILE;
+  if (seams.pauseAfter !== step) return;
+  const file = seams.pauseFile;
   if (file) writeFileSync(file, `${step}\n`);
   Bun.sleepSync(60_000);
 }

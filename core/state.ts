@@ -11,6 +11,7 @@ import { attributesDigest, captureFromKept, keepAfterFullCapture, largeUntracked
 import { copyIndexFile, RealIndex } from "./index-file.ts";
 import { gitBool, hashLengthOf, type Repo } from "./repo.ts";
 import { undoFile } from "./undo-files.ts";
+import { seams } from "./seams.ts";
 
 export interface IndexCapture {
   index: ObjectId;
@@ -49,7 +50,7 @@ export async function captureIndex(repo: Repo, scratchDir: string, { worktree: w
   if (useKept && real) {
     const kept = await captureFromKept(repo, real, attributes, config, scratchDir);
     if (kept) {
-      if (process.env.GIT_UNDO_VERIFY_KEPT) await verifyKept(repo, scratchDir, real, kept);
+      if (seams.verifyKept) await verifyKept(repo, scratchDir, real, kept);
       return { ...kept, fromKept: true, configDigest: await config };
     }
   }
@@ -150,7 +151,7 @@ async function captureFresh(
 }
 
 /**
- * GIT_UNDO_VERIFY_KEPT (set by the test suite): check every use of the kept
+ * Test-only (core/seams.ts verifyKept, set by the test suite): check every use of the kept
  * index against the spec's method on a fresh copy, and fail loudly on a difference.
  */
 async function verifyKept(repo: Repo, scratchDir: string, real: RealIndex, kept: { index: ObjectId; worktree: ObjectId; leftOut: LeftOutFile[] }): Promise<void> {

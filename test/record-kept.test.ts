@@ -13,6 +13,7 @@ import { cacheTreeRoot, sharedIndexOf } from "../core/index-file.ts";
 import { openRepo } from "../core/repo.ts";
 import { makeRepo, TestRepo } from "./helpers/repo.ts";
 import { withRepoEnv } from "./helpers/restore.ts";
+import { seams } from "../core/seams.ts";
 
 /** The spec's index and worktree trees, by plain Git on a copy of the real index. */
 function specTrees(r: TestRepo): { index: string; worktree: string } {
@@ -31,9 +32,10 @@ function specTrees(r: TestRepo): { index: string; worktree: string } {
 
 /** Record in-process (without the suite's cross-check, to see the recorder alone) and compare with plain Git. */
 async function recordAndCompare(r: TestRepo): Promise<{ fromKept: boolean }> {
-  const out = await withRepoEnv(r, async () => {
-    process.env.GIT_UNDO_VERIFY_KEPT = "";
-    return record(await openRepo(r.dir), { kind: "manual" });
+  const suite = seams.verifyKept;
+  seams.verifyKept = false;
+  const out = await withRepoEnv(r, async () => record(await openRepo(r.dir), { kind: "manual" })).finally(() => {
+    seams.verifyKept = suite;
   });
   const { index, worktree } = specTrees(r);
   expect(out.capture.state.worktree).toBe(worktree);

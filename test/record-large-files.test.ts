@@ -10,6 +10,7 @@ import { openRepo } from "../core/repo.ts";
 import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { withRepoEnv, expectRefusedIn } from "./helpers/restore.ts";
 import { latest, snap, snapIn } from "./helpers/snap.ts";
+import { seams } from "../core/seams.ts";
 
 const MiB = 1024 * 1024;
 const bytes = (n: number): Uint8Array => randomFillSync(new Uint8Array(n));
@@ -44,9 +45,10 @@ function limited(): TestRepo {
 
 /** Record in-process, without the suite's cross-check when asked, to see which path the recorder took. */
 async function recordInProcess(r: TestRepo, verify: boolean) {
-  return withRepoEnv(r, async () => {
-    process.env.GIT_UNDO_VERIFY_KEPT = verify ? "1" : "";
-    return record(await openRepo(r.dir), { kind: "manual" });
+  const suite = seams.verifyKept;
+  seams.verifyKept = verify;
+  return withRepoEnv(r, async () => record(await openRepo(r.dir), { kind: "manual" })).finally(() => {
+    seams.verifyKept = suite;
   });
 }
 

@@ -9,6 +9,7 @@
 import { appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runEntry } from "../core/bundle.ts";
+import { seamsFromEnv } from "../core/seams.ts";
 import { processTable, selfCpuMs } from "../core/proc/index.ts";
 import {
   claimWorker,
@@ -248,6 +249,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (!gitDirArg) return 0;
   scrubEnvironment(process.env);
+  seamsFromEnv(process.env);
   const gitDir = resolve(gitDirArg);
   const cwd = resolve(cwdArg ?? gitDir);
   const undoDir = join(gitDir, "undo");

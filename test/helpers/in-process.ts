@@ -3,6 +3,7 @@
 // call. For tests where the process is not what is tested; the working
 // directory and environment are the repository's for the call, then put back.
 import { runCommand } from "../../cli/main.ts";
+import { seams } from "../../core/seams.ts";
 import type { RunResult } from "./repo.ts";
 
 let running = false;
@@ -32,6 +33,10 @@ export async function inRepoProcess<T>(cwd: string, env: Record<string, string>,
 export async function runInProcess(args: string[], cwd: string, env: Record<string, string>): Promise<RunResult> {
   const out: Uint8Array[] = [];
   const err: Uint8Array[] = [];
-  const code = await inRepoProcess(cwd, env, () => runCommand(args, (fd, bytes) => (fd === 1 ? out : err).push(Uint8Array.from(bytes))));
+  // The command sets the seams from its environment (core/seams.ts); the test's own come back after.
+  const suite = { ...seams };
+  const code = await inRepoProcess(cwd, env, () => runCommand(args, (fd, bytes) => (fd === 1 ? out : err).push(Uint8Array.from(bytes)))).finally(() =>
+    Object.assign(seams, suite),
+  );
   return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
 }

@@ -1,0 +1,33 @@
+// Fault injection and cross-checks, for the test suite and the benches only.
+// The core reads them here and never from the environment: the entry points
+// (cli/main.ts for each command, worker/main.ts) set them from the
+// GIT_UNDO_TEST_* variables a spawned test process is given (seamsFromEnv),
+// and a test calling the core in its own process sets them directly.
+
+export interface Seams {
+  /** A restore fails right after this step (GIT_UNDO_TEST_FAIL_AFTER): its rollback is what is tested. */
+  failAfter: string | null;
+  /** A restore stops after this step (GIT_UNDO_TEST_PAUSE_AFTER), so that a test can kill it there. */
+  pauseAfter: string | null;
+  /** Where the paused restore writes the step's name (GIT_UNDO_TEST_PAUSE_FILE). */
+  pauseFile: string | null;
+  /** Every reuse of the kept worktree index is checked against a fresh copy (GIT_UNDO_VERIFY_KEPT). */
+  verifyKept: boolean;
+  /** Snapshots leave their keep entry out (GIT_UNDO_BENCH_NO_KEEP=1): bench/record.ts measures what it costs. */
+  noKeep: boolean;
+  /** How long to wait for a live owner of capture.lock (GIT_UNDO_LOCK_WAIT_MS); null: the default. */
+  lockWaitMs: number | null;
+}
+
+export const seams: Seams = { failAfter: null, pauseAfter: null, pauseFile: null, verifyKept: false, noKeep: false, lockWaitMs: null };
+
+/** The seams as these variables set them (unset: off). */
+export function seamsFromEnv(env: Readonly<Record<string, string | undefined>>): void {
+  const wait = env.GIT_UNDO_LOCK_WAIT_MS;
+  seams.failAfter = env.GIT_UNDO_TEST_FAIL_AFTER || null;
+  seams.pauseAfter = env.GIT_UNDO_TEST_PAUSE_AFTER || null;
+  seams.pauseFile = env.GIT_UNDO_TEST_PAUSE_FILE || null;
+  seams.verifyKept = Boolean(env.GIT_UNDO_VERIFY_KEPT);
+  seams.noKeep = env.GIT_UNDO_BENCH_NO_KEEP === "1";
+  seams.lockWaitMs = wait !== undefined && /^\d+$/.test(wait) ? Number(wait) : null;
+}
