@@ -38,6 +38,8 @@ export type RevertConflict =
   | { kind: "conflicts" };
 
 export interface ComposedTarget {
+  /** What composed it: `restore <n> -- <paths>` and its kin, `revert <n>`, `rescue <id>`. */
+  kind: "partial" | "revert" | "rescue";
   /** The state tree to restore, as a snapshot numbered after the one it came from. */
   target: Snapshot;
   /** What it brings back, for the report and the summary: `src/a.c from #12`, `#17`. */
@@ -175,7 +177,7 @@ export async function composePartial(repo: Repo, scratch: string, now: CurrentSt
 
   const tree = await writeStateTree(repo, scratch, next);
   const description = `${listWords(what)} from #${source.number}`;
-  const composed: ComposedTarget = { target: { ...source, tree }, description, summary: cut(`restored ${description}`), conflicts: [] };
+  const composed: ComposedTarget = { kind: "partial", target: { ...source, tree }, description, summary: cut(`restored ${description}`), conflicts: [] };
   const branch = branchMovedAlone(cur, next, wantIndex && wantWorktree && !sel.paths.length);
   if (branch) composed.branchAlone = { branch, withFiles: { parts: [...new Set([...sel.parts, "index", "worktree"] as Part[])], paths: [], refs: [...sel.refs] } };
   return composed;
@@ -375,7 +377,7 @@ export async function composeRevert(repo: Repo, scratch: string, now: CurrentSta
 
   const tree = await writeStateTree(repo, scratch, next);
   const description = `#${change.number}`;
-  return { target: { ...change, tree }, description, summary: cut(`reverted #${change.number}: ${change.summary}`), conflicts };
+  return { kind: "revert", target: { ...change, tree }, description, summary: cut(`reverted #${change.number}: ${change.summary}`), conflicts };
 }
 
 function bytesEqual(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {

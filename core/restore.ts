@@ -328,7 +328,7 @@ async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Sn
   });
   if (composed?.conflicts.length) plan.blockers.unshift(revertBlocker(target.number, composed.conflicts));
   else if (composed && planIsEmpty(plan)) {
-    throw refuse(composed.summary.startsWith("reverted") ? `nothing to revert: what #${target.number} changed is not in the current state` : `nothing to restore: ${composed.description.replace(/ from #\d+$/, "")} already as in #${target.number}`);
+    throw refuse(composed.kind === "revert" ? `nothing to revert: what #${target.number} changed is not in the current state` : `nothing to restore: ${composed.description.replace(/ from #\d+$/, "")} already as in #${target.number}`);
   }
   // A dry run asks the merge whether it would go through. A real restore lets the
   // merge itself decide, first of all steps: it checks every path before writing.
@@ -768,7 +768,7 @@ async function restoreWorktree({ repo, plan, journal }: StepContext, mergeIndex:
   }
   if (backup) {
     journal.push("worktree", async () => {
-      const { left } = await putBackLinked(repo, backup, true);
+      const { left } = await putBackLinked(repo, backup, "complete");
       if (left.length) throw new Error(`files changed since the restore wrote them are left as they are: ${nameList(left)}`);
     });
   } else {
@@ -1017,10 +1017,11 @@ function behindSymlink(b: WorktreeBackup, raw: Uint8Array): boolean {
 /**
  * Put S's files back from the links after the merge wrote some or all of T's
  * (see the comment above WorktreeBackup). `complete`: the merge went through,
- * so a file of T's is whole; otherwise a write may have been cut short. Returns
+ * so a file of T's is whole; `cut-short`: a write may have been cut short. Returns
  * the paths put back, and those left as someone else changed them.
  */
-async function putBackLinked(repo: Repo, b: WorktreeBackup, complete: boolean): Promise<{ putBack: string[]; left: string[] }> {
+async function putBackLinked(repo: Repo, b: WorktreeBackup, merge: "complete" | "cut-short"): Promise<{ putBack: string[]; left: string[] }> {
+  const complete = merge === "complete";
   const undone = new Set<FileChange>();
   const left = new Set<string>();
   const untouched = (st: Stats, p: PathBefore) => p.was !== null && st.dev === p.was.dev && st.ino === p.was.ino;
@@ -1212,7 +1213,7 @@ function diskFull(dir: string | null): boolean {
  * needs no disk space; this way, which writes, is for where links cannot be made.
  */
 async function undoPartialMerge(repo: Repo, scratch: string, plan: RestorePlan, mergeIndex: string, backup: WorktreeBackup | null): Promise<string[]> {
-  if (backup) return (await putBackLinked(repo, backup, false)).putBack;
+  if (backup) return (await putBackLinked(repo, backup, "cut-short")).putBack;
   const probe = join(scratch, "probe-index");
   rmSync(probe, { force: true });
   copyIndexFile(mergeIndex, probe);

@@ -54,7 +54,7 @@ export async function captureIndex(repo: Repo, scratchDir: string, { worktree: w
       return { ...kept, fromKept: true, configDigest: await config };
     }
   }
-  const fresh = await captureFresh(repo, scratchDir, real, withWorktree, useKept);
+  const fresh = await captureFresh(repo, scratchDir, real, { withWorktree, keepable: useKept });
   const { result, worktreeIndex } = fresh;
   if (useKept) result.configDigest = await config;
   if (useKept && real && worktreeIndex !== undefined && result.worktree !== undefined && !result.unmerged) {
@@ -104,9 +104,9 @@ async function captureFresh(
   repo: Repo,
   scratchDir: string,
   real: RealIndex | null,
-  withWorktree: boolean,
-  keepable = false,
+  opts: { withWorktree: boolean; keepable?: boolean },
 ): Promise<{ result: IndexCapture; worktreeIndex?: string; addOutput: Uint8Array | null }> {
+  const { withWorktree, keepable = false } = opts;
   const copy = real ? real.copyTo(join(scratchDir, "index")) : join(scratchDir, "index");
   const env = { GIT_INDEX_FILE: copy };
   const git = repo.git;
@@ -157,7 +157,7 @@ async function captureFresh(
 async function verifyKept(repo: Repo, scratchDir: string, real: RealIndex, kept: { index: ObjectId; worktree: ObjectId; leftOut: LeftOutFile[] }): Promise<void> {
   const dir = join(scratchDir, "verify");
   mkdirSync(dir, { recursive: true });
-  const { result } = await captureFresh(repo, dir, real, true);
+  const { result } = await captureFresh(repo, dir, real, { withWorktree: true });
   const names = (files: readonly LeftOutFile[] | undefined) => (files ?? []).map((f) => f.path).join("\0");
   if (result.index !== kept.index || result.worktree !== kept.worktree || result.unmerged || names(result.leftOut) !== names(kept.leftOut)) {
     throw new Error(

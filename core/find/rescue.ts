@@ -108,7 +108,7 @@ export async function composeRescue(repo: Repo, scratch: string, now: CurrentSta
   const latest = [...snaps].reverse().find(isReadable);
   const number = latest && latest.tree === now.tree ? latest.number : (snaps[snaps.length - 1]?.number ?? 0) + 1;
   const target = { number, ref: "", commit: "", tree, date: Math.floor(Date.now() / 1000), summary: cut(summary), trailers: { format: 1, kind: "change" as const, head: headTrailer(cur.head) } };
-  return { target, description, summary: cut(summary), conflicts: [] };
+  return { kind: "rescue", target, description, summary: cut(summary), conflicts: [] };
 }
 
 const sortRefs = (refs: RefLine[]): RefLine[] => refs.sort((a, b) => compareBytes(a.name, b.name));
