@@ -134,11 +134,21 @@ async function firstChanges(repo: Repo, snap: Snapshot, specs: readonly string[]
   return (index?.stdout.length ?? 0) > 0 || worktree.stdout.length > 0;
 }
 
-/** Git's own options for a search (refusing a combination Git refuses); one argument each, so a string starting with '-' stays a string. */
+/** What makes a search one Git refuses; the CLI words it. */
+export type PickaxeProblem = "string-and-lines" | "regex-without-string" | "empty-string" | "empty-lines";
+
+export function pickaxeProblem(p: Pickaxe): PickaxeProblem | null {
+  if (p.string !== undefined && p.lines !== undefined) return "string-and-lines";
+  if (p.regex && p.string === undefined) return "regex-without-string";
+  if (p.string === "") return "empty-string";
+  if (p.lines === "") return "empty-lines";
+  return null;
+}
+
+/** Git's own options for a search Git accepts (pickaxeProblem: none); one argument each, so a string starting with '-' stays a string. */
 export function pickaxeFlags(p: Pickaxe): string[] {
-  if (p.string !== undefined && p.lines !== undefined) throw usage("-S and -G cannot be used together");
-  if (p.regex && p.string === undefined) throw usage("--pickaxe-regex goes with -S");
-  if (p.string === "" || p.lines === "") throw usage(`${p.string === "" ? "-S" : "-G"} needs a non-empty ${p.string === "" ? "string" : "regular expression"}`);
+  const problem = pickaxeProblem(p);
+  if (problem) throw new Error(`internal error: a search Git refuses (${problem})`);
   if (p.string !== undefined) return [`-S${p.string}`, ...(p.regex ? ["--pickaxe-regex"] : [])];
   if (p.lines !== undefined) return [`-G${p.lines}`];
   return [];

@@ -180,3 +180,17 @@ describe("git undo log -S / -G", () => {
     expect(listed.find((s) => s.number === 2)?.unreadable).toContain("#2");
   });
 });
+
+test("searches Git refuses are usage errors in one line, worded as git log words them, before anything is read", async () => {
+  const r = makeRepo();
+  r.commit("one", { "a.txt": "a\n" });
+  await r.okIn("snapshot");
+  const refused = async (args: string[], line: string) => {
+    const res = await r.run(["log", ...args]);
+    expect({ code: res.code, stdout: res.stdout, stderr: res.stderr }).toEqual({ code: 129, stdout: "", stderr: `error: ${line}\n` });
+  };
+  await refused(["-S", "a", "-G", "b"], "-S and -G cannot be used together");
+  await refused(["--pickaxe-regex"], "--pickaxe-regex goes with -S");
+  await refused(["-S", ""], "-S needs a non-empty string");
+  await refused(["-G", ""], "-G needs a non-empty regular expression");
+});

@@ -3,7 +3,7 @@ import { userSummary } from "../../core/describe.ts";
 import { isReadable, type SnapshotEntry } from "../../core/format.ts";
 import { usage } from "../../core/errors.ts";
 import { escapeControls } from "../../core/text.ts";
-import { lostChanging, pickaxeFlags, snapshotsBetween, snapshotsChanging, type Pickaxe } from "../../core/find.ts";
+import { lostChanging, pickaxeProblem, snapshotsBetween, snapshotsChanging, type Pickaxe, type PickaxeProblem } from "../../core/find.ts";
 import { findLost } from "../../core/find/lost.ts";
 import { checkStates, decodeNewest, decodeSnapshots, position, readOwnSnapshots } from "../../core/history.ts";
 import { openRepo, snapshotPrefixFor, undoDirFor, type Repo } from "../../core/repo.ts";
@@ -88,6 +88,14 @@ function line(s: SnapshotEntry, current: number | null, cols: Columns): string {
   return `${mark} ${num} ${kind} ${color.dim(age)} ${head} ${elsewhere}${userSummary(s.summary)}`;
 }
 
+/** Searches Git refuses, as git log words them. */
+const PICKAXE_PROBLEMS: Record<PickaxeProblem, string> = {
+  "string-and-lines": "-S and -G cannot be used together",
+  "regex-without-string": "--pickaxe-regex goes with -S",
+  "empty-string": "-S needs a non-empty string",
+  "empty-lines": "-G needs a non-empty regular expression",
+};
+
 export const list: Command = {
   name: "list",
   usage: [
@@ -135,7 +143,8 @@ export const list: Command = {
     const until = str(values.until);
     const search: Pickaxe = { string: str(values.S), lines: str(values.G), regex: Boolean(values["pickaxe-regex"]) };
     const pickaxe = search.string !== undefined || search.lines !== undefined || search.regex ? search : undefined;
-    if (pickaxe) pickaxeFlags(pickaxe); // refused before anything is read
+    const problem = pickaxe ? pickaxeProblem(pickaxe) : null;
+    if (problem) throw usage(PICKAXE_PROBLEMS[problem]); // refused before anything is read
     if (values.lost && !pickaxe) throw usage("--lost goes with -S or -G (git undo log -S <text> --lost); 'git undo rescue' lists all lost work");
     // Lost work is searched beside the snapshots.
     const lost = values.lost && pickaxe ? findLost(repo).then(async (work) => ({ work, items: await lostChanging(repo, work, pickaxe) })) : null;
