@@ -7,7 +7,7 @@
 // reftable, which has no such files, everything comes through Git. The refs
 // come from one for-each-ref, the snapshot refs' names from another (their
 // commits from core/snapshot-commits.ts), side by side.
-import { existsSync, lstatSync, readdirSync, readFileSync, unlinkSync, type Dirent } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, unlinkSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { fromFileEnd } from "./file-tail.ts";
 import { compareBytes, OPERATION_MARKERS, snapshotNumber, type HeadState, type ObjectId, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
@@ -17,6 +17,7 @@ import { forgetRefWriter, killedRefWriteStart } from "./lock.ts";
 import type { Repo } from "./repo.ts";
 import { snapshotCommits, type ListedRef, type SnapshotRef } from "./snapshot-commits.ts";
 import { phase } from "./trace.ts";
+import { markerFiles } from "./operation.ts";
 
 export type { SnapshotRef } from "./snapshot-commits.ts";
 
@@ -529,7 +530,8 @@ export async function currentMarkers(repo: Repo): Promise<OperationMarker[]> {
 
 export function readMarkers(repo: Repo): OperationMarker[] {
   const refMarkers = repo.refStorage === "files" ? [] : (latestRead.get(repo)?.refMarkers ?? []);
-  return OPERATION_MARKERS.filter((m) => existsSync(join(repo.gitDir, m)) || refMarkers.includes(m));
+  const files = markerFiles(repo.gitDir);
+  return OPERATION_MARKERS.filter((m) => files.includes(m) || refMarkers.includes(m));
 }
 
 /** The last line of a file that `accept` takes, read from its end (reflogs grow for years). */

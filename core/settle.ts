@@ -23,7 +23,7 @@ import {
 } from "node:fs";
 import { setPriority } from "node:os";
 import { join } from "node:path";
-import { OPERATION_MARKERS } from "./format.ts";
+import { markerFiles } from "./operation.ts";
 import { claimFile, indexLockHeld, pidAlive, releaseFile, withUndoFile } from "./lock.ts";
 import { processTable, type ProcessTable } from "./proc/index.ts";
 import type { Repo } from "./repo.ts";
@@ -89,7 +89,8 @@ export function dropTaken(undoDir: string): void {
 
 /** What Git is in the middle of: an operation marker, or index.lock (a command running now). */
 export function busyReason(repo: Repo): string | null {
-  for (const m of OPERATION_MARKERS) if (existsSync(join(repo.gitDir, m))) return m;
+  const [marker] = markerFiles(repo.gitDir);
+  if (marker) return marker;
   if (indexLockHeld(repo.indexFile)) return "index.lock";
   return null;
 }
@@ -155,12 +156,8 @@ export function readMark(undoDir: string, cursor: MarkCursor | null): MarkRead |
 /** index.lock alone: a Git command writing the index right now. */
 export const indexLocked = (repo: Repo): boolean => indexLockHeld(repo.indexFile);
 
-/** Whether Git is in the middle of an operation, by the files it keeps for one (the same in every ref storage). */
-export function operationFiles(gitDir: string): boolean {
-  return ["rebase-merge", "rebase-apply", "sequencer", "BISECT_LOG", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD"].some((m) =>
-    existsSync(join(gitDir, m)),
-  );
-}
+/** Whether Git is in the middle of an operation, by the files it keeps for one. */
+export const operationFiles = (gitDir: string): boolean => markerFiles(gitDir).length > 0;
 
 /**
  * Edits seen by `git undo watch`: record once they have been quiet for
