@@ -7,7 +7,7 @@ import { refParts, type HeadState, type OperationMarker, type RefLine } from "..
 import { escapeControls, nameList } from "../core/text.ts";
 import { MODE } from "../core/mode.ts";
 import { filesOnDisk, indexChanges, submoduleOnly, planIsEmpty, type Blocker, type RefProblem, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan, type WorktreePlan } from "../core/plan.ts";
-import type { GoBack } from "../core/restore.ts";
+import type { GoBack } from "../core/restore/index.ts";
 import { PARTS, type PartialSelection } from "../core/compose.ts";
 
 /** An operation in progress, by the marker Git leaves for it. */

@@ -4,7 +4,7 @@
 // cli/plan-words.ts, as the picker's preview is.
 import { userSummary } from "../core/describe.ts";
 import { filesOnDisk, indexChanges, planIsEmpty, submoduleOnly, type NotRestored, type RefMove, type RestorePlan } from "../core/plan.ts";
-import type { RestoreResult } from "../core/restore.ts";
+import type { RestoreResult } from "../core/restore/index.ts";
 import { escapeControls, nameList } from "../core/text.ts";
 import { MODE } from "../core/mode.ts";
 import { blockerText, branchAlonePhrase, operationName, conflictsPhrase, onlyLeftPhrase, filesPhrase, headName, keptFolderPhrase, plural, refMovePhrase, refName, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase, waysBackPhrase } from "./plan-words.ts";

@@ -36,8 +36,10 @@ function addDiesOnColorUi(): boolean {
 test("git switch is one snapshot, however many reference-transaction calls Git makes", async () => {
   const r = autoRepo();
   const gitDir = r.gitDir();
+  // The list before the command: read after it, it could already hold the command's snapshot.
+  let snaps = list(r);
   r.git(["branch", "other"]);
-  let snaps = await expectRecorded(r, list(r), /^branch other created$/, { gitDir });
+  snaps = await expectRecorded(r, snaps, /^branch other created$/, { gitDir });
   r.git(["switch", "-q", "other"]);
   snaps = await expectRecorded(r, snaps, /other/, { gitDir });
   expect(snaps[0]!.head).toContain("other");
@@ -53,8 +55,9 @@ test.skipIf(!symrefReported)(
   async () => {
     const r = autoRepo();
     const gitDir = r.gitDir();
+    let snaps = list(r);
     r.git(["branch", "x"]);
-    let snaps = await expectRecorded(r, list(r), /^branch x created$/, { gitDir });
+    snaps = await expectRecorded(r, snaps, /^branch x created$/, { gitDir });
     r.git(["symbolic-ref", "HEAD", "refs/heads/x"]);
     snaps = await expectRecorded(r, snaps, /./, { gitDir });
     expect(snaps[0]!.head).toContain("x");

@@ -123,8 +123,9 @@ test.skipIf(!configHooks)(`hook.git-undo.enabled=false: nothing recorded, and do
   expect(r.g("config", "hook.git-undo.enabled")).toBe("false");
 
   r.git(["config", "--unset", "hook.git-undo.enabled"]);
+  const listed = list(r);
   r.git(["branch", "loud"]);
-  await expectRecorded(r, list(r), /^branch loud created$/, { gitDir });
+  await expectRecorded(r, listed, /^branch loud created$/, { gitDir });
   // uninstall takes out what init added; a key the user set by hand would stay.
   r.git(["config", "hook.git-undo.enabled", "true"]);
   expect(r.undo(["uninstall"]).code).toBe(0);

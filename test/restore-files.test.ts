@@ -172,7 +172,7 @@ describe("working tree", () => {
 
 describe("the merge touches only the paths that change", () => {
   // The merge runs on an index of just the paths S and T record differently
-  // (core/restore.ts mergeIndexFor); everything else must stay exactly as it is.
+  // (core/restore/worktree.ts mergeIndexFor); everything else must stay exactly as it is.
   test("a restore that only creates files leaves every other file, tracked, untracked and ignored, alone", async () => {
     const r = makeRepo();
     r.write(".gitignore", "*.log\n");

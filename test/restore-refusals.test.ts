@@ -10,7 +10,8 @@ import { loadState } from "../core/inspect.ts";
 import { withScratch } from "../core/objects.ts";
 import { planRestore } from "../core/plan.ts";
 import { openRepo } from "../core/repo.ts";
-import { checkWorktree, refusal } from "../core/restore.ts";
+import { refusal } from "../core/restore/index.ts";
+import { checkWorktree } from "../core/restore/worktree.ts";
 import { fromTemplate, fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { trailersOf, withRepoEnv, expectRefusedIn, numbersIn } from "./helpers/restore.ts";
 

@@ -1,7 +1,7 @@
 // All or nothing (clarifications: "Restoring"): a restore that fails after any of
 // its steps leaves refs, HEAD, index, working tree and stash exactly as they were.
 import { expect, test } from "bun:test";
-import { STEPS } from "../core/restore.ts";
+import { STEPS } from "../core/restore/index.ts";
 import { fromTemplate, fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { userFingerprint, numbersIn } from "./helpers/restore.ts";
 

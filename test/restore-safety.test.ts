@@ -16,7 +16,10 @@ import { withScratch } from "../core/objects.ts";
 import { planRestore } from "../core/plan.ts";
 import { captureLive, unchanged } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
-import { applyPlan, Journal, mergeIndexFor, startNextIndex } from "../core/restore.ts";
+import { applyPlan } from "../core/restore/apply.ts";
+import { startNextIndex } from "../core/restore/index-step.ts";
+import { Journal } from "../core/restore/journal.ts";
+import { mergeIndexFor } from "../core/restore/worktree.ts";
 import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { userFingerprint, withRepoEnv, numbersIn } from "./helpers/restore.ts";
 

@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { STEPS } from "../core/restore.ts";
+import { STEPS } from "../core/restore/index.ts";
 import { backdate, deadPid, killAfter } from "./helpers/kill.ts";
 import { copyRepo, makeRepo, type TestRepo } from "./helpers/repo.ts";
 import { userFingerprint } from "./helpers/restore.ts";

@@ -3,7 +3,7 @@ import { fatal, refuse, usage } from "../../core/errors.ts";
 import { hooksEnabled } from "../../core/hooks.ts";
 import { scanNewestUndoRefs } from "../../core/refs.ts";
 import { reportLines } from "../report.ts";
-import { restore, type RestoreRequest } from "../../core/restore.ts";
+import { restore, type RestoreRequest } from "../../core/restore/index.ts";
 import { openRepo } from "../../core/repo.ts";
 import { parseCount, type Command, type Options, type Parsed } from "../command.ts";
 import { color, out, RECORDING_OFF, relativeAge } from "../ui.ts";

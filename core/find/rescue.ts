@@ -2,7 +2,7 @@
 // as a stash entry, a commit as a branch `rescued/<id>`, a file content as a
 // new file. Each is the current state with that one thing added, written as a
 // state tree that the restorer plans, checks and applies like any snapshot
-// (core/restore.ts, as core/compose.ts does for partial restores): it records
+// (core/restore/, as core/compose.ts does for partial restores): it records
 // first, never overwrites, rolls back on failure, and is recorded as a change
 // that plain `git undo` takes back.
 import { lstatSync, rmSync } from "node:fs";

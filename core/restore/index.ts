@@ -1,0 +1,330 @@
+// Restoring (spec: "Restoring", with the clarifications): put a snapshot's state
+// back, all or nothing. Every check runs before anything moves; each step that
+// then changes something leaves an undo action in a journal (journal.ts), and a
+// failure at any later step plays the journal backwards so the repository is
+// exactly as before. This file is the orchestration; the calls go down from it
+// to apply.ts (the steps in order), worktree.ts, index-step.ts and journal.ts,
+// and to outcome.ts for what the result reports. None of them calls back up.
+//
+// The spec's steps, and where each one is:
+//   1. an operation in progress: a blocker (core/plan.ts); --force ends it with
+//      Git's own --quit (endOperations) and plans again;
+//   2. objects T needs: a blocker (core/plan.ts), or --skip-missing;
+//      then, before anything moves, the checks Git's merge would make
+//      (unknown files, index.lock, a branch checked out elsewhere) and the
+//      record-first of an unrecorded state (restore);
+//   4. the working tree: restoreWorktree (worktree.ts), run first (see applyPlan);
+//   3. refs, symbolic refs, HEAD: restoreRefs, restoreSymbolicRefs, restoreHead (apply.ts);
+//   5. the index: restoreIndex (index-step.ts, built aside by startNextIndex);
+//   6. the stash: restoreStash (apply.ts);
+//   7. the restore snapshot: restore, after applyPlan.
+//
+// Test-only (core/seams.ts): the restore can be made to fail right after a
+// step (record-first, refs, symbolic-refs, head, worktree, index, stash,
+// record), so tests can prove the rollback of each one, or to stop there, so
+// tests can kill it.
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { fatal, refuse, UndoError } from "../errors.ts";
+import { RestoreRefused } from "../plan.ts";
+import type { OperationMarker, Snapshot, SnapshotEntry } from "../format.ts";
+import { GitError } from "../git.ts";
+import { navigationTarget, readableSnapshot } from "../history.ts";
+import { acquireLock, clearDeadIndexLock, createIndexLock, indexLockPath, releaseIndexLock } from "../lock.ts";
+import { withScratch, writeTagObjects } from "../objects.ts";
+import { addLineCounts, planIsEmpty, planRestore, type Blocker, type RestorePlan, type StateSide } from "../plan.ts";
+import { captureLive, captureWith, commitCapture, unchanged, type LiveCapture } from "../record.ts";
+import { restoreSummary } from "../describe.ts";
+import type { Repo } from "../repo.ts";
+import { currentMarkers } from "../refs.ts";
+import { composePartial, composeRevert, type ComposedTarget, type CurrentState, type RevertConflict } from "../compose.ts";
+import { composeRescue } from "../find/rescue.ts";
+
+import { applyPlan, failAfter } from "./apply.ts";
+import { startNextIndex } from "./index-step.ts";
+import { Journal, ignoreSignals } from "./journal.ts";
+import { differences, goBack, partsAfter, sameButMarkers, steppedOver, waysBack } from "./outcome.ts";
+import type { RestoreOptions, RestoreRequest, RestoreResult } from "./types.ts";
+import { checkWorktree, mergeIndexFor } from "./worktree.ts";
+
+// What callers of the restore use, from one place.
+export { STEPS, type GoBack, type PartDifference, type RestoreOptions, type RestoreRequest, type RestoreResult, type Step, type SteppedChange } from "./types.ts";
+
+export const refusal = (blockers: readonly Blocker[]): RestoreRefused => new RestoreRefused(blockers);
+
+/** A snapshot as it would be if the capture were recorded now (for counting targets). */
+function pending(capture: LiveCapture): Snapshot {
+  const latest = capture.latest;
+  return {
+    number: (latest?.number ?? 0) + 1,
+    ref: "",
+    commit: "",
+    tree: capture.tree,
+    date: Math.floor(Date.now() / 1000),
+    summary: "",
+    trailers: { format: 1, kind: "change", head: "" },
+  };
+}
+
+function resolveTarget(snaps: readonly SnapshotEntry[], request: RestoreRequest): Snapshot {
+  if (request.kind === "rescue") throw new Error("a rescue is a composed target");
+  return "steps" in request ? navigationTarget(snaps, request.kind, request.steps) : readableSnapshot(snaps, request.number);
+}
+
+/** The snapshot a change snapshot's change started from: a restore's `from`, else the one before it. */
+function changeBase(snaps: readonly SnapshotEntry[], change: Snapshot): Snapshot {
+  const from = change.trailers.kind === "restore" ? change.trailers.from : undefined;
+  if (from !== undefined && snaps.some((s) => s.number === from)) return readableSnapshot(snaps, from);
+  const i = snaps.findIndex((s) => s.number === change.number);
+  if (i <= 0) throw refuse(`snapshot #${change.number} is the oldest one: there is no state before it to revert to`);
+  return readableSnapshot(snaps, snaps[i - 1]!.number);
+}
+
+/** The target of a partial restore or a revert, built over the state `now`. */
+async function composeTarget(repo: Repo, scratch: string, request: RestoreRequest, snaps: readonly SnapshotEntry[], now: CurrentState): Promise<ComposedTarget | null> {
+  if (request.kind === "partial") return composePartial(repo, scratch, now, readableSnapshot(snaps, request.number), request.selection);
+  if (request.kind === "rescue") return composeRescue(repo, scratch, now, snaps, request.rescue);
+  if (request.kind !== "revert") return null;
+  const change = readableSnapshot(snaps, request.number);
+  return composeRevert(repo, scratch, now, change, changeBase(snaps, change));
+}
+
+/** A revert's conflicts as the blocker that refuses it. */
+function revertBlocker(number: number, conflicts: readonly RevertConflict[]): Blocker {
+  const names = conflicts.map((c) =>
+    c.kind === "ref" ? c.name : c.kind === "head" ? "HEAD" : c.kind === "conflicts" ? "the index's conflicts" : c.part === "index" ? `${c.path} (staged)` : c.path,
+  );
+  return { kind: "revert-conflict", target: number, names };
+}
+
+/** index.lock, taken the way Git takes it, so no Git command changes the index while we restore. */
+interface IndexLock {
+  release(): void;
+}
+
+/**
+ * Take index.lock, first removing one that a restore killed on this host left
+ * (its owner file says so, core/lock.ts); one a Git command holds is refused.
+ */
+function takeIndexLock(repo: Repo): IndexLock {
+  const path = indexLockPath(repo.indexFile);
+  clearDeadIndexLock(repo.indexFile, repo.undoDir);
+  if (!createIndexLock(repo.indexFile, repo.undoDir)) throw refusal([{ kind: "index-lock", target: 0, names: [path] }]);
+  let held = true;
+  const release = () => {
+    if (!held) return;
+    held = false;
+    releaseIndexLock(repo.indexFile, repo.undoDir);
+  };
+  process.once("exit", release);
+  return { release };
+}
+
+/** Everything checked: the plan plus the private merge index, or the blockers. */
+/** What fullPlan plans with besides the two sides. */
+interface PlanContext {
+  opts: RestoreOptions;
+  holdsIndexLock: boolean;
+  /** Every snapshot of the sequence (the ones before `from` tell which files only it holds). */
+  snaps: readonly SnapshotEntry[];
+  /** A partial restore or a revert: the target it composed. */
+  composed: ComposedTarget | null;
+}
+
+async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Snapshot, { opts, holdsIndexLock, snaps, composed }: PlanContext) {
+  // The line counts only fill the report: a real restore counts them while it works.
+  const plan = await planRestore(repo, from, target, {
+    force: opts.force ?? false,
+    holdsIndexLock,
+    lineCounts: Boolean(opts.dryRun),
+    skipMissing: opts.skipMissing ?? false,
+    earlier: snaps.filter((s) => from.number === null || s.number < from.number),
+    partial: composed !== null,
+  });
+  if (composed?.conflicts.length) plan.blockers.unshift(revertBlocker(target.number, composed.conflicts));
+  else if (composed && planIsEmpty(plan)) {
+    throw refuse(composed.kind === "revert" ? `nothing to revert: what #${target.number} changed is not in the current state` : `nothing to restore: ${composed.description.replace(/ from #\d+$/, "")} already as in #${target.number}`);
+  }
+  // A dry run asks the merge whether it would go through. A real restore lets the
+  // merge itself decide, first of all steps: it checks every path before writing.
+  if (opts.dryRun) return { plan, mergeIndex: await checkWorktree(repo, scratch, plan) };
+  const merging = plan.worktree.mode === "merge" && !plan.blockers.some((b) => b.kind === "missing-objects");
+  return { plan, mergeIndex: merging ? await mergeIndexFor(repo, scratch, plan) : null };
+}
+
+/**
+ * Restore the target of `request` in this worktree: take capture.lock (waiting a
+ * bounded time), record the current state first if it is new, check everything,
+ * apply, and record the restore snapshot. A dry run stops after the checks and
+ * returns the plan with its blockers.
+ */
+export async function restore(repo: Repo, request: RestoreRequest, opts: RestoreOptions = {}): Promise<RestoreResult> {
+  const lock = await acquireLock(repo.undoDir);
+  try {
+    // index.lock next: a Git command writing the index right now makes the state a moving target.
+    const indexLock = opts.dryRun || repo.bare ? null : takeIndexLock(repo);
+    try {
+      return await withScratch(repo, (scratch) => restoreLocked(repo, scratch, request, opts, indexLock !== null));
+    } catch (e) {
+      // Whatever fails once the restore changes anything comes back as an
+      // UndoError saying what was rolled back; anything else failed while the
+      // state was still being read or checked, before any change.
+      if (e instanceof UndoError) throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      const why = code === "ENOSPC" || /No space left on device/i.test((e as Error).message) ? "no space left on the device" : (e as Error).message;
+      throw fatal(`could not restore: ${why}; nothing was changed`);
+    } finally {
+      indexLock?.release();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+async function restoreLocked(repo: Repo, scratch: string, request: RestoreRequest, opts: RestoreOptions, holdsIndexLock: boolean): Promise<RestoreResult> {
+  const capture = await captureLive(repo, { lockHeld: true });
+  const latest = unchanged(capture);
+  // Count the target as if the current state were already recorded (record first ends the streak).
+  const snaps = latest ? capture.snapshots : [...capture.snapshots, pending(capture)];
+  const navigating = request.kind === "undo" || request.kind === "redo";
+  let composed = await composeTarget(repo, scratch, request, capture.snapshots, capture);
+  let target = composed?.target ?? resolveTarget(navigating ? snaps : capture.snapshots, request);
+  const from: StateSide = { number: latest?.number ?? null, tree: capture.tree, state: capture.state };
+  let { plan, mergeIndex } = await fullPlan(repo, scratch, from, target, { opts, holdsIndexLock, snaps: capture.snapshots, composed });
+  const result: RestoreResult = {
+    plan,
+    dryRun: Boolean(opts.dryRun),
+    recordedFirst: null,
+    endedOperations: [],
+    restoreSnapshot: null,
+    differences: [],
+    goBack: [],
+    stepped: navigating ? steppedOver(snaps, request.kind, target, latest ? null : capture.tree) : [],
+    kind: request.kind,
+    keptFolder: null,
+  };
+  if (composed) result.composed = { description: composed.description, summary: composed.summary, ...(composed.branchAlone ? { branchAlone: composed.branchAlone } : {}) };
+  if (opts.dryRun) {
+    result.goBack = waysBack(capture.snapshots, from, target, composed !== null);
+    return result;
+  }
+  if (plan.blockers.length) throw refusal(plan.blockers);
+
+  const journal = new Journal();
+  const guard = ignoreSignals();
+  // Ending an operation (below) can change the index: T's is built after it then.
+  let nextIndex = plan.operations.length && opts.force ? null : startNextIndex(repo, scratch, plan);
+  try {
+    let fromNumber = latest?.number ?? null;
+    if (fromNumber === null) {
+      const made = await commitCapture(repo, capture, { kind: "change" });
+      if (made.created) {
+        result.recordedFirst = made.snapshot;
+        fromNumber = made.snapshot.number;
+        // The change recorded first is the one `git undo` undoes: named now that it has a number.
+        const first = made.snapshot;
+        result.stepped = result.stepped.map((c) => (c.number === null ? { number: first.number, summary: first.summary } : c));
+      } else fromNumber = made.latest.number;
+      plan.from.number = fromNumber;
+    }
+    failAfter("record-first");
+
+    if (plan.operations.length && opts.force) {
+      result.endedOperations = await endOperations(repo);
+      // Ending an operation can change more than its markers (rebase --quit stores an autostash).
+      const after = await captureLive(repo, { lockHeld: true });
+      if (!(await sameButMarkers(repo, capture.tree, after.tree))) {
+        const made = await commitCapture(repo, after, { kind: "change", message: `ended ${result.endedOperations.join(", ")} (git undo --force)` });
+        if (made.created) {
+          fromNumber = made.snapshot.number;
+          result.recordedFirst ??= made.snapshot;
+        }
+        // A partial restore or a revert is built again over the state the operation left.
+        composed = await composeTarget(repo, scratch, request, after.snapshots, after);
+        if (composed) target = composed.target;
+        ({ plan, mergeIndex } = await fullPlan(repo, scratch, { number: fromNumber, tree: after.tree, state: after.state }, target, { opts, holdsIndexLock, snaps: after.snapshots, composed }));
+        result.plan = plan;
+        if (plan.blockers.length) throw refusal(plan.blockers);
+      }
+    }
+
+    nextIndex ??= startNextIndex(repo, scratch, plan);
+    await writeBackTags(repo, scratch, plan);
+    const counting = addLineCounts(repo, plan).catch(() => {}); // the report shows none then
+    const applied = await applyPlan(repo, { plan, scratch, mergeIndex, force: Boolean(opts.force), journal, nextIndex });
+
+    const merged = plan.worktree.mode === "merge" && mergeIndex !== null;
+    result.keptFolder = applied.keptFolder;
+    // The configuration read for the first capture (the same process) keys the committer's kept answer.
+    const recorded = await captureWith(repo, await partsAfter(repo, scratch, plan, merged, applied.readFilesAgain), capture.configDigest);
+    // A partial restore or a revert makes a new state: a change, which plain `git undo` undoes.
+    const made = await commitCapture(
+      repo,
+      recorded,
+      composed
+        ? { kind: "change", message: composed.summary }
+        : { kind: "restore", restored: target.number, from: fromNumber, message: restoreSummary(target.number, target.summary) },
+    );
+    if (!made.created) throw fatal("the restore snapshot was not recorded");
+    const snap = made.snapshot;
+    journal.push("record", () => repo.git.run(["update-ref", "-d", snap.ref, snap.commit]).then(() => undefined));
+    failAfter("record");
+    result.restoreSnapshot = snap;
+    if (recorded.tree !== target.tree) result.differences = await differences(repo, target, recorded);
+    result.goBack = goBack([...recorded.snapshots, snap], fromNumber);
+    await counting;
+    return result;
+  } catch (e) {
+    const failures = await journal.rollback();
+    const why = e instanceof UndoError || e instanceof GitError ? e.message : (e as Error).message;
+    if (failures.length) {
+      throw fatal(
+        `restore of #${target.number} failed (${why}) and rolling it back failed too (${failures.join("; ")}); the state before the restore is snapshot #${plan.from.number ?? "?"} (git undo restore ${plan.from.number ?? "?"})`,
+      );
+    }
+    if (e instanceof UndoError && e.kind === "refused" && journal.empty) throw e;
+    throw fatal(`restore of #${target.number} failed and was rolled back, nothing changed: ${why}`);
+  } finally {
+    await nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
+    guard();
+  }
+}
+
+/**
+ * Tags T's refs need that were pruned since, written back from T's keep entry
+ * (the plan checked each against its name). Nothing to undo on failure: an
+ * object nothing points at changes nothing the user sees.
+ */
+async function writeBackTags(repo: Repo, scratch: string, plan: RestorePlan): Promise<void> {
+  const tags = plan.tagsToWrite;
+  if (!tags.length) return;
+  const written = await writeTagObjects(repo, scratch, tags.map((t) => t.content));
+  const wrong = tags.filter((t, i) => written[i] !== t.id);
+  if (wrong.length) throw refuse(`snapshot #${plan.target.number} is damaged: its keep entry does not give back tag ${wrong[0]!.id}`);
+}
+
+/** End the operations in progress with Git's own --quit (index and files stay as they are). */
+async function endOperations(repo: Repo): Promise<OperationMarker[]> {
+  const ended = await currentMarkers(repo);
+  let now = ended;
+  const has = (m: OperationMarker) => now.includes(m);
+  // One --quit can end more than its own marker: read them again after each.
+  const quit = async (args: string[]) => {
+    await repo.git.run(args);
+    now = await currentMarkers(repo);
+  };
+  if (has("rebase-apply") && existsSync(join(repo.gitDir, "rebase-apply", "applying"))) await quit(["am", "--quit"]);
+  if (has("rebase-merge") || has("rebase-apply")) await quit(["rebase", "--quit"]);
+  if (has("REVERT_HEAD")) await quit(["revert", "--quit"]);
+  if (has("CHERRY_PICK_HEAD") || has("sequencer")) await quit(["cherry-pick", "--quit"]);
+  if (has("MERGE_HEAD")) await quit(["merge", "--quit"]);
+  if (has("BISECT_LOG")) {
+    // Bisect has no --quit; its refs/bisect/* are refs the restore puts back as recorded.
+    for (const f of ["BISECT_LOG", "BISECT_START", "BISECT_EXPECTED_REV", "BISECT_ANCESTORS_OK", "BISECT_NAMES", "BISECT_TERMS", "BISECT_RUN", "BISECT_HEAD", "BISECT_FIRST_PARENT"]) {
+      rmSync(join(repo.gitDir, f), { force: true });
+    }
+  }
+  const left = await currentMarkers(repo);
+  if (left.length) throw fatal(`could not end the operation in progress (${left.join(", ")} still there)`);
+  return ended;
+}

@@ -1,0 +1,534 @@
+// The working-tree step of a restore: Git's own merge (read-tree -m -u) from
+// a merge index, checked before anything moves, and the hard-link backup of the
+// files it replaces, with the space it needs reserved, so that a failure
+// (a full disk included) puts every file back as it was.
+import { RestoreRefused } from "../plan.ts";
+import { createHash, randomBytes } from "node:crypto";
+import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, statfsSync, unlinkSync, writeFileSync, type Stats } from "node:fs";
+import { join } from "node:path";
+import { nameList } from "../text.ts";
+import { pathKey, type ObjectId } from "../format.ts";
+import { gitVersion, versionAtLeast } from "../hooks.ts";
+import { currentFolder, occupiedNow, parseRawNumstat, type Blocker, type FileChange, type RefMove, type RestorePlan } from "../plan.ts";
+import type { Repo } from "../repo.ts";
+import { copyIndexFile } from "../index-file.ts";
+import { MODE } from "../mode.ts";
+
+import { indexInfo, snapshotEntries } from "./index-step.ts";
+import type { StepContext, WorktreeOutcome } from "./types.ts";
+
+/** The working-tree merge's private index, and the two trees it merges between. */
+export interface MergeIndex {
+  file: string;
+  /** S's entries at the paths that change, as a tree. */
+  from: ObjectId;
+  /** T's entries at those paths. */
+  to: ObjectId;
+}
+
+/**
+ * The working-tree merge (spec step 4), narrowed to the paths S and T record
+ * differently. A two-tree merge leaves a path alone when both trees agree on
+ * it and the index has no entry ("keep index"), so merging from a tree of S's
+ * entries at those paths to a tree of T's, on an index of S's entries there
+ * with fresh stat data, writes and removes exactly the files the whole-tree
+ * merge would, with the same checks, without Git walking the 100,000 paths
+ * that stay, or reading and writing an entry for each. The refresh hashes just
+ * these files: one that differs from S keeps stale stat data, and the merge
+ * refuses it.
+ */
+export async function mergeIndexFor(repo: Repo, scratch: string, plan: RestorePlan): Promise<MergeIndex> {
+  const file = join(scratch, MERGE_INDEX);
+  const side = async (path: string, entries: FileChange[], which: "old" | "new", refresh: boolean): Promise<ObjectId> => {
+    rmSync(path, { force: true });
+    const env = { GIT_INDEX_FILE: path };
+    // An empty index file, not a missing one: without a file read-tree takes the
+    // merge for an initial checkout and writes every path.
+    if (!entries.length) await repo.git.run(["read-tree", "--empty"], { env });
+    else {
+      await snapshotEntries(repo, plan, env, indexInfo(entries, which));
+      if (refresh) await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
+    }
+    return repo.git.line(["write-tree"], { env });
+  };
+  const files = plan.worktree.files;
+  const [from, to] = await Promise.all([
+    side(file, files.filter((f) => f.oldMode !== MODE.absent), "old", true),
+    side(join(scratch, "merge-target"), files.filter((f) => f.newMode !== MODE.absent), "new", false),
+  ]);
+  return { file, from, to };
+}
+
+const MERGE_INDEX = "merge-index";
+
+/** Paths Git's unpack-trees errors name (`Entry 'a' not uptodate`, `Untracked ... file 'b' would be overwritten`). */
+function pathsInErrors(stderr: string): string[] {
+  const names: string[] = [];
+  for (const line of stderr.split("\n")) {
+    const m = /'(.+)'/.exec(line);
+    if (m && /uptodate|overwritten|removed|lost/.test(line)) names.push(m[1]!);
+  }
+  return [...new Set(names)];
+}
+
+/** The two-tree merge as a dry run: fails when a file on disk differs from the state left. */
+async function checkMerge(repo: Repo, plan: RestorePlan, merge: MergeIndex): Promise<Blocker | null> {
+  const r = await repo.git.run(["read-tree", "-m", "-u", "-n", merge.from, merge.to], { env: { GIT_INDEX_FILE: merge.file }, okExit: [128] });
+  return r.exitCode === 0 ? null : mergeBlocker(plan, r.stderr);
+}
+
+/** What a refused two-tree merge means for the user. */
+function mergeBlocker(plan: RestorePlan, stderr: string): Blocker {
+  const names = pathsInErrors(stderr);
+  const target = plan.target.number;
+  if (/untracked/i.test(stderr)) return { kind: "untracked-file", target, names };
+  return { kind: "not-uptodate", target, names, detail: stderr.trim().split("\n")[0] ?? "" };
+}
+
+/**
+ * The checks only a look at the disk can make, added to the plan's blockers: the
+ * two-tree merge as a dry run (a file differs from the state left, an untracked
+ * file would be overwritten). Returns the private merge index for the restore.
+ */
+export async function checkWorktree(repo: Repo, scratch: string, plan: RestorePlan): Promise<MergeIndex | null> {
+  if (plan.worktree.mode !== "merge" || plan.blockers.some((b) => b.kind === "missing-objects")) return null;
+  const mergeIndex = await mergeIndexFor(repo, scratch, plan);
+  const b = await checkMerge(repo, plan, mergeIndex);
+  if (b) plan.blockers.push(b);
+  return mergeIndex;
+}
+
+/** The first Git that leaves the folder it runs in when a checkout empties it. */
+const KEEPS_ITS_FOLDER_SINCE: readonly [number, number] = [2, 35];
+
+/**
+ * Keep the folder the user is in when the merge empties it, as Git itself
+ * does: the merge runs there, and Git (2.35 and newer) does not remove the
+ * folder it runs in. An older Git would, and the user's shell would be left in
+ * a folder that is gone: for it, a file of git-undo's own holds the folder for
+ * the merge's length. Returns what to call after the merge.
+ */
+async function holdCurrentFolder(repo: Repo, plan: RestorePlan): Promise<{ cwd: string | undefined; release(): string | null }> {
+  const here = currentFolder(repo);
+  const emptying = here !== null && plan.worktree.files.some((f) => f.newMode === MODE.absent && f.path.startsWith(`${here.rel}/`));
+  if (!emptying) return { cwd: here?.abs, release: () => null };
+  let keeper: string | null = null;
+  if (!versionAtLeast(await gitVersion(repo), KEEPS_ITS_FOLDER_SINCE)) {
+    const file = join(here.abs, `.git-undo-keep-${process.pid}`);
+    try {
+      writeFileSync(file, "", { flag: "wx" });
+      keeper = file;
+    } catch {
+      /* a folder we may not write in: Git may remove it then, as Git itself would */
+    }
+  }
+  return {
+    cwd: here.abs,
+    release() {
+      if (keeper) rmSync(keeper, { force: true });
+      try {
+        return readdirSync(here.abs).length === 0 ? here.rel : null;
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+/** Step 4: the working tree, by a two-tree merge on the private index. */
+export async function restoreWorktree({ repo, plan, journal }: StepContext, mergeIndex: MergeIndex, scratch: string): Promise<WorktreeOutcome> {
+  if (plan.worktree.mode !== "merge") return { readFilesAgain: false, keptFolder: null };
+  const { from: s, to: t } = mergeIndex;
+  const env = { GIT_INDEX_FILE: mergeIndex.file };
+  // The merge checks every path before it writes one, but a write can still fail
+  // halfway (a directory it may not write in, a full disk, a signal): then some
+  // files are T's and others S's, and its index is left as it was.
+  const occupied = await occupiedNow(repo, plan);
+  if (occupied.length) throw new RestoreRefused(occupied);
+  // S's files kept by hard links, so that going back needs no disk space; then
+  // the merge index is refreshed again, as a link changes a file's ctime.
+  const backup = linkBackup(repo, scratch, plan);
+  if (backup?.paths.some((p) => p.backup)) await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
+  let failed: string | null = null;
+  let refused: Blocker | null = null;
+  let readFilesAgain = false;
+  const folder = await holdCurrentFolder(repo, plan);
+  let keptFolder: string | null = null;
+  try {
+    const r = await repo.git.run(["read-tree", "-m", "-u", s, t], { env, okExit: [128], cwd: folder.cwd });
+    if (r.exitCode !== 0) {
+      failed = mergeErrors(r.stderr, repo.workTree);
+      refused = mergeBlocker(plan, r.stderr);
+    }
+    // A merge that went through can still warn: a file it could not remove stays on disk.
+    readFilesAgain = r.stderr.trim() !== "" || plan.worktree.files.some((f) => RULE_FILES.test(f.path));
+  } catch (e) {
+    failed = (e as Error).message;
+  } finally {
+    keptFolder = folder.release();
+  }
+  if (failed !== null) {
+    let putBack: string[];
+    try {
+      putBack = await undoPartialMerge(repo, scratch, plan, mergeIndex.file, backup);
+    } catch (e) {
+      // Leave the rollback's own failure for the journal to report (the state left is recorded).
+      journal.push("worktree", () => Promise.reject(e as Error));
+      throw new Error(`the working-tree merge failed (${failed})`);
+    }
+    if (!putBack.length && refused) throw new RestoreRefused([refused]);
+    throw new Error(`the working-tree merge failed (${failed})${putBack.length ? `; the files it had changed are back: ${nameList(putBack)}` : ""}`);
+  }
+  if (backup) {
+    journal.push("worktree", async () => {
+      const { left } = await putBackLinked(repo, backup, "complete");
+      if (left.length) throw new Error(`files changed since the restore wrote them are left as they are: ${nameList(left)}`);
+    });
+  } else {
+    // The reverse merge refuses to overwrite a file that changed since, rather than lose it.
+    journal.push("worktree", () => repo.git.run(["read-tree", "-m", "-u", t, s], { env }).then(() => undefined));
+  }
+  return { readFilesAgain, keptFolder };
+}
+
+/** Files whose change changes what `git add -A` reads from the others: ignore rules, attributes (filters, eol). */
+const RULE_FILES = /(^|\/)\.git(ignore|attributes)$/;
+
+/*
+ * The working tree's way back, without new disk space: a full disk is what
+ * makes a merge fail halfway, and it must not stop the rollback too.
+ *
+ * Git's checkout never writes into a file it replaces: it unlinks it and
+ * creates a new one (entry.c), and it removes files by unlinking them. So hard
+ * links to S's files that the merge changes or removes, made in the scratch
+ * directory before the merge, keep S's contents on disk, and going back is:
+ * unlink what the merge wrote (which frees space), rmdir the directories it
+ * made, mkdir the ones it removed, and rename the links over their paths. A
+ * rename and an unlink allocate no data blocks; a directory made again takes at
+ * most what the merge's own rmdir freed, and only after every file the merge
+ * wrote is gone. The links' directory entries are allocated before the merge,
+ * where running out of space still changes nothing. A file at a path that is
+ * neither S's (the same inode) nor T's (its content, or for a write cut short,
+ * the start of it) was written by someone else meanwhile and stays as it is.
+ * Where no link can be made (the git dir on another file system, a file system
+ * without hard links), the rollback goes back to Git's own merge, which writes.
+ *
+ * The rollback of refs, HEAD and the stash does write (lock files, reflog
+ * lines): reserveSpace holds room for it from before the first change.
+ */
+
+/** A path the merge may change, as it was before the merge. */
+interface PathBefore {
+  file: FileChange;
+  /** The absolute path as bytes (names need not be UTF-8). */
+  abs: Buffer;
+  /** What stood there (null: nothing). */
+  was: { dev: number; ino: number } | null;
+  /** S's file or symlink, kept by a hard link in the scratch directory. */
+  backup: string | null;
+}
+
+/** A directory above a path the merge may change, as it was before the merge. */
+interface DirBefore {
+  abs: Buffer;
+  depth: number;
+  /** Whether it was a directory (false: nothing there, or a file the merge replaces). */
+  dir: boolean;
+  mode: number;
+}
+
+interface WorktreeBackup {
+  /** The top of the working tree, ending in a slash. */
+  top: Buffer;
+  paths: PathBefore[];
+  dirs: DirBefore[];
+}
+
+const lstatOrNull = (p: Buffer): Stats | null => {
+  try {
+    return lstatSync(p);
+  } catch {
+    return null;
+  }
+};
+
+const noSpace = (e: unknown): boolean => ["ENOSPC", "EDQUOT"].includes((e as NodeJS.ErrnoException).code ?? "");
+
+/**
+ * Hard links to S's files and symlinks at the paths the merge changes or
+ * removes, and the state of the directories above them. Null when links cannot
+ * be made here (the rollback then uses Git's merge); throws when the disk has
+ * no room for them, before anything changed.
+ */
+function linkBackup(repo: Repo, scratch: string, plan: RestorePlan): WorktreeBackup | null {
+  if (repo.workTree === null) return null;
+  const top = Buffer.from(`${repo.workTree}/`);
+  const place = join(scratch, "worktree-before");
+  const paths: PathBefore[] = [];
+  try {
+    mkdirSync(place);
+    plan.worktree.files.forEach((file, i) => {
+      const abs = Buffer.concat([top, file.raw]);
+      const st = lstatOrNull(abs);
+      let backup: string | null = null;
+      if (st && file.oldMode !== MODE.absent && file.oldMode !== MODE.gitlink && (st.isFile() || st.isSymbolicLink())) {
+        backup = join(place, String(i));
+        linkSync(abs, backup);
+      }
+      paths.push({ file, abs, was: st && { dev: st.dev, ino: st.ino }, backup });
+    });
+  } catch (e) {
+    rmSync(place, { recursive: true, force: true });
+    if (noSpace(e)) throw new Error("not enough disk space to keep the files it replaces until it is done");
+    return null;
+  }
+  const dirs = new Map<string, DirBefore>();
+  for (const { file } of paths) {
+    let depth = 0;
+    for (let i = file.raw.indexOf(47); i > 0; i = file.raw.indexOf(47, i + 1)) {
+      depth++;
+      const rel = Buffer.from(file.raw.subarray(0, i));
+      const key = rel.toString("latin1");
+      if (dirs.has(key)) continue;
+      const abs = Buffer.concat([top, rel]);
+      const st = lstatOrNull(abs);
+      dirs.set(key, { abs, depth, dir: st?.isDirectory() ?? false, mode: st ? st.mode & 0o7777 : 0o755 });
+    }
+  }
+  return { top, paths, dirs: [...dirs.values()] };
+}
+
+/** Whether a directory above the path is a symlink now: Git never writes through one, nor does the rollback. */
+function behindSymlink(b: WorktreeBackup, raw: Uint8Array): boolean {
+  for (let i = raw.indexOf(47); i > 0; i = raw.indexOf(47, i + 1)) {
+    if (lstatOrNull(Buffer.concat([b.top, raw.subarray(0, i)]))?.isSymbolicLink()) return true;
+  }
+  return false;
+}
+
+/**
+ * Put S's files back from the links after the merge wrote some or all of T's
+ * (see the comment above WorktreeBackup). `complete`: the merge went through,
+ * so a file of T's is whole; `cut-short`: a write may have been cut short. Returns
+ * the paths put back, and those left as someone else changed them.
+ */
+async function putBackLinked(repo: Repo, b: WorktreeBackup, merge: "complete" | "cut-short"): Promise<{ putBack: string[]; left: string[] }> {
+  const complete = merge === "complete";
+  const undone = new Set<FileChange>();
+  const left = new Set<string>();
+  const untouched = (st: Stats, p: PathBefore) => p.was !== null && st.dev === p.was.dev && st.ino === p.was.ino;
+  const removed = (remove: () => void) => {
+    try {
+      remove();
+      return true;
+    } catch {
+      return false; // a directory not empty: something the merge did not write is in it
+    }
+  };
+  const rmdir = (abs: Buffer) => removed(() => rmdirSync(abs));
+  // What the merge wrote, and only that: T's files where S's no longer stand.
+  const found: Found[] = [];
+  for (const p of b.paths) {
+    if (p.file.newMode === MODE.absent || behindSymlink(b, p.file.raw)) continue;
+    const st = lstatOrNull(p.abs);
+    if (!st || untouched(st, p)) continue;
+    if (p.file.newMode === MODE.gitlink) {
+      // The merge makes an empty directory for a submodule.
+      if (p.was === null && st.isDirectory() && rmdir(p.abs)) undone.add(p.file);
+    } else if (st.isFile() || st.isSymbolicLink()) found.push({ p, st });
+  }
+  const ours = await writtenByMerge(repo, found, complete);
+  for (const { p } of found) {
+    if (ours.has(p.file) && removed(() => unlinkSync(p.abs))) undone.add(p.file);
+    else left.add(p.file.path);
+  }
+  // Directories the merge made, deepest first; then those it removed (it removes
+  // a directory it emptied), shallowest first.
+  const dirs = [...b.dirs].sort((x, y) => y.depth - x.depth);
+  for (const d of dirs) if (!d.dir && lstatOrNull(d.abs)?.isDirectory()) rmdir(d.abs);
+  for (const d of dirs.reverse()) {
+    if (!d.dir || lstatOrNull(d.abs)) continue;
+    try {
+      mkdirSync(d.abs, { mode: d.mode });
+    } catch {
+      /* the renames below name what stays out */
+    }
+  }
+  for (const p of b.paths) {
+    if (p.file.oldMode === MODE.gitlink && p.was && !lstatOrNull(p.abs)) {
+      try {
+        mkdirSync(p.abs);
+        undone.add(p.file);
+      } catch {
+        left.add(p.file.path);
+      }
+    }
+    if (!p.backup) continue;
+    const st = lstatOrNull(p.abs);
+    if (st && untouched(st, p)) continue;
+    if (st || behindSymlink(b, p.file.raw)) {
+      left.add(p.file.path); // someone else's file stands there now
+      continue;
+    }
+    try {
+      renameSync(p.backup, p.abs);
+      undone.add(p.file);
+    } catch {
+      left.add(p.file.path);
+    }
+  }
+  return { putBack: b.paths.filter((p) => undone.has(p.file)).map((p) => p.file.path), left: [...left] };
+}
+
+interface Found {
+  p: PathBefore;
+  st: Stats;
+}
+
+/**
+ * Which of the files found are the merge's: T's content (hashed as `git add`
+ * would, clean filters and end of line included, writing no object), or T's
+ * file as checkout writes it, or, when `complete` is false, the start of it
+ * (a write cut short by a full disk; Git goes on to the next file).
+ */
+async function writtenByMerge(repo: Repo, found: readonly Found[], complete: boolean): Promise<Set<FileChange>> {
+  const ours = new Set<FileChange>();
+  const files: Found[] = [];
+  for (const f of found) {
+    const c = f.p.file;
+    if (c.newMode === MODE.symlink) {
+      if (f.st.isSymbolicLink() && blobId(repo, readlinkSync(f.p.abs, { encoding: "buffer" })) === c.newObject) ours.add(c);
+    } else if (f.st.isFile()) {
+      if (!complete && f.st.size === 0) ours.add(c);
+      else files.push(f);
+    }
+  }
+  if (!files.length) return ours;
+  const input = Buffer.concat(files.flatMap((f) => [stdinPath(f.p.file.raw), Buffer.from("\n")]));
+  const hashed = await repo.git.run(["hash-object", "--stdin-paths"], { input, okExit: [128] });
+  const ids = hashed.exitCode === 0 ? Buffer.from(hashed.stdout).toString("latin1").split("\n") : [];
+  for (const [i, f] of files.entries()) {
+    const c = f.p.file;
+    if (ids[i] === c.newObject) {
+      ours.add(c);
+      continue;
+    }
+    const want = await repo.git.run(["cat-file", "--filters", `--path=${c.path}`, c.newObject], { okExit: [128] });
+    if (want.exitCode !== 0) continue;
+    const disk = readFileSync(f.p.abs);
+    const t = Buffer.from(want.stdout);
+    if (complete ? disk.equals(t) : disk.length <= t.length && disk.equals(t.subarray(0, disk.length))) ours.add(c);
+  }
+  return ours;
+}
+
+/** A name for `--stdin-paths`: C-quoted when a line could not carry it as it is. */
+function stdinPath(raw: Uint8Array): Buffer {
+  if (raw[0] !== 34 && !raw.includes(10) && raw[raw.length - 1] !== 13) return Buffer.from(raw);
+  const out: number[] = [34];
+  for (const b of raw) {
+    if (b === 34 || b === 92) out.push(92, b);
+    else if (b < 32 || b === 127) out.push(...Buffer.from(`\\${b.toString(8).padStart(3, "0")}`));
+    else out.push(b);
+  }
+  out.push(34);
+  return Buffer.from(out);
+}
+
+/** The object id Git gives a blob of these bytes (a symlink's target). */
+function blobId(repo: Repo, bytes: Uint8Array): ObjectId {
+  return createHash(repo.objectFormat).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+}
+
+/**
+ * Room for the rollback's writes: a file of `bytes`, written now (real blocks,
+ * random so that no file system compresses them away) and removed by free(),
+ * so the rollback's lock files and reflog lines find the space it held however
+ * full the disk is by then. Throws before anything changed when even that
+ * much does not fit.
+ */
+export function reserveSpace(scratch: string, bytes: number): { free(): void } {
+  if (bytes === 0) return { free() {} };
+  const file = join(scratch, "rollback-space");
+  try {
+    // write() takes the blocks (delayed allocation reserves them then): no fsync needed.
+    writeFileSync(file, randomBytes(bytes), { flag: "wx", mode: 0o600 });
+  } catch (e) {
+    rmSync(file, { force: true });
+    if (noSpace(e)) throw new Error(`not enough disk space to keep ${Math.ceil(bytes / 1024)} KiB for a rollback`);
+    throw e;
+  }
+  let held = true;
+  return {
+    free() {
+      if (held) rmSync(file, { force: true });
+      held = false;
+    },
+  };
+}
+
+/**
+ * What the rollback of refs, HEAD and the stash may write, at worst a block for
+ * each ref's lock file, its reflog line and HEAD's: three 4 KiB blocks a ref.
+ */
+export function rollbackWrites(plan: RestorePlan, moves: readonly RefMove[]): number {
+  const refs = moves.length + (plan.head ? 1 : 0) + (plan.stash ? plan.stash.now.length + 1 : 0);
+  return refs === 0 ? 0 : Math.min(16 * 1024 + refs * 3 * 4096, 8 * 1024 * 1024);
+}
+
+/** Git's errors from a merge that failed, on one line; Git's own do not say that the disk is full. */
+function mergeErrors(stderr: string, workTree: string | null): string {
+  const lines = stderr.trim().split("\n").filter(Boolean);
+  const shown = lines.length > 4 ? [...lines.slice(0, 3), `and ${lines.length - 3} more`] : lines;
+  return shown.join("; ") + (diskFull(workTree) && !/no space left/i.test(stderr) ? "; no space left on the device" : "");
+}
+
+function diskFull(dir: string | null): boolean {
+  if (dir === null) return false;
+  try {
+    const s = statfsSync(dir);
+    return s.bavail * s.bsize < 64 * 1024;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * After a working-tree merge that failed, put back S's version of every path the
+ * merge changed, and only those. The files are read as a capture reads them (on
+ * a copy of the merge index, which still holds S): a path of the plan that now
+ * holds T's version was written by the merge and goes back to S's; one that holds
+ * S's needs nothing; one that holds neither was changed by someone else meanwhile
+ * and stays as it is. Git's own two-tree merge then does the writing, with its
+ * checks. Returns the paths put back: none when the merge refused before writing.
+ * With S's files kept by links (linkBackup) the links go back instead, which
+ * needs no disk space; this way, which writes, is for where links cannot be made.
+ */
+async function undoPartialMerge(repo: Repo, scratch: string, plan: RestorePlan, mergeIndex: string, backup: WorktreeBackup | null): Promise<string[]> {
+  if (backup) return (await putBackLinked(repo, backup, "cut-short")).putBack;
+  const probe = join(scratch, "probe-index");
+  rmSync(probe, { force: true });
+  copyIndexFile(mergeIndex, probe);
+  const env = { GIT_INDEX_FILE: probe };
+  await repo.git.run(["add", "-A", "--ignore-errors"], { env, okExit: [1] });
+  const disk = await repo.git.line(["write-tree"], { env });
+  const s = plan.from.state.worktree!;
+  if (disk === s) return [];
+  const planned = new Map(plan.worktree.files.map((f) => [pathKey(f.raw), f]));
+  const out = await repo.git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", s, disk]);
+  const back: FileChange[] = [];
+  for (const c of parseRawNumstat(out.stdout)) {
+    const f = planned.get(pathKey(c.raw));
+    if (f && c.newMode === f.newMode && c.newObject === f.newObject) back.push(f);
+  }
+  if (!back.length) return [];
+  // The tree to go back to: the disk as it is, with S's entries at those paths.
+  const goal = join(scratch, "goal-index");
+  rmSync(goal, { force: true });
+  copyIndexFile(probe, goal);
+  await repo.git.run(["update-index", "-z", "--index-info"], { env: { GIT_INDEX_FILE: goal }, input: indexInfo(back, "old") });
+  const goalTree = await repo.git.line(["write-tree"], { env: { GIT_INDEX_FILE: goal } });
+  await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
+  await repo.git.run(["read-tree", "-m", "-u", disk, goalTree], { env });
+  return back.map((f) => f.path);
+}
