@@ -7,7 +7,7 @@ import type { Snapshot, SnapshotEntry } from "../core/format.ts";
 import { readableSnapshot } from "../core/history.ts";
 import { loadState } from "../core/inspect.ts";
 import { diffArgs, treePair } from "../core/patch.ts";
-import { captureLive } from "../core/record.ts";
+import { captureLive } from "../core/capture.ts";
 import type { Repo } from "../core/repo.ts";
 import { colorFlagGiven, colorWhen } from "./ui.ts";
 

@@ -13,7 +13,7 @@ import { nulRecords } from "./bytes.ts";
 import { loadState } from "./inspect.ts";
 import { readObjects } from "./objects.ts";
 import { currentFolder, headsEqual } from "./plan.ts";
-import { writeStateTree } from "./record.ts";
+import { writeStateTree } from "./capture.ts";
 import { hashLengthOf, type Repo } from "./repo.ts";
 import { MODE } from "./mode.ts";
 

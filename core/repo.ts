@@ -100,7 +100,7 @@ export interface Repo {
   settings: ReadonlyMap<string, string | null>;
   /** A digest of that listing: two equal digests mean Git ran with the same configuration. */
   configDigest: string;
-  /** Whether no capture has used this configuration since it was read (core/record.ts useFreshConfig). */
+  /** Whether no capture has used this configuration since it was read (core/capture.ts useFreshConfig). */
   configFresh: boolean;
 }
 

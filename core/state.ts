@@ -46,7 +46,7 @@ export async function captureIndex(repo: Repo, scratchDir: string, { worktree: w
   // The kept index follows add -A; tracked files alone are one add -u on a fresh copy.
   const useKept = withWorktree && real !== null && lockHeld && recordsUntracked(repo) && keptFilesUsable(repo);
   const attributes = useKept ? attributesDigest(repo) : "";
-  const config = Promise.resolve(useKept ? repo.configDigest : ""); // read for this capture (core/record.ts useFreshConfig)
+  const config = Promise.resolve(useKept ? repo.configDigest : ""); // read for this capture (core/capture.ts useFreshConfig)
   if (useKept && real) {
     const kept = await captureFromKept(repo, real, attributes, config, scratchDir);
     if (kept) {

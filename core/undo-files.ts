@@ -41,9 +41,9 @@ export const UNDO_FILES = {
   ownSnapshots: "own-snapshots",
   /** init added log.excludeDecoration=refs/undo/ (core/hooks.ts; in the common dir's folder). */
   excludedDecoration: "excluded-decoration",
-  /** Cache: the committer identity and its config digest (core/record.ts). */
+  /** Cache: the committer identity and its config digest (core/store.ts). */
   committer: "committer.json",
-  /** Cache: the last state tree and its blobs (core/record.ts). */
+  /** Cache: the last state tree and its blobs (core/capture.ts). */
   stateBlobs: "state-blobs.json",
   /** Cache: the last keep tree and its groups (core/keep.ts). */
   keepTree: "keep-tree.json",

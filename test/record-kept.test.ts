@@ -7,7 +7,8 @@
 import { describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { captureLive, record } from "../core/record.ts";
+import { captureLive } from "../core/capture.ts";
+import { record } from "../core/record.ts";
 import { worktreeChanges } from "../core/kept-index.ts";
 import { cacheTreeRoot, sharedIndexOf } from "../core/index-file.ts";
 import { openRepo } from "../core/repo.ts";

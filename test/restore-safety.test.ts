@@ -14,7 +14,7 @@ import { RestoreRefused } from "../core/plan.ts";
 import { listSnapshots, readableSnapshot } from "../core/history.ts";
 import { withScratch } from "../core/objects.ts";
 import { planRestore } from "../core/plan.ts";
-import { captureLive, unchanged } from "../core/record.ts";
+import { captureLive, unchanged } from "../core/capture.ts";
 import { openRepo } from "../core/repo.ts";
 import { applyPlan } from "../core/restore/apply.ts";
 import { startNextIndex } from "../core/restore/index-step.ts";

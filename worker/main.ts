@@ -126,13 +126,14 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
   // followed: the command that started this worker may be about to end, and the
   // next one to start.
   const opening = (async () => {
-    const [{ openHookRepo }, recorder, { indexIdentity }] = await Promise.all([
+    const [{ openHookRepo }, recorder, { CaptureTorn }, { indexIdentity }] = await Promise.all([
       import("../core/repo.ts"),
       import("../core/record.ts"),
+      import("../core/capture.ts"),
       import("../core/index-file.ts"),
     ]);
     // As the Git command that ran the hook saw it: a dotfiles repository's work tree, a push's none.
-    return { repo: await openHookRepo(gitDir, cwd), record: recorder.record, CaptureTorn: recorder.CaptureTorn, indexIdentity };
+    return { repo: await openHookRepo(gitDir, cwd), record: recorder.record, CaptureTorn, indexIdentity };
   })();
   opening.catch(() => {}); // awaited below
   let opened: Awaited<typeof opening> | null = null;

@@ -7,7 +7,7 @@ import { isReadable } from "../../core/format.ts";
 import { listSnapshots, position } from "../../core/history.ts";
 import { changedPaths } from "../../core/patch.ts";
 import type { StateSide } from "../../core/plan.ts";
-import { captureLive, unchanged } from "../../core/record.ts";
+import { captureLive, unchanged } from "../../core/capture.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
 import { color, out, RECORDING_OFF } from "../ui.ts";

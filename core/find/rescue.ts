@@ -12,7 +12,7 @@ import { cut } from "../describe.ts";
 import { refuse, usage } from "../errors.ts";
 import { compareBytes, headTrailer, isReadable, type ObjectId, type RefLine, type SnapshotEntry, type StateTree } from "../format.ts";
 import { encodeBytes } from "../bytes.ts";
-import { writeStateTree } from "../record.ts";
+import { writeStateTree } from "../capture.ts";
 import type { Repo } from "../repo.ts";
 import { isSafePath, isValidRefName } from "../validate.ts";
 import { escapeControls } from "../text.ts";

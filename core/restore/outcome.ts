@@ -7,7 +7,7 @@ import type { ObjectId, Snapshot, SnapshotEntry } from "../format.ts";
 import { candidates, navigationTarget, position, type Direction } from "../history.ts";
 import { loadState } from "../inspect.ts";
 import { parseRawNumstat, refMoves, type RestorePlan } from "../plan.ts";
-import type { IndexParts, LiveCapture } from "../record.ts";
+import type { IndexParts, LiveCapture } from "../capture.ts";
 import type { Repo } from "../repo.ts";
 import { captureIndex } from "../state.ts";
 import { MODE } from "../mode.ts";

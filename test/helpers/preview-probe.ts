@@ -2,7 +2,7 @@
 // repository of the current directory, as the picker runs it. Run as a
 // script: prints "ok" and the preview's lines, or exits 1 with the error's message.
 import { listSnapshots, readableSnapshot } from "../../core/history.ts";
-import { captureLive, unchanged } from "../../core/record.ts";
+import { captureLive, unchanged } from "../../core/capture.ts";
 import { openRepo } from "../../core/repo.ts";
 import { planPreviews } from "../../cli/pick/preview.ts";
 

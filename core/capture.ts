@@ -1,0 +1,235 @@
+// Capturing: the live state read (refs, HEAD, its reflog, the stash, the
+// operation markers, the index and the files) and written as a state tree,
+// not yet committed. Recording and restoring both start here.
+import { encodeHead, encodeRefs, encodeStash, encodeState, decodeUnmerged, unmergedBlobIds, type ObjectId, type ReflogEntry, type SnapshotEntry, type StateTree } from "./format.ts";
+import { decodeSnapshot, numberedRefs, ownOnly, readOwnSnapshots, type NumberedRef } from "./history.ts";
+import { KEEP_ENTRY, keepTree } from "./keep.ts";
+import { withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
+import { readJsonFile, replaceFile } from "./lock.ts";
+import { undoFile } from "./undo-files.ts";
+import { rereadConfig, type Repo } from "./repo.ts";
+import { readHead, readHeadReflog, readMarkers, readStash, scanRefs, type RefScan } from "./refs.ts";
+import { captureIndex, type LeftOutFile } from "./state.ts";
+import { MODE } from "./mode.ts";
+import { phase } from "./trace.ts";
+
+/** The live state, written as a tree but not yet committed. */
+export interface LiveCapture {
+  state: StateTree;
+  tree: ObjectId;
+  /** HEAD's newest reflog entry. */
+  reflog?: ReflogEntry;
+  /** This worktree's snapshot refs before this capture, oldest first, their messages not decoded; fetched ones marked foreign. */
+  sequence: NumberedRef[];
+  /** The newest of them this worktree recorded itself, decoded. */
+  latest?: SnapshotEntry;
+  /** All of them, decoded when first asked for (a restore's targets): a recording needs only the newest. */
+  readonly snapshots: SnapshotEntry[];
+  /** The worktree tree came from the index the last recording kept (core/kept-index.ts). */
+  fromKept?: boolean;
+  /** Untracked files left out of the worktree tree for their size (undo.maxNewFileSize), sorted by path. */
+  leftOut?: LeftOutFile[];
+  /** The configuration's digest as the capture saw it (keys the committer answer). */
+  configDigest?: string;
+}
+
+/** A capture of `state`, written as `tree`, over the sequence of snapshot refs it follows. */
+function liveCapture(state: StateTree, tree: ObjectId, sequence: NumberedRef[]): LiveCapture {
+  let all: SnapshotEntry[] | undefined;
+  const own = ownOnly(sequence);
+  const newest = own[own.length - 1];
+  const capture: LiveCapture = {
+    state,
+    tree,
+    sequence,
+    get snapshots() {
+      return (all ??= sequence.map(decodeSnapshot));
+    },
+  };
+  if (newest) capture.latest = decodeSnapshot(newest);
+  return capture;
+}
+
+/**
+ * Steps 2 to 4 of the spec's Recording: read everything and write the state
+ * tree. `lockHeld`: the caller holds capture.lock, which lets the capture use
+ * and keep the worktree index of core/kept-index.ts (no other capture can be
+ * touching it); a capture without the lock (a preview) takes a fresh copy.
+ */
+export function captureLive(repo: Repo, opts: CaptureOptions = {}): Promise<LiveCapture> {
+  return phase("capture", () => captureState(repo, opts));
+}
+
+export interface CaptureOptions {
+  lockHeld?: boolean;
+  /** Asked as soon as the index and the files are read: false throws CaptureTorn (RecordOptions.intact). */
+  intact?: () => boolean | Promise<boolean>;
+}
+
+async function captureState(repo: Repo, opts: CaptureOptions = {}): Promise<LiveCapture> {
+  await useFreshConfig(repo);
+  return withScratch(repo, async (scratch) => {
+    // The refs and the index are independent: read them at the same time.
+    const indexing = repo.bare ? undefined : captureIndex(repo, scratch, { worktree: repo.config.worktree, lockHeld: opts.lockHeld ?? false });
+    indexing?.catch(() => {}); // awaited in buildCapture
+    const scan = await scanRefs(repo).catch(async (e) => {
+      await indexing?.catch(() => undefined); // no Git left running on the scratch directory
+      throw e;
+    });
+    const parts = indexing?.then(async (index): Promise<IndexParts> => {
+      if (opts.intact && !(await opts.intact())) throw new CaptureTorn();
+      const p: IndexParts = { index: index.index };
+      if (index.unmerged) p.indexUnmerged = index.unmerged;
+      if (index.worktree) p.worktree = index.worktree;
+      return p;
+    });
+    const capture = await buildCapture(repo, scratch, scan, parts ?? Promise.resolve({}));
+    const index = await indexing; // settled: buildCapture awaited it
+    if (index?.fromKept) capture.fromKept = true;
+    if (index?.leftOut?.length) capture.leftOut = index.leftOut;
+    if (index?.configDigest !== undefined) capture.configDigest = index.configDigest;
+    return capture;
+  });
+}
+
+/**
+ * Every capture works from a configuration read for it: the one openRepo read,
+ * when no capture has used it yet, else read again now. So a long-lived Repo
+ * (the worker, watch) never records with an old configuration, and the kept
+ * index and the committer cache, keyed by its digest, never outlive a change.
+ */
+async function useFreshConfig(repo: Repo): Promise<void> {
+  if (!repo.configFresh) await rereadConfig(repo);
+  repo.configFresh = false;
+}
+
+/** The index and working-tree parts of a state tree. */
+export type IndexParts = Pick<StateTree, "index" | "indexUnmerged" | "worktree">;
+
+/**
+ * The state after a restore: refs, HEAD, stash and markers read afresh, with
+ * the index and working-tree parts the restore itself wrote (known by
+ * construction, so the files need not be read again).
+ */
+export function captureWith(repo: Repo, parts: IndexParts, configDigest?: string): Promise<LiveCapture> {
+  return phase("capture after restore", () => captureRefsWith(repo, parts, configDigest));
+}
+
+async function captureRefsWith(repo: Repo, parts: IndexParts, configDigest?: string): Promise<LiveCapture> {
+  const capture = await withScratch(repo, async (scratch) => buildCapture(repo, scratch, await scanRefs(repo), Promise.resolve(parts)));
+  if (configDigest !== undefined) capture.configDigest = configDigest;
+  return capture;
+}
+
+/** The state tree: the refs' parts are written while the index parts may still be on their way. */
+async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexParts: Promise<IndexParts>): Promise<LiveCapture> {
+  const head = readHead(repo, scan);
+  const state: StateTree = {
+    head,
+    refs: scan.refs,
+    stash: readStash(repo, scan.refs),
+    state: readMarkers(repo),
+  };
+  // With the refs (the spec's step 2), not after the files: a Git command that
+  // moves HEAD meanwhile must not lend its message to a state from before it.
+  const reflog = readHeadReflog(repo, head, scan.refs);
+  const blobs: (string | Uint8Array)[] = [encodeHead(head), encodeRefs(state.refs)];
+  if (state.stash.length) blobs.push(encodeStash(state.stash));
+  if (state.state.length) blobs.push(encodeState(state.state));
+  const sequence = numberedRefs(scan.undoRefs, repo.snapshotPrefix, readOwnSnapshots(repo.undoDir));
+  const newestTree = sequence[sequence.length - 1]?.tree;
+  const kept = keptBlobs(repo);
+  const stored = new Set(kept && kept.tree === newestTree ? kept.blobs : []);
+  const written = writeBlobs(repo, scratch, blobs, stored);
+  written.catch(() => {}); // awaited below
+  const keeping = keepTree(repo, scratch, state.refs, newestTree);
+  keeping.catch(() => {}); // awaited below
+  const parts = await indexParts.catch(async (e) => {
+    await Promise.all([written.catch(() => undefined), keeping.catch(() => undefined)]);
+    throw e;
+  });
+  if (parts.index !== undefined) state.index = parts.index;
+  if (parts.indexUnmerged) state.indexUnmerged = parts.indexUnmerged;
+  if (parts.worktree !== undefined) state.worktree = parts.worktree;
+  const [ids, keepPart] = await Promise.all([written, keeping]).catch(async (e) => {
+    await Promise.all([written.catch(() => undefined), keeping.catch(() => undefined)]);
+    throw e;
+  });
+  if (state.indexUnmerged) ids.push(...(await writeBlobs(repo, scratch, [state.indexUnmerged])));
+  if (keepPart.keep !== undefined) state.keep = keepPart.keep;
+  const { tree, entries } = await assembleStateTree(repo, state, ids);
+  if (kept?.tree !== tree) keepBlobsOf(repo, tree, entries);
+  keepPart.remember(tree);
+  const capture = liveCapture(state, tree, sequence);
+  if (reflog !== undefined) capture.reflog = reflog;
+  return capture;
+}
+
+/**
+ * The state tree of `state` from the ids of its blobs, in the order the tree
+ * lists them (HEAD, refs, then stash, state and index-unmerged when present);
+ * writes index-blobs (setting state.indexBlobs) and the tree itself.
+ */
+export async function assembleStateTree(repo: Repo, state: StateTree, blobIds: readonly ObjectId[]): Promise<{ tree: ObjectId; entries: TreeEntry[] }> {
+  const ids = [...blobIds];
+  const entries: TreeEntry[] = [];
+  const blob = (name: string) => entries.push({ mode: MODE.file, type: "blob", oid: ids.shift()!, name });
+  const subtree = (name: string, oid: ObjectId) => entries.push({ mode: MODE.tree, type: "tree", oid, name });
+  blob("HEAD");
+  blob("refs");
+  if (state.stash.length) blob("stash");
+  if (state.state.length) blob("state");
+  if (state.index !== undefined) subtree("index", state.index);
+  if (state.indexUnmerged) {
+    blob("index-unmerged");
+    const keep = unmergedBlobIds(decodeUnmerged(state.indexUnmerged));
+    state.indexBlobs = await writeTree(
+      repo,
+      keep.map((oid) => ({ mode: MODE.file, type: "blob", oid, name: oid })),
+    );
+    subtree("index-blobs", state.indexBlobs);
+  }
+  if (state.worktree !== undefined) subtree("worktree", state.worktree);
+  if (state.keep !== undefined) subtree(KEEP_ENTRY, state.keep);
+  return { tree: await writeTree(repo, entries), entries };
+}
+
+/**
+ * Write a whole state tree (blobs and tree) that no capture read: the targets
+ * core/compose.ts builds from parts of others.
+ */
+export async function writeStateTree(repo: Repo, scratch: string, state: StateTree): Promise<ObjectId> {
+  const blobs: (string | Uint8Array)[] = [encodeHead(state.head), encodeRefs(state.refs)];
+  if (state.stash.length) blobs.push(encodeStash(state.stash));
+  if (state.state.length) blobs.push(encodeState(state.state));
+  if (state.indexUnmerged) blobs.push(state.indexUnmerged);
+  const ids = await writeBlobs(repo, scratch, blobs);
+  return (await assembleStateTree(repo, state, ids)).tree;
+}
+
+/** A capture another Git command ran into (RecordOptions.intact): it may mix two states, so it was not recorded. */
+export class CaptureTorn extends Error {
+  constructor() {
+    super("a Git command wrote files while the state was read");
+  }
+}
+
+/** Whether the capture is the same state as the latest snapshot. */
+export function unchanged(capture: LiveCapture): SnapshotEntry | undefined {
+  const latest = capture.latest;
+  return latest && latest.tree === capture.tree ? latest : undefined;
+}
+
+function keptBlobs(repo: Repo): { tree: ObjectId; blobs: ObjectId[] } | null {
+  const known = readJsonFile(undoFile(repo.undoDir, "stateBlobs")) as { tree: ObjectId; blobs: ObjectId[] } | null;
+  return typeof known?.tree === "string" && Array.isArray(known.blobs) ? known : null;
+}
+
+function keepBlobsOf(repo: Repo, tree: ObjectId, entries: readonly TreeEntry[]): void {
+  const blobs = entries.filter((e) => e.type === "blob" && e.name !== "index-unmerged").map((e) => e.oid);
+  try {
+    replaceFile(undoFile(repo.undoDir, "stateBlobs"), JSON.stringify({ tree, blobs }));
+  } catch {
+    /* the next recording writes its blobs again */
+  }
+}
