@@ -5,7 +5,7 @@
 import { refuse } from "../core/errors.ts";
 import type { Snapshot, SnapshotEntry } from "../core/format.ts";
 import { readableSnapshot } from "../core/history.ts";
-import { loadState } from "../core/inspect.ts";
+import { loadState } from "../core/read-state.ts";
 import { diffArgs, treePair } from "../core/patch.ts";
 import { captureLive } from "../core/capture.ts";
 import type { Repo } from "../core/repo.ts";

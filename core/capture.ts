@@ -3,13 +3,13 @@
 // not yet committed. Recording and restoring both start here.
 import { encodeHead, encodeRefs, encodeStash, encodeState, decodeUnmerged, unmergedBlobIds, type ObjectId, type ReflogEntry, type SnapshotEntry, type StateTree } from "./format.ts";
 import { decodeSnapshot, numberedRefs, ownOnly, readOwnSnapshots, type NumberedRef } from "./history.ts";
-import { KEEP_ENTRY, keepTree } from "./keep.ts";
+import { KEEP_ENTRY, keepTree } from "./keep-entry.ts";
 import { withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
 import { readJsonFile, replaceFile } from "./lock.ts";
 import { undoFile } from "./undo-files.ts";
 import { rereadConfig, type Repo } from "./repo.ts";
 import { readHead, readHeadReflog, readMarkers, readStash, scanRefs, type RefScan } from "./refs.ts";
-import { captureIndex, type LeftOutFile } from "./state.ts";
+import { captureIndex, type LeftOutFile } from "./index-trees.ts";
 import { MODE } from "./mode.ts";
 import { phase } from "./trace.ts";
 

@@ -10,7 +10,7 @@ import { cut, refLabel } from "./describe.ts";
 import { refuse } from "./errors.ts";
 import { compareBytes, pathKey, type HeadState, type ObjectId, type RefLine, type Snapshot, type StashEntry, type StateTree } from "./format.ts";
 import { nulRecords } from "./bytes.ts";
-import { loadState } from "./inspect.ts";
+import { loadState } from "./read-state.ts";
 import { readObjects } from "./objects.ts";
 import { currentFolder, headsEqual } from "./plan.ts";
 import { writeStateTree } from "./capture.ts";

@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import { appendToFile, readUndoFile, replaceFile } from "./lock.ts";
 import { refuse, fatal, usage } from "./errors.ts";
 import { decodeMessage, isReadable, snapshotNumber, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
-import { loadStates } from "./inspect.ts";
+import { loadStates } from "./read-state.ts";
 import { SnapshotRefused } from "./validate.ts";
 import type { Repo } from "./repo.ts";
 import { scanUndoRefs, type SnapshotRef } from "./refs.ts";

@@ -5,8 +5,8 @@
 import { existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { decodeUnmerged, unmergedBlobIds, pathKey, type HeadState, type ObjectId, type OperationMarker, type RefLine, type Snapshot, type SnapshotEntry, type StashEntry, type StateTree } from "./format.ts";
-import { loadState } from "./inspect.ts";
-import { recoverTags, type KeptTag } from "./keep.ts";
+import { loadState } from "./read-state.ts";
+import { recoverTags, type KeptTag } from "./keep-entry.ts";
 import { isSafePath, SnapshotRefused } from "./validate.ts";
 import { escapeControls, nameList } from "./text.ts";
 import { indexLockHeld, indexLockPath } from "./lock.ts";

@@ -4,7 +4,7 @@ import { fatal, type UndoError } from "./errors.ts";
 import { GitError } from "./git.ts";
 import { withLock } from "./lock.ts";
 import type { Repo } from "./repo.ts";
-import { clearStaleReservation } from "./settle.ts";
+import { clearStaleReservation } from "./worker-protocol.ts";
 
 import { captureLive } from "./capture.ts";
 import { type RecordOptions, type RecordOutcome, commitCapture } from "./store.ts";

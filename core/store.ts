@@ -13,7 +13,7 @@ import { beyondLimit, deleteSnapshots } from "./gc.ts";
 import { asRefWriter, readJsonFile, replaceFile } from "./lock.ts";
 import { objectId, withScratch } from "./objects.ts";
 import type { Repo } from "./repo.ts";
-import { logLine } from "./settle.ts";
+import { logLine } from "./worker-protocol.ts";
 import { clearKilledRefWrite, clearStaleSnapshotRefLocks, packSnapshotRefs } from "./refs.ts";
 import { rememberCommit } from "./snapshot-commits.ts";
 import { undoFile } from "./undo-files.ts";

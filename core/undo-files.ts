@@ -17,15 +17,15 @@ import { deleteIndexFile } from "./index-file.ts";
 export const UNDO_FILES = {
   /** Written by init: the hooks record in this worktree while it exists (core/hooks.ts). */
   hooksEnabled: "hooks-enabled",
-  /** Appended to by the hooks after every change, the pid of the Git process a line: a recording is due (core/settle.ts). */
+  /** Appended to by the hooks after every change, the pid of the Git process a line: a recording is due (core/worker-protocol.ts). */
   pending: "pending",
-  /** The mark the worker is recording; a new `pending` made meanwhile means record again (core/settle.ts). */
+  /** The mark the worker is recording; a new `pending` made meanwhile means record again (core/worker-protocol.ts). */
   pendingTaken: "pending.taken",
-  /** The live worker's pid (a hook's while it starts one); its time is the worker's lease (core/settle.ts). */
+  /** The live worker's pid (a hook's while it starts one); its time is the worker's lease (core/worker-protocol.ts). */
   workerPid: "worker.pid",
   /** Touched by a hook that started a worker, or one to check on worker.pid: once per lease (hooks/hook.sh). */
   probe: "probe",
-  /** The worker's last messages (core/settle.ts). */
+  /** The worker's last messages (core/worker-protocol.ts). */
   workerLog: "worker.log",
   /** Held by whoever records or restores (core/lock.ts). */
   captureLock: "capture.lock",
@@ -45,7 +45,7 @@ export const UNDO_FILES = {
   committer: "committer.json",
   /** Cache: the last state tree and its blobs (core/capture.ts). */
   stateBlobs: "state-blobs.json",
-  /** Cache: the last keep tree and its groups (core/keep.ts). */
+  /** Cache: the last keep tree and its groups (core/keep-entry.ts). */
   keepTree: "keep-tree.json",
   /** Cache: the snapshot commits already read, by id (core/snapshot-commits.ts). */
   snapshotCommits: "snapshot-commits",

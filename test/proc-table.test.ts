@@ -7,7 +7,7 @@ import { appendFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { processTable, sameProcess } from "../core/proc/index.ts";
 import { parseElapsed, parsePsLine } from "../core/proc/ps.ts";
-import { readMark } from "../core/settle.ts";
+import { readMark } from "../core/worker-protocol.ts";
 import { PROCESS_BACKENDS, tempDir } from "./helpers/repo.ts";
 
 test("ps's elapsed time and lines are read in every form POSIX allows", () => {

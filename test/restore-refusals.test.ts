@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { readableSnapshot, listSnapshots } from "../core/history.ts";
-import { loadState } from "../core/inspect.ts";
+import { loadState } from "../core/read-state.ts";
 import { withScratch } from "../core/objects.ts";
 import { planRestore } from "../core/plan.ts";
 import { openRepo } from "../core/repo.ts";

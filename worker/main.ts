@@ -4,7 +4,7 @@
 // command the user started, and once every process of it has exited and
 // undo.settle more has passed without a new mark (worker/settle.ts), takes the
 // mark and records one change snapshot; it repeats while marks arrive, and
-// exits once nothing has been marked for a while (core/settle.ts lingerMs).
+// exits once nothing has been marked for a while (core/worker-protocol.ts lingerMs).
 // It never prints: errors go to <gitdir>/undo/worker.log.
 import { appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -31,7 +31,7 @@ import {
   restoreMark,
   takeMark,
   type MarkCursor,
-} from "../core/settle.ts";
+} from "../core/worker-protocol.ts";
 import { DEFAULT_CONFIG, type Repo } from "../core/repo.ts";
 import { CommandWatch, earlyReadIn, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
 
@@ -270,7 +270,7 @@ export async function main(argv: string[]): Promise<number> {
   });
   // The terminal Git ran in closing is no reason to stop (where there is no setsid to leave its session).
   process.on("SIGHUP", () => {});
-  // The lease tells the hooks a worker of ours lives under worker.pid (core/settle.ts).
+  // The lease tells the hooks a worker of ours lives under worker.pid (core/worker-protocol.ts).
   const lease = setInterval(() => renewLease(undoDir), LEASE_RENEW_MS);
   const marks = new MarkWatch(undoDir);
   try {

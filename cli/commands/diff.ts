@@ -3,7 +3,7 @@ import { EMPTY_TREE } from "../../core/find/tree-diff.ts";
 import { usage } from "../../core/errors.ts";
 import { isReadable, type Snapshot, type SnapshotEntry } from "../../core/format.ts";
 import { listSnapshots, readableSnapshot, resolveSnapshotArg } from "../../core/history.ts";
-import { loadState } from "../../core/inspect.ts";
+import { loadState } from "../../core/read-state.ts";
 import { stateDiffArgs, type DiffFormat } from "../../core/patch.ts";
 import { hashLengthOf, openRepo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";

@@ -27,8 +27,8 @@ import { isReadable } from "../../core/format.ts";
 import { indexLockHolder, inspectLock, ownerTag } from "../../core/lock.ts";
 import { killedWriteLocks, refLocks, scanRefs, STALE_REF_LOCK_MS } from "../../core/refs.ts";
 import { openRepo } from "../../core/repo.ts";
-import { lastLogLines, liveWorker, markAge } from "../../core/settle.ts";
-import { filesLeftOut } from "../../core/state.ts";
+import { lastLogLines, liveWorker, markAge } from "../../core/worker-protocol.ts";
+import { filesLeftOut } from "../../core/index-trees.ts";
 import { escapeControls } from "../../core/text.ts";
 import type { Command } from "../command.ts";
 import { color, out, sizeText } from "../ui.ts";
@@ -60,7 +60,7 @@ const STALE_WHY = { dead: "a process that is gone", reused: "a process that is g
 const REPEATED_FAILURES = 3;
 const FAILURE_WINDOW_MS = 3600_000;
 
-/** worker.log's "recording failed" lines (core/settle.ts logLine: "<ISO date> [<pid>] <message>") since `sinceMs`. */
+/** worker.log's "recording failed" lines (core/worker-protocol.ts logLine: "<ISO date> [<pid>] <message>") since `sinceMs`. */
 function recentFailures(lines: readonly string[], sinceMs: number): { count: number; last: string } {
   let count = 0;
   let last = "";

@@ -7,7 +7,7 @@ import { lostChanging, pickaxeProblem, snapshotsBetween, snapshotsChanging, type
 import { findLost } from "../../core/find/lost.ts";
 import { checkStates, decodeNewest, decodeSnapshots, position, readOwnSnapshots } from "../../core/history.ts";
 import { openRepo, snapshotPrefixFor, undoDirFor, type Repo } from "../../core/repo.ts";
-import { recordingPending } from "../../core/settle.ts";
+import { recordingPending } from "../../core/worker-protocol.ts";
 import { scanNewestUndoRefs, scanUndoRefs, type SnapshotRef } from "../../core/refs.ts";
 import { count, str, type Command } from "../command.ts";
 import { startPager } from "../pager.ts";

@@ -2,11 +2,11 @@
 import { branchName, encodeMessage } from "../../core/format.ts";
 import { usage } from "../../core/errors.ts";
 import { listSnapshots, resolveSnapshotArg, readableSnapshot, position } from "../../core/history.ts";
-import { inspectSnapshot, headCommit } from "../../core/inspect.ts";
+import { inspectSnapshot, headCommit } from "../../core/read-state.ts";
 import { refLabel, userSummary } from "../../core/describe.ts";
 import { escapeControls } from "../../core/text.ts";
 import { openRepo } from "../../core/repo.ts";
-import { recordingPending } from "../../core/settle.ts";
+import { recordingPending } from "../../core/worker-protocol.ts";
 import { type Command } from "../command.ts";
 import { operationName } from "../plan-words.ts";
 import { startPager } from "../pager.ts";

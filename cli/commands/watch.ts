@@ -7,7 +7,7 @@ import { refuse } from "../../core/errors.ts";
 import { record } from "../../core/record.ts";
 import { indexLockHeld } from "../../core/lock.ts";
 import { openRepo } from "../../core/repo.ts";
-import { busyReason, ignoredPaths, quietDelay } from "../../core/settle.ts";
+import { busyReason, ignoredPaths, quietDelay } from "../../core/worker-protocol.ts";
 import type { Command } from "../command.ts";
 import { out, write } from "../ui.ts";
 import { leftOutLine } from "./snapshot.ts";
