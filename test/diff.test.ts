@@ -3,21 +3,21 @@ import { describe, expect, test } from "bun:test";
 import { makeRepo } from "./helpers/repo.ts";
 
 describe("git undo diff", () => {
-  test("what each snapshot changed against the one before: refs, HEAD, index, files, stash", () => {
+  test("what each snapshot changed against the one before: refs, HEAD, index, files, stash", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": "a\n" });
-    r.ok("snapshot"); // #1
+    await r.okIn("snapshot"); // #1
     r.write("a.txt", "a\nedited\n");
-    r.ok("snapshot"); // #2: the file
+    await r.okIn("snapshot"); // #2: the file
     r.git(["add", "a.txt"]);
-    r.ok("snapshot"); // #3: the index
+    await r.okIn("snapshot"); // #3: the index
     const commit = r.commit("second");
-    r.ok("snapshot"); // #4: the branch
+    await r.okIn("snapshot"); // #4: the branch
     r.git(["checkout", "-q", "-b", "topic"]);
-    r.ok("snapshot"); // #5: HEAD
+    await r.okIn("snapshot"); // #5: HEAD
     r.write("a.txt", "stashed\n");
     r.git(["stash", "-q"]);
-    r.ok("snapshot"); // #6: the stash (and the file back)
+    await r.okIn("snapshot"); // #6: the stash (and the file back)
 
     expect(r.ok("diff", "2", "--name-only")).toBe("worktree/a.txt\n");
     expect(r.ok("diff", "3", "--name-only")).toBe("index/a.txt\n");
@@ -39,10 +39,10 @@ describe("git undo diff", () => {
     expect(r.ok("diff", "1", "--name-only")).toBe("HEAD\nindex/a.txt\nrefs\nworktree/a.txt\n");
   });
 
-  test("usage errors and unknown snapshots", () => {
+  test("usage errors and unknown snapshots", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": "a\n" });
-    r.ok("snapshot");
+    await r.okIn("snapshot");
     expect(r.undo(["diff"]).code).toBe(129);
     expect(r.undo(["diff", "1", "2", "3"]).code).toBe(129);
     expect(r.undo(["diff", "1", "--stat", "--name-only"]).code).toBe(129);
