@@ -45,12 +45,16 @@ export async function runRestore(request: RestoreRequest, values: Parsed["values
   return result.dryRun && result.plan.blockers.length ? 1 : 0;
 }
 
-export const undo: Command = {
-  name: "undo",
-  usage: ["git undo [<N>] [--force] [--dry-run]", "", "Restores the state N snapshots before the current position (default 1).", "", RESTORE_FLAGS].join("\n"),
-  options: RESTORE_OPTIONS,
-  takesArguments: true,
-  async run({ values, positionals }) {
-    return runRestore({ kind: "undo", steps: steps(positionals, "git undo") }, values);
-  },
-};
+/** `git undo [N]` or `git undo redo [N]`: N snapshots back or forward from the position. */
+export function stepCommand(kind: "undo" | "redo"): Command {
+  const invokedAs = kind === "undo" ? "git undo" : "git undo redo";
+  return {
+    name: kind,
+    usage: [`${invokedAs} [<N>] [--force] [--dry-run]`, "", `Restores the state N snapshots ${kind === "undo" ? "before" : "after"} the current position (default 1).`, "", RESTORE_FLAGS].join("\n"),
+    options: RESTORE_OPTIONS,
+    takesArguments: true,
+    run: ({ values, positionals }) => runRestore({ kind, steps: steps(positionals, invokedAs) }, values),
+  };
+}
+
+export const undo = stepCommand("undo");
