@@ -46,15 +46,6 @@ export function progress(round: number, rounds: number, warmup: number): void {
   if (round + 1 === rounds) process.stderr.write("\n");
 }
 
-/**
- * Point the in-process recorder at a benchmark environment: it reads the
- * environment through Git.here() when a repository is opened.
- */
-export function useEnv(env: Record<string, string>): void {
-  for (const k of Object.keys(process.env)) if (k.startsWith("GIT_")) delete process.env[k];
-  Object.assign(process.env, env);
-}
-
 /** CPU milliseconds of the processes this one has waited for (cutime + cstime, /proc). */
 export function childCpuMs(): number {
   const stat = readFileSync("/proc/self/stat", "latin1");

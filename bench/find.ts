@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { listSnapshots, resolveSnapshotArg } from "../core/history.ts";
 import { record } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
-import { BunFloor, median, timed, useEnv, type Timed } from "./common.ts";
+import { BunFloor, median, timed, type Timed } from "./common.ts";
 import { workingCopy } from "./fixture.ts";
 
 const CLI = join(import.meta.dir, "..", "cli", "main.ts");
@@ -74,9 +74,8 @@ const spawns = { undoLogS: [] as number[], undoLogG: [] as number[], grepAll: []
 const undo = (...a: string[]) => undoCounted(wc.repo, env, a);
 
 try {
-  useEnv(wc.env);
   git("config", "undo.limit", String(SNAPSHOTS + 10));
-  const repo = await openRepo(wc.repo);
+  const repo = await openRepo({ cwd: wc.repo, env: wc.env });
   const base = git("rev-parse", "HEAD").stdout.trim();
   const build = performance.now();
   // The same changes twice: recorded as snapshots, and as a chain of commits (fast-import, one process).
@@ -170,8 +169,7 @@ async function rescueBench(): Promise<boolean> {
   const run = (cmd: string[]) => timed(cmd, wc.repo, env, [0]);
   const git = (...a: string[]) => run(["git", ...a]);
   try {
-    useEnv(wc.env);
-    const repo = await openRepo(wc.repo);
+    const repo = await openRepo({ cwd: wc.repo, env: wc.env });
     const file = (i: number) => join(wc.repo, wc.tracked[(i * 7919) % wc.tracked.length]!);
     const append = (i: number, text: string) => writeFileSync(file(i), `${readFileSync(file(i), "utf8")}${text}\n`);
     let n = 0;

@@ -36,7 +36,6 @@ import {
   readWorkerTrace,
   stopWorker,
   timed,
-  useEnv,
   verdict,
   workerCpuTotal,
 } from "./common.ts";
@@ -266,8 +265,7 @@ async function workerCpu(size: FixtureSize): Promise<boolean> {
   try {
     cli.run(["init"], wc.repo); // the hooks, and a first recording of the whole tree
     await waitFor(() => idle(undoDir), "the worker `git undo init` may have left", 120_000);
-    useEnv(wc.env);
-    const repo = await openRepo(wc.repo);
+    const repo = await openRepo({ cwd: wc.repo, env: wc.env });
     const WARMUP = 1;
     const rounds = WARMUP + ROUNDS;
     let lost = 0;
@@ -301,7 +299,6 @@ async function workerCpu(size: FixtureSize): Promise<boolean> {
       }
 
       commitOne(quiet);
-      useEnv(wc.env);
       const c1 = cpuMs();
       const s0 = spawnCount();
       if (!(await record(repo, { kind: "change" })).created) throw new Error("record() after a commit made no snapshot");

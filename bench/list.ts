@@ -36,7 +36,6 @@ import {
   printTable,
   progress,
   timed,
-  useEnv,
   verdict,
   type CliRun,
 } from "./common.ts";
@@ -155,8 +154,7 @@ async function openHistory(size: FixtureSize, count: number): Promise<History> {
   // Beyond the default 1,000 the first recording would delete most of them.
   gitOut(wc.repo, wc.env, ["config", "undo.limit", "10000"]);
   const buildS = withHistory(wc, cli, count);
-  useEnv(wc.env);
-  const repo = await openRepo(wc.repo);
+  const repo = await openRepo({ cwd: wc.repo, env: wc.env });
   return {
     count,
     wc,
@@ -174,8 +172,6 @@ async function openHistory(size: FixtureSize, count: number): Promise<History> {
 
 /** A round in one history: each case once, the edits reverted and recorded so the next round starts clean. */
 async function historyRound(h: History, round: number): Promise<void> {
-  // The in-process recorder reads this copy's environment (core/git.ts Git.here, core/record.ts).
-  useEnv(h.wc.env);
   h.editor.edit(1, round);
   const before = spawnCount();
   const t = performance.now();

@@ -23,7 +23,7 @@ import { parseArgs } from "node:util";
 import { spawnCount } from "../core/git.ts";
 import { record } from "../core/record.ts";
 import { openRepo, type Repo } from "../core/repo.ts";
-import { BunFloor, Case, Cli, commandNames, Editor, gitOut, gitVersion, loadAverage, printCases, printTable, progress, timed, useEnv, type Sample, type Target } from "./common.ts";
+import { BunFloor, Case, Cli, commandNames, Editor, gitOut, gitVersion, loadAverage, printCases, printTable, progress, timed, type Sample, type Target } from "./common.ts";
 import { benchEnv, describeFixture, parseSizes, workingCopy, type FixtureSize, type WorkingCopy } from "./fixture.ts";
 import { seams } from "../core/seams.ts";
 
@@ -82,8 +82,7 @@ async function main(size: FixtureSize, refFormat: RefFormat): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), "git-undo-bench-record-"));
   try {
     const env = cli.env;
-    useEnv(wc.env);
-    const repo = await openRepo(wc.repo);
+    const repo = await openRepo({ cwd: wc.repo, env: wc.env });
     const first = await record(repo, { kind: "manual" });
     if (!first.created) throw new Error("the first recording should create a snapshot");
 
@@ -217,8 +216,7 @@ async function tagsBench(): Promise<void> {
     const without = join(root, "nokeep");
     Bun.spawnSync({ cmd: ["cp", "-a", withKeep, without] });
 
-    useEnv(env);
-    const repos = { keep: await openRepo(withKeep), none: await openRepo(without) };
+    const repos = { keep: await openRepo({ cwd: withKeep, env }), none: await openRepo({ cwd: without, env }) };
     const recordIn = async (which: "keep" | "none"): Promise<Sample> => {
       seams.noKeep = which === "none";
       const before = spawnCount();

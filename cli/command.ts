@@ -1,5 +1,6 @@
 // The shape of a command, and the parsing every command shares.
 import { usage } from "../core/errors.ts";
+import type { CommandIO } from "./io.ts";
 
 /** A command's options by long name, as node's util.parseArgs describes them. */
 export interface OptionSpec {
@@ -26,7 +27,8 @@ export interface Command {
   takesArguments?: boolean;
   /** Added to the refusal of a stray argument (e.g. "use -m for a message"). */
   argumentHint?: string;
-  run(args: Parsed): Promise<number>;
+  /** Runs in `io`'s folder with its environment (cli/io.ts); returns the exit code. */
+  run(args: Parsed, io: CommandIO): Promise<number>;
 }
 
 /**

@@ -1,7 +1,7 @@
 // git-undo's CLI: pick the command, run it, turn every failure into one line
 // and Git's exit codes (0 done, 1 refused or nothing to do, 128 fatal, 129 usage).
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
 import { runEntry, toolkitRoot } from "../core/bundle.ts";
 import { fatal, UndoError, usage } from "../core/errors.ts";
 import { RestoreRefused } from "../core/plan.ts";
@@ -10,10 +10,11 @@ import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
 import { onRepoOpened } from "../core/repo.ts";
 import { resetConfigWarnings, warnConfigProblems } from "./config-words.ts";
-import { phase, traceStart } from "../core/trace.ts";
+import { phase, traceEnd, traceStart } from "../core/trace.ts";
 import { seamsFromEnv } from "../core/seams.ts";
 import { endPager, resetPager, takePagerOptions } from "./pager.ts";
-import { resetOutput, setColorConfig, takeColorOptions, write, type OutputSink } from "./ui.ts";
+import { resetOutput, setColorConfig, takeColorOptions, write } from "./ui.ts";
+import { useIO, type CommandIO } from "./io.ts";
 import { fitToOutput } from "./wrap.ts";
 
 function mainHelp(): string {
@@ -44,22 +45,30 @@ function version(): string {
 
 const CHDIR_WHY: Record<string, string> = { ENOENT: "No such file or directory", ENOTDIR: "Not a directory", EACCES: "Permission denied" };
 
-/** Git's `-C <path>` before the command: each relative to the one before; an empty path changes nothing. */
-function takeDirectories(argv: string[]): string[] {
+/**
+ * Git's `-C <path>` before the command: each relative to the one before; an
+ * empty path changes nothing. Returns the rest of argv and the folder the
+ * command runs in (the process's own working directory stays as it was).
+ */
+function takeDirectories(argv: string[], cwd: string): { argv: string[]; cwd: string } {
   let i = 0;
   for (; argv[i] === "-C"; i += 2) {
     const dir = argv[i + 1];
     if (dir === undefined) throw usage("no directory given for '-C' (see 'git undo -h')");
     if (dir === "") continue;
+    const to = isAbsolute(dir) || cwd !== "" ? resolve(cwd, dir) : "";
     try {
-      process.chdir(dir);
+      if (to === "") throw Object.assign(new Error("the current directory no longer exists"), { code: "ENOENT" });
+      if (!statSync(to).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+      accessSync(to, constants.X_OK);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? "";
       throw fatal(`cannot change to '${dir}': ${CHDIR_WHY[code] ?? (e as Error).message}`);
     }
-    process.env.PWD = process.cwd();
+    // As chdir would leave it: the physical path, which Git's own paths are in.
+    cwd = realpathSync(to);
   }
-  return argv.slice(i);
+  return { argv: argv.slice(i), cwd };
 }
 
 /** One message on stderr, broken at spaces to the terminal's width (a pipe gets it whole). */
@@ -71,12 +80,14 @@ function say(line: string): void {
  * A command started in a folder that is gone (removed while a shell was in
  * it) fails in one line, before anything asks where it runs.
  */
-function checkCurrentDirectory(): void {
+function checkCurrentDirectory(cwd: string): void {
+  let there = false;
   try {
-    process.cwd();
+    there = cwd !== "" && statSync(cwd).isDirectory();
   } catch {
-    throw fatal("the current directory no longer exists (it was removed); cd into the repository again");
+    /* gone */
   }
+  if (!there) throw fatal("the current directory no longer exists (it was removed); cd into the repository again");
 }
 
 /** Git's answer to an unknown command (help.c): the line, the most similar commands, exit 1. */
@@ -93,10 +104,12 @@ onRepoOpened((repo) => {
   warnConfigProblems(repo);
 });
 
-async function main(rawArgv: string[]): Promise<number> {
-  traceStart();
+async function main(rawArgv: string[], given: CommandIO): Promise<number> {
+  traceStart(given.env);
   // Global options, accepted anywhere as Git accepts them: --color[=<when>], --no-color.
-  const argv = takeDirectories(takePagerOptions(takeColorOptions(rawArgv)));
+  const { argv, cwd } = takeDirectories(takePagerOptions(takeColorOptions(rawArgv)), given.cwd);
+  const io: CommandIO = cwd === given.cwd ? given : { ...given, cwd, env: { ...given.env, PWD: cwd } };
+  useIO(io);
   const [first, ...rest] = argv;
   if (first === "--version") {
     write(1, `${version()}\n`);
@@ -125,25 +138,25 @@ async function main(rawArgv: string[]): Promise<number> {
   // `git undo`, `git undo 3`, `git undo --dry-run`: the undo command itself
   // (a word starting with a digit is a step count, refused there when it is not one).
   if (first === undefined || /^\s*\+?[0-9]/.test(first) || first.startsWith("-")) {
-    checkCurrentDirectory();
+    checkCurrentDirectory(io.cwd);
     const undoCommand = await phase("load undo", () => findCommand("undo")!.load());
     const parsedUndo = parse(undoCommand, argv, "git undo", ["version"]);
     if (parsedUndo === "help") {
       write(1, `${helpText(undoCommand)}\n`);
       return 0;
     }
-    return undoCommand.run(parsedUndo);
+    return undoCommand.run(parsedUndo, io);
   }
   const entry = findCommand(first);
   if (!entry) return unknownCommand(first);
-  checkCurrentDirectory();
+  checkCurrentDirectory(io.cwd);
   const command = await phase(`load ${entry.name}`, () => entry.load());
   const parsed = parse(command, rest, `git undo ${first}`);
   if (parsed === "help") {
     write(1, `${helpText(command)}\n`);
     return 0;
   }
-  return command.run(parsed);
+  return command.run(parsed, io);
 }
 
 /** Every error is one line: a message written over several is joined. */
@@ -154,7 +167,7 @@ const oneLine = (message: string): string =>
     .filter(Boolean)
     .join(" ");
 
-async function report(e: unknown): Promise<number> {
+async function report(e: unknown, env: CommandIO["env"]): Promise<number> {
   if (e instanceof RestoreRefused) {
     // Every reason, worded once (cli/plan-words.ts), one line each.
     const { blockerText } = await import("./plan-words.ts");
@@ -172,34 +185,45 @@ async function report(e: unknown): Promise<number> {
   }
   const err = e as Error;
   say(`fatal: ${oneLine(err?.message ?? String(e))}`);
-  if (process.env.GIT_UNDO_DEBUG) write(2, `${err?.stack ?? ""}\n`);
+  if (env.GIT_UNDO_DEBUG) write(2, `${err?.stack ?? ""}\n`);
   return 128;
 }
 
 /**
- * One command run to its end: the exit code, every failure worded. Each
- * starts from fresh output state, so that several can run one after another
- * in one process (the tests do, with `output` taking both streams); the
- * working directory and the environment are the process's.
+ * One command run to its end in `io`'s folder, with its environment and
+ * streams: the exit code, every failure worded. Each starts from fresh output
+ * state, so that several can run one after another in one process (the tests
+ * do, each with its own io).
  */
-export async function runCommand(argv: string[], output: OutputSink | null = null): Promise<number> {
-  resetOutput(output);
+export async function runCommand(argv: string[], io: CommandIO): Promise<number> {
+  useIO(io);
+  resetOutput();
   resetPager();
   resetConfigWarnings();
-  seamsFromEnv(process.env);
+  seamsFromEnv(io.env);
   let code: number;
   try {
-    code = await main(argv);
+    code = await main(argv, io);
   } catch (e) {
-    code = await report(e);
+    code = await report(e, io.env);
   }
   await endPager();
+  traceEnd();
   return code;
 }
 
-/** The command line run to its end, as the process's exit code. */
+/** The folder the process runs in; "" when it was removed (checkCurrentDirectory words that). */
+function processCwd(): string {
+  try {
+    return process.cwd();
+  } catch {
+    return "";
+  }
+}
+
+/** The command line run to its end, in the process's folder and environment, as the process's exit code. */
 export async function run(argv: string[]): Promise<never> {
-  process.exit(await runCommand(argv));
+  process.exit(await runCommand(argv, { cwd: processCwd(), env: process.env, stdout: null, stderr: null, runtime: process.execPath }));
 }
 
 // A bundle older than the sources hands over to them (core/bundle.ts).

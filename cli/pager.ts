@@ -7,6 +7,7 @@
 import type { Subprocess } from "bun";
 import { gitBool, type Repo } from "../core/repo.ts";
 import { isTerminal, setStdoutSink } from "./ui.ts";
+import { commandIO } from "./io.ts";
 
 let disabled = false;
 let pager: Subprocess<"pipe", "inherit", "inherit"> | null = null;
@@ -42,11 +43,11 @@ export async function startPager(repo: Repo): Promise<void> {
   const command = typeof setting === "string" ? setting : (await repo.git.line(["var", "GIT_PAGER"])).trim();
   if (command === "" || command === "cat") return;
   // Git's defaults for less and lv: quit when it fits, keep colours, leave the screen as it was.
-  const env: Record<string, string | undefined> = { ...process.env, GIT_PAGER_IN_USE: "true" };
+  const env: Record<string, string | undefined> = { ...commandIO().env, GIT_PAGER_IN_USE: "true" };
   env.LESS ??= "FRX";
   env.LV ??= "-c";
   try {
-    pager = Bun.spawn(["sh", "-c", command], { stdin: "pipe", stdout: "inherit", stderr: "inherit", env });
+    pager = Bun.spawn(["sh", "-c", command], { cwd: commandIO().cwd, stdin: "pipe", stdout: "inherit", stderr: "inherit", env });
   } catch {
     return; // no shell: print as if there were no pager
   }

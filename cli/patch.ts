@@ -10,6 +10,7 @@ import { diffArgs, treePair } from "../core/patch.ts";
 import { captureLive } from "../core/capture.ts";
 import type { Repo } from "../core/repo.ts";
 import { colorFlagGiven, colorWhen } from "./ui.ts";
+import { commandEnv } from "./io.ts";
 
 export async function showPatch(repo: Repo, snaps: readonly SnapshotEntry[], snap: Snapshot, against: number | null): Promise<number> {
   const [base, target] = await Promise.all([
@@ -28,7 +29,7 @@ export async function showPatch(repo: Repo, snaps: readonly SnapshotEntry[], sna
  * itself, unless the user told us. `args` gets the colour to pass on.
  */
 export async function gitDiff(repo: Repo, args: (color: "always" | "never" | "auto" | undefined) => string[]): Promise<number> {
-  const color = colorFlagGiven() ? colorWhen() : process.env.NO_COLOR ? "never" : undefined;
+  const color = colorFlagGiven() ? colorWhen() : commandEnv("NO_COLOR") ? "never" : undefined;
   const code = await repo.git.runInteractive(args(color));
   // A pager the user quit early is not an error (Git exits 141 on SIGPIPE).
   return code === 0 || code === 141 ? 0 : 128;

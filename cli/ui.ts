@@ -4,6 +4,7 @@ import type { Colors } from "picocolors/types";
 import { usage } from "../core/errors.ts";
 import { escapeControls, TERMINAL_UNSAFE } from "../core/text.ts";
 import { parseColorWhen, type ColorWhen } from "../core/repo.ts";
+import { commandEnv, commandIO } from "./io.ts";
 
 // picocolors' default export decides on its own at import time, by asking
 // process.stdout whether it is a terminal: setting up that stream costs Bun
@@ -45,14 +46,16 @@ export function colorWhen(): ColorWhen {
 export function colorEnabled(stream?: { isTTY?: boolean }): boolean {
   const when = colorWhen();
   if (when !== "auto") return when === "always";
-  if (process.env.NO_COLOR || process.env.TERM === "dumb") return false;
+  if (commandEnv("NO_COLOR") || commandEnv("TERM") === "dumb") return false;
   if (stream) return Boolean(stream.isTTY);
-  // A terminal is a character device: anything else (a pipe, a file) needs no stream set up to tell.
-  return isCharacterDevice(1) && Boolean(process.stdout.isTTY);
+  // A terminal is a character device: anything else (a pipe, a file, a sink) needs no stream set up to tell.
+  return commandIO().stdout === null && isCharacterDevice(1) && Boolean(process.stdout.isTTY);
 }
 
-/** Whether `fd` is a terminal. node:tty is loaded only for a character device: it costs a command's start ~13 ms. */
-export async function isTerminal(fd: number): Promise<boolean> {
+/** Whether the command's `fd` is a terminal. node:tty is loaded only for a character device: it costs a command's start ~13 ms. */
+export async function isTerminal(fd: 0 | 1 | 2): Promise<boolean> {
+  const io = commandIO();
+  if ((fd === 1 && io.stdout) || (fd === 2 && io.stderr)) return false;
   return isCharacterDevice(fd) && (await import("node:tty")).isatty(fd);
 }
 
@@ -83,16 +86,11 @@ let stdoutSink: ((bytes: Uint8Array) => void) | null = null;
 export function setStdoutSink(sink: ((bytes: Uint8Array) => void) | null): void {
   stdoutSink = sink;
 }
-/** Where both streams go instead of fds 1 and 2 for a command run in-process (cli/main.ts runCommand). */
-export type OutputSink = (fd: 1 | 2, bytes: Uint8Array) => void;
-let outputSink: OutputSink | null = null;
-
-/** A new command's output state: colours decided again, stdout open, the given sink (null: the fds). */
-export function resetOutput(sink: OutputSink | null): void {
+/** A new command's output state: colours decided again, stdout open, no pager. */
+export function resetOutput(): void {
   forced = fromFlag = fromConfig = null;
   closed = false;
   stdoutSink = null;
-  outputSink = sink;
 }
 /**
  * Write to stdout (fd 1) or stderr (fd 2) directly, without setting up
@@ -103,7 +101,8 @@ export function resetOutput(sink: OutputSink | null): void {
 export function write(fd: 1 | 2, text: string): void {
   if (closed && fd === 1) return;
   const bytes = Buffer.from(terminalSafe(text, fd));
-  if (outputSink) return outputSink(fd, bytes);
+  const given = fd === 1 ? commandIO().stdout : commandIO().stderr;
+  if (given) return given(bytes);
   if (fd === 1 && stdoutSink) return stdoutSink(bytes);
   let done = 0;
   try {

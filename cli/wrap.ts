@@ -2,6 +2,7 @@
 // spaces (the terminal would break it mid-word), and a row of key hints drops
 // whole items rather than being cut inside one.
 import { fstatSync } from "node:fs";
+import { commandEnv, commandIO } from "./io.ts";
 
 /** Lines no longer than this are never measured against the terminal: asking its width costs a start ~20 ms. */
 const NARROWEST = 60;
@@ -15,8 +16,9 @@ const widthOf = (s: string): number => Bun.stringWidth(s.replace(SGR, ""));
  * reads it), else the terminal's; null for a pipe or a file, whose lines stay whole.
  */
 export function outputColumns(fd: 1 | 2): number | null {
-  const env = process.env.COLUMNS;
+  const env = commandEnv("COLUMNS");
   if (env !== undefined && /^[1-9][0-9]*$/.test(env.trim())) return Number(env.trim());
+  if ((fd === 1 ? commandIO().stdout : commandIO().stderr) !== null) return null;
   try {
     if (!fstatSync(fd).isCharacterDevice()) return null;
   } catch {

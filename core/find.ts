@@ -28,8 +28,8 @@ const FILE_TREES = ["index", "worktree"] as const;
  * state tree: `src/a.ts` becomes `index/src/a.ts` and `worktree/src/a.ts`.
  * Globs keep their meaning; `:/x` is from the top. Other magic is refused.
  */
-export function statePathspecs(repo: Repo, pathspecs: readonly string[], cwd = process.cwd()): string[] {
-  const prefix = repo.workTree === null ? "" : relative(repo.workTree, cwd).split("\\").join("/");
+export function statePathspecs(repo: Repo, pathspecs: readonly string[]): string[] {
+  const prefix = repo.workTree === null ? "" : relative(repo.workTree, repo.cwd).split("\\").join("/");
   if (prefix.startsWith("..")) throw usage("run git undo log -- <pathspec> inside the working tree");
   const out: string[] = [];
   for (const p of pathspecs) {

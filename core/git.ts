@@ -107,23 +107,33 @@ let spawned = 0;
 /** How many Git processes this process has started (the bench reports it). */
 export const spawnCount = (): number => spawned;
 
+/** An environment as a process is given it: the caller's, never read from this process's own. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
 /**
  * A way of running Git in one place: a working directory and a base environment.
- * `Git.here(cwd)` runs like the user's shell would (for discovery); `bind` pins the
+ * `Git.here(cwd, env)` runs like the user's shell would (for discovery); `bind` pins the
  * repository so that later calls never depend on the caller's environment.
  */
 export class Git {
   private constructor(
     readonly cwd: string,
     private readonly baseEnv: Record<string, string>,
+    /** The caller's locale, for the Git a user reads (runInteractive). */
+    private readonly locale: Env,
     private readonly hooks: ConfigHooks = { names: [] },
   ) {}
 
-  /** `overrides` replace the caller's variables (a repository named by someone else: the worker's). */
-  static here(cwd: string = process.cwd(), overrides: Record<string, string> = {}): Git {
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-    return new Git(cwd, Git.internalEnv({ ...env, ...overrides }));
+  /** Git as the caller's shell would run it, in `cwd` with `env`; `overrides` replace some variables (a repository named by someone else: the worker's). */
+  static here(cwd: string, env: Env, overrides: Record<string, string> = {}): Git {
+    const base: Record<string, string> = {};
+    for (const [k, v] of Object.entries(env)) if (v !== undefined) base[k] = v;
+    return new Git(cwd, Git.internalEnv({ ...base, ...overrides }), { LC_ALL: env.LC_ALL, LANGUAGE: env.LANGUAGE });
+  }
+
+  /** One of the variables Git runs with (the caller's, as bound). */
+  variable(name: string): string | undefined {
+    return this.baseEnv[name];
   }
 
   private static internalEnv(env: Record<string, string>): Record<string, string> {
@@ -145,7 +155,7 @@ export class Git {
     for (const k of LOCATION_VARS) delete env[k];
     env.GIT_DIR = gitDir;
     if (workTree !== null) env.GIT_WORK_TREE = workTree;
-    return new Git(workTree ?? gitDir, env, this.hooks);
+    return new Git(workTree ?? gitDir, env, this.locale, this.hooks);
   }
 
   /** The hooks the configuration defines, switched off from now on (a fresh listing replaces the names). */
@@ -163,8 +173,7 @@ export class Git {
     }
     const cmd = ["git", ...hooksOff(this.hooks, args), ...args];
     spawned++;
-    const trace = process.env.GIT_UNDO_TRACE_SPAWNS;
-    if (trace) appendFileSync(trace, `${args.join(" ")}\n`);
+    this.traceSpawn(args);
     const input = typeof opts.input === "string" ? encodeBytes(opts.input) : opts.input;
     const proc = Bun.spawn({
       cmd: withExactArgs(cmd),
@@ -197,13 +206,12 @@ export class Git {
   async runInteractive(args: readonly string[]): Promise<number> {
     const env = { ...this.baseEnv };
     for (const k of ["LC_ALL", "LANGUAGE"]) {
-      const v = process.env[k];
+      const v = this.locale[k];
       if (v === undefined) delete env[k];
       else env[k] = v;
     }
     spawned++;
-    const trace = process.env.GIT_UNDO_TRACE_SPAWNS;
-    if (trace) appendFileSync(trace, `${args.join(" ")}\n`);
+    this.traceSpawn(args);
     const proc = Bun.spawn({
       cmd: withExactArgs(["git", ...hooksOff(this.hooks, args), ...args]),
       cwd: this.cwd,
@@ -213,6 +221,12 @@ export class Git {
       stderr: "inherit",
     });
     return proc.exited;
+  }
+
+  /** GIT_UNDO_TRACE_SPAWNS=<file>: each Git command line appended to the file (the bench counts them). */
+  private traceSpawn(args: readonly string[]): void {
+    const file = this.baseEnv.GIT_UNDO_TRACE_SPAWNS;
+    if (file) appendFileSync(file, `${args.join(" ")}\n`);
   }
 
   /** stdout as text; throws GitError on failure. */

@@ -576,10 +576,10 @@ export function hookStatus(folder: HooksFolder, root: string, bun: string): Hook
   });
 }
 
-/** The Bun the hooks should start the worker with. */
-export function hookBun(): string {
-  const env = process.env.GIT_UNDO_BUN;
-  return env && existsSync(env) ? env : process.execPath;
+/** The Bun the hooks should start the worker with: GIT_UNDO_BUN when it names one, else the Bun `running` this command. */
+export function hookBun(env: Readonly<Record<string, string | undefined>>, running: string): string {
+  const chosen = env.GIT_UNDO_BUN;
+  return chosen && existsSync(chosen) ? chosen : running;
 }
 
 // Config-defined hooks (Git 2.54 and newer): `hook.<name>.command` run for each

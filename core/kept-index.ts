@@ -313,12 +313,13 @@ function worktreeRecords(out: Uint8Array): WorktreeRecord[] | null {
 /** Digest of the attribute files Git reads besides the working tree's .gitattributes (read before add -A runs). */
 export function attributesDigest(repo: Repo): string {
   const configured = repo.settings.get("core.attributesfile");
-  const xdg = process.env.XDG_CONFIG_HOME || join(homedir(), ".config");
+  const home = repo.env.HOME || homedir();
+  const xdg = repo.env.XDG_CONFIG_HOME || join(home, ".config");
   const files = [
     join(repo.commonDir, "info", "attributes"),
-    configured ? configured.replace(/^~(?=\/|$)/, homedir()) : join(xdg, "git", "attributes"),
+    configured ? configured.replace(/^~(?=\/|$)/, home) : join(xdg, "git", "attributes"),
   ];
-  if (!process.env.GIT_ATTR_NOSYSTEM) files.push("/etc/gitattributes", "/usr/local/etc/gitattributes");
+  if (!repo.env.GIT_ATTR_NOSYSTEM) files.push("/etc/gitattributes", "/usr/local/etc/gitattributes");
   const parts = files.map((f) => {
     try {
       return `${f}\0${Bun.hash(readFileSync(f)).toString(16)}`;

@@ -738,7 +738,7 @@ async function missingConflictBlobs(repo: Repo, s: StateTree, t: StateTree): Pro
 export function currentFolder(repo: Repo): { abs: string; rel: string } | null {
   if (repo.workTree === null) return null;
   try {
-    const here = realpathSync(process.cwd());
+    const here = realpathSync(repo.cwd);
     const top = realpathSync(repo.workTree);
     return here.startsWith(`${top}/`) ? { abs: here, rel: here.slice(top.length + 1) } : null;
   } catch {

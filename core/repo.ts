@@ -1,7 +1,7 @@
 // Repository discovery and git-undo's configuration.
 import { basename, join, resolve } from "node:path";
 import { fatal, usage } from "./errors.ts";
-import { Git, GitError } from "./git.ts";
+import { Git, GitError, type Env } from "./git.ts";
 import { phase } from "./trace.ts";
 
 export type ObjectFormat = "sha1" | "sha256";
@@ -102,6 +102,16 @@ export interface Repo {
   configDigest: string;
   /** Whether no capture has used this configuration since it was read (core/capture.ts useFreshConfig). */
   configFresh: boolean;
+  /** The folder the command runs in (pathspecs and the user's folder are relative to it). */
+  cwd: string;
+  /** The caller's environment: the variables Git reads besides its configuration. */
+  env: Env;
+}
+
+/** Where a command runs: its folder and its environment, as its caller gave them. */
+export interface Place {
+  cwd: string;
+  env: Env;
 }
 
 /** The snapshot ref prefix of a worktree (main: null). */
@@ -121,9 +131,9 @@ export const hashLengthOf = (repo: Repo): number => (repo.objectFormat === "sha2
 export const emptyTreeOf = (repo: Repo): string =>
   repo.objectFormat === "sha256" ? "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321" : "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
-/** Find the repository that contains `cwd`, as Git itself would. */
-export function openRepo(cwd: string = process.cwd()): Promise<Repo> {
-  return phase("open repository", () => discover(cwd));
+/** Find the repository that contains `at.cwd`, as Git itself would with `at.env`. */
+export function openRepo(at: Place): Promise<Repo> {
+  return phase("open repository", () => discover(at));
 }
 
 /**
@@ -137,14 +147,14 @@ export function openRepo(cwd: string = process.cwd()): Promise<Repo> {
  * repository), where GIT_DIR alone would make Git take the git directory for
  * the work tree. The worker records what the user's own `git undo` would.
  */
-export function openHookRepo(gitDir: string, cwd: string): Promise<Repo> {
-  const inGitDir = resolve(cwd) === resolve(gitDir);
-  const env: Record<string, string> = inGitDir ? { GIT_DIR: gitDir, GIT_CONFIG_PARAMETERS: "'core.bare'='true'" } : { GIT_DIR: gitDir, GIT_WORK_TREE: cwd };
-  return phase("open repository", () => discover(cwd, env));
+export function openHookRepo(gitDir: string, at: Place): Promise<Repo> {
+  const inGitDir = resolve(at.cwd) === resolve(gitDir);
+  const overrides: Record<string, string> = inGitDir ? { GIT_DIR: gitDir, GIT_CONFIG_PARAMETERS: "'core.bare'='true'" } : { GIT_DIR: gitDir, GIT_WORK_TREE: at.cwd };
+  return phase("open repository", () => discover(at, overrides));
 }
 
-async function discover(cwd: string, env: Record<string, string> = {}): Promise<Repo> {
-  const here = Git.here(cwd, env);
+async function discover(at: Place, overrides: Record<string, string> = {}): Promise<Repo> {
+  const here = Git.here(at.cwd, at.env, overrides);
   // The configuration is read at the same time, from the same folder: Git
   // finds the same repository for both. rev-parse's failure is the one reported.
   const configRead = readConfig(here);
@@ -204,6 +214,8 @@ async function discover(cwd: string, env: Record<string, string> = {}): Promise<
     settings,
     configDigest,
     configFresh: true,
+    cwd: at.cwd,
+    env: at.env,
   };
   for (const listener of openListeners) listener(repo);
   return repo;

@@ -161,7 +161,7 @@ const identEnv = (c: Committer): Record<string, string | undefined> => ({
  */
 async function committerOf(repo: Repo, configDigest: string | undefined): Promise<Committer> {
   const cache = undoFile(repo.undoDir, "committer");
-  const key = configDigest && !process.env.GIT_COMMITTER_DATE ? JSON.stringify([configDigest, ...IDENT_VARS.map((v) => process.env[v] ?? null)]) : null;
+  const key = configDigest && !repo.env.GIT_COMMITTER_DATE ? JSON.stringify([configDigest, ...IDENT_VARS.map((v) => repo.env[v] ?? null)]) : null;
   const now = Date.now();
   if (key) {
     const known = readJsonFile(cache) as KnownCommitter | null;

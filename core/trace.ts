@@ -4,25 +4,17 @@
 // began (ms since the process started) and how long it took, then the total.
 // Serial waits show as gaps between lines. Nothing is written when it is off.
 
-let enabled: boolean | undefined;
+import { writeSync } from "node:fs";
+
+let enabled = false;
 let gitProcesses = 0;
 let lines = 0;
 
-export function traceOn(): boolean {
-  if (enabled === undefined) {
-    const v = process.env.GIT_UNDO_TRACE;
-    enabled = v !== undefined && v !== "" && v !== "0" && v !== "false";
-  }
-  return enabled;
-}
+export const traceOn = (): boolean => enabled;
 
 function emit(startedAt: number, line: string): void {
-  if (lines++ === 0) {
-    process.once("exit", () =>
-      process.stderr.write(`git-undo trace: ${performance.now().toFixed(1)} ms in all, ${gitProcesses} Git processes\n`),
-    );
-  }
-  process.stderr.write(`git-undo trace: @${startedAt.toFixed(1)} ${(performance.now() - startedAt).toFixed(1)} ms  ${line}\n`);
+  lines++;
+  writeSync(2, `git-undo trace: @${startedAt.toFixed(1)} ${(performance.now() - startedAt).toFixed(1)} ms  ${line}\n`);
 }
 
 /** A Git process that began at `startedAt` (performance.now()) has ended. */
@@ -32,11 +24,21 @@ export function traceGit(args: readonly string[], startedAt: number): void {
 }
 
 /**
- * Bun's start and the loading of the modules the command needed so far: from
- * the process's start to now, from the bundle (.js, core/bundle.ts) or the sources.
+ * A command begins, traced when its environment has GIT_UNDO_TRACE on: the
+ * first line is Bun's start and the loading of the modules the command needed
+ * so far, from the process's start to now, from the bundle (.js, core/bundle.ts) or the sources.
  */
-export function traceStart(): void {
-  if (traceOn()) emit(0, `phase start (Bun and modules, ${import.meta.path.endsWith(".js") ? "bundle" : "sources"})`);
+export function traceStart(env: Readonly<Record<string, string | undefined>>): void {
+  const v = env.GIT_UNDO_TRACE;
+  enabled = v !== undefined && v !== "" && v !== "0" && v !== "false";
+  gitProcesses = lines = 0;
+  if (enabled) emit(0, `phase start (Bun and modules, ${import.meta.path.endsWith(".js") ? "bundle" : "sources"})`);
+}
+
+/** The command has ended: the total time and Git processes, when traced. */
+export function traceEnd(): void {
+  if (enabled && lines > 0) writeSync(2, `git-undo trace: ${performance.now().toFixed(1)} ms in all, ${gitProcesses} Git processes\n`);
+  enabled = false;
 }
 
 /** Runs `work` as a named phase of the command, timed when tracing. */

@@ -25,7 +25,7 @@ import { setPriority } from "node:os";
 import { join } from "node:path";
 import { markerFiles } from "./operation.ts";
 import { claimFile, indexLockHeld, pidAlive, releaseFile, withUndoFile } from "./lock.ts";
-import { processTable, type ProcessTable } from "./proc/index.ts";
+import type { ProcessTable } from "./proc/index.ts";
 import type { Repo } from "./repo.ts";
 import { undoFile, UNDO_FILES } from "./undo-files.ts";
 
@@ -209,7 +209,7 @@ export function leaseHeld(undoDir: string, now = Date.now()): boolean {
  * its command line runs worker/main and names the directory. A pid the
  * system gave to another program since, or a zombie, is not.
  */
-export function isOurWorker(pid: number, gitDir: string, table: ProcessTable | null = processTable()): boolean {
+export function isOurWorker(pid: number, gitDir: string, table: ProcessTable | null): boolean {
   if (!table) return pidAlive(pid);
   const p = table.get([pid]).get(pid);
   if (!p || p.zombie) return false;
@@ -286,10 +286,9 @@ const RESERVATION_WAIT_MS = 1000;
  * worker of ours that lost its lease (stopped, or starved of CPU) keeps the
  * file; its lease is renewed for it, so the hooks stop starting workers.
  */
-export function claimWorker(undoDir: string, gitDir: string, opts: { waitForHook?: boolean } = {}): boolean {
+export function claimWorker(undoDir: string, gitDir: string, table: ProcessTable | null, opts: { waitForHook?: boolean } = {}): boolean {
   const path = undoFile(undoDir, "workerPid");
   const mine = process.pid;
-  const table = processTable();
   clearStrangePidFile(undoDir);
   const deadline = Date.now() + (opts.waitForHook === false ? 0 : RESERVATION_WAIT_MS);
   for (;;) {
@@ -326,7 +325,7 @@ export function claimWorker(undoDir: string, gitDir: string, opts: { waitForHook
  */
 export const LINGER_MS = 30_000;
 
-export function lingerMs(env: NodeJS.ProcessEnv = process.env): number {
+export function lingerMs(env: Readonly<Record<string, string | undefined>>): number {
   const v = env.GIT_UNDO_WORKER_LINGER;
   const n = v === undefined || v.trim() === "" ? NaN : Number(v);
   return Number.isFinite(n) && n >= 0 ? n : LINGER_MS;

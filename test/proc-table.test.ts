@@ -22,6 +22,8 @@ test("ps's elapsed time and lines are read in every form POSIX allows", () => {
   expect(parsePsLine("7 6 01:00 Z+ /usr/bin/git", now)).toMatchObject({ name: "git", zombie: true });
   expect(parsePsLine("7 6 01:00 S my prog", now)).toMatchObject({ name: "my prog" });
   expect(parsePsLine("PID PPID ELAPSED STAT COMM", now)).toBeNull();
+  // An etime no process can have (procps, for one caught as it starts): started now.
+  expect(parsePsLine("7 6 441077234-08:00:10 S sleep", now)).toMatchObject({ startMs: now });
 });
 
 for (const backend of PROCESS_BACKENDS) {

@@ -3,24 +3,18 @@
 // tracked files only (never $HOME's untracked secrets), and a recording opened
 // from a hook (core/repo.ts openHookRepo, what the worker records with) sees
 // the same work tree as the user's own `git undo`, so their snapshots agree.
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { record } from "../core/record.ts";
-import { openHookRepo, openRepo } from "../core/repo.ts";
+import { openHookRepo, openRepo, type Place } from "../core/repo.ts";
 import { isolatedEnv, makeRepo, tempDir, TestRepo } from "./helpers/repo.ts";
 import { entries, snapshotRefs, treeFiles } from "./helpers/snap.ts";
 
-const saved = { ...process.env };
-afterEach(() => {
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-});
-
-/** Run core in-process with `env` (the worker drops the command's GIT_DIR and GIT_WORK_TREE). */
-function inProcess(env: Record<string, string>): void {
-  for (const k of Object.keys(process.env)) if (k.startsWith("GIT_")) delete process.env[k];
-  for (const [k, v] of Object.entries(env)) if (k !== "GIT_DIR" && k !== "GIT_WORK_TREE") process.env[k] = v;
+/** Where core runs in-process as the worker would: in `cwd` with `env` less the command's GIT_DIR and GIT_WORK_TREE (the worker drops them), plus `extra`. */
+function asWorker(cwd: string, env: Record<string, string>, extra: Record<string, string> = {}): Place {
+  const { GIT_DIR: _dir, GIT_WORK_TREE: _tree, ...rest } = env;
+  return { cwd, env: { ...rest, ...extra } };
 }
 
 const SECRET = "-----BEGIN OPENSSH PRIVATE KEY-----\nnot really\n";
@@ -85,9 +79,8 @@ test("a recording opened from a hook sees the work tree the command had: the sam
   expect(r.undo(["snapshot"]).code).toBe(0);
   const [cli] = snapshotRefs(r);
   expect(Object.keys(entries(r, cli!.tree))).toContain("worktree");
-  inProcess(r.env);
   // Git runs the hooks of `git --work-tree=$HOME` in $HOME.
-  const repo = await openHookRepo(cfg, r.dir);
+  const repo = await openHookRepo(cfg, asWorker(r.dir, r.env));
   expect(repo.bare).toBe(false);
   expect(repo.workTree).toBe(r.dir);
   const same = await record(repo, { kind: "change" });
@@ -99,15 +92,12 @@ test("a recording opened from a hook sees the work tree the command had: the sam
   expect(r.g("cat-file", "blob", `${tree}:worktree/.bashrc`)).toBe("edited by hand");
   expect(stored(r, SECRET)).toBe(false);
   // What the worker opened before: GIT_DIR alone makes Git call it bare, and records no files.
-  process.env.GIT_DIR = cfg;
-  expect((await openRepo(r.dir)).bare).toBe(true);
+  expect((await openRepo(asWorker(r.dir, r.env, { GIT_DIR: cfg }))).bare).toBe(true);
 });
 
 test("a snapshot recorded without a work tree is named so by undo, not blamed on undo.worktree", async () => {
   const { r, cfg } = dotfiles();
-  inProcess(r.env);
-  process.env.GIT_DIR = cfg;
-  const bare = await openRepo(r.dir);
+  const bare = await openRepo(asWorker(r.dir, r.env, { GIT_DIR: cfg }));
   expect((await record(bare, { kind: "change" })).created).toBe(true);
   r.write(".bashrc", "later\n");
   expect(r.undo(["snapshot"]).code).toBe(0);
@@ -126,16 +116,13 @@ test("core.worktree on a bare-made repository, and a hook run in the git directo
   viaConfig.env = isolatedEnv(r.home, { GIT_DIR: cfg });
   expect(viaConfig.undo(["snapshot"]).code).toBe(0);
   expect(Object.keys(entries(r, snapshotRefs(r)[0]!.tree))).toContain("worktree");
-  inProcess(r.env);
-  expect((await openHookRepo(cfg, r.dir)).workTree).toBe(r.dir);
+  expect((await openHookRepo(cfg, asWorker(r.dir, r.env))).workTree).toBe(r.dir);
 
   // A non-bare repository whose hook ran in its git directory: no work tree, and not .git for one.
   const plain = makeRepo();
   plain.commit("one", { "a.txt": "1\n" });
-  inProcess(plain.env);
-  const hooked = await openHookRepo(plain.gitDir(), plain.gitDir());
+  const hooked = await openHookRepo(plain.gitDir(), asWorker(plain.gitDir(), plain.env));
   expect(hooked.workTree).toBeNull();
-  process.env.GIT_DIR = plain.gitDir();
-  const guessed = await openRepo(plain.gitDir());
+  const guessed = await openRepo(asWorker(plain.gitDir(), plain.env, { GIT_DIR: plain.gitDir() }));
   expect(guessed.workTree).toBeNull();
 });

@@ -13,7 +13,6 @@ import { worktreeChanges } from "../core/kept-index.ts";
 import { cacheTreeRoot, sharedIndexOf } from "../core/index-file.ts";
 import { openRepo } from "../core/repo.ts";
 import { makeRepo, TestRepo } from "./helpers/repo.ts";
-import { withRepoEnv } from "./helpers/restore.ts";
 import { seams } from "../core/seams.ts";
 
 /** The spec's index and worktree trees, by plain Git on a copy of the real index. */
@@ -35,7 +34,7 @@ function specTrees(r: TestRepo): { index: string; worktree: string } {
 async function recordAndCompare(r: TestRepo): Promise<{ fromKept: boolean }> {
   const suite = seams.verifyKept;
   seams.verifyKept = false;
-  const out = await withRepoEnv(r, async () => record(await openRepo(r.dir), { kind: "manual" })).finally(() => {
+  const out = await (async () => record(await openRepo(r.at()), { kind: "manual" }))().finally(() => {
     seams.verifyKept = suite;
   });
   const { index, worktree } = specTrees(r);
@@ -222,7 +221,7 @@ describe("the kept worktree index", () => {
     const before = readFileSync(kept);
     const described = readFileSync(`${kept}.json`);
     r.write("src/a.c", "previewed\n");
-    const capture = await withRepoEnv(r, async () => captureLive(await openRepo(r.dir)));
+    const capture = await (async () => captureLive(await openRepo(r.at())))();
     expect(capture.fromKept).toBeUndefined();
     expect(capture.state.worktree).toBe(specTrees(r).worktree);
     expect(readFileSync(kept).equals(before)).toBe(true);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { record } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
 import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { withRepoEnv, expectRefusedIn } from "./helpers/restore.ts";
+import { expectRefusedIn } from "./helpers/restore.ts";
 import { latest, snap, snapIn } from "./helpers/snap.ts";
 import { seams } from "../core/seams.ts";
 
@@ -47,7 +47,7 @@ function limited(): TestRepo {
 async function recordInProcess(r: TestRepo, verify: boolean) {
   const suite = seams.verifyKept;
   seams.verifyKept = verify;
-  return withRepoEnv(r, async () => record(await openRepo(r.dir), { kind: "manual" })).finally(() => {
+  return (async () => record(await openRepo(r.at()), { kind: "manual" }))().finally(() => {
     seams.verifyKept = suite;
   });
 }

@@ -1,6 +1,6 @@
 // The snapshot sequence: dedupe, numbering and its retry, undo.limit, the
 // capture lock, and where bare, linked-worktree and SHA-256 repositories record.
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -12,16 +12,6 @@ import { recordLocked } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
 import { CLI, gitAtLeast, makeRepo, refFormatOf, type TestRepo } from "./helpers/repo.ts";
 import { blobText, commitMessage, entries, parents, snap, snapIn, snapshotRefs } from "./helpers/snap.ts";
-
-/** Run core functions in-process as if from inside `r` (its isolated HOME and config). */
-const saved = { ...process.env };
-function inProcess(r: TestRepo): void {
-  for (const [k, v] of Object.entries(r.env)) process.env[k] = v;
-}
-afterEach(() => {
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-});
 
 const numbers = (r: TestRepo, prefix?: string) => snapshotRefs(r, prefix).map((s) => Number(s.ref.slice(-10)));
 
@@ -45,8 +35,7 @@ describe("dedupe", () => {
     const r = makeRepo();
     r.commit("one");
     await snapIn(r);
-    inProcess(r);
-    const repo = await openRepo(r.dir);
+    const repo = await openRepo(r.at());
     const change = await recordLocked(repo, { kind: "change" });
     expect(change.created).toBe(false);
     const restore = await recordLocked(repo, { kind: "restore", restored: 1, from: 1 });
@@ -223,8 +212,7 @@ describe("numbers", () => {
     r.commit("one");
     await snapIn(r);
     r.write("a.c", "a\n");
-    inProcess(r);
-    const repo = await openRepo(r.dir);
+    const repo = await openRepo(r.at());
     const capture = await captureLive(repo);
     // Another recorder won the race for #2.
     r.git(["update-ref", "refs/undo/snapshots/0000000002", snapshotRefs(r)[0]!.commit]);

@@ -13,7 +13,7 @@ import { openRepo } from "../core/repo.ts";
 import { refusal } from "../core/restore/index.ts";
 import { checkWorktree } from "../core/restore/worktree.ts";
 import { fromTemplate, fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { trailersOf, withRepoEnv, expectRefusedIn, numbersIn } from "./helpers/restore.ts";
+import { trailersOf, expectRefusedIn, numbersIn } from "./helpers/restore.ts";
 
 /** Two recorded commits on main: a.txt "base" then "main". */
 /** Built once per file, copied for each test. */
@@ -124,8 +124,8 @@ test("a file on disk differs from the state left (edited after it was recorded):
   r.write("a.txt", "edited after #2 was recorded\n");
   r.write("new.txt", "untracked, after #2\n");
   const before = fingerprint(r);
-  const plan = await withRepoEnv(r, async () => {
-    const repo = await openRepo(r.dir);
+  const plan = await (async () => {
+    const repo = await openRepo(r.at());
     const snaps = await listSnapshots(repo);
     const s = readableSnapshot(snaps, 2);
     const from = { number: 2, tree: s.tree, state: await loadState(repo, s.tree) };
@@ -133,7 +133,7 @@ test("a file on disk differs from the state left (edited after it was recorded):
     expect(plan.blockers).toEqual([]);
     await withScratch(repo, (dir) => checkWorktree(repo, dir, plan));
     return plan;
-  });
+  })();
   const b = plan.blockers.find((x) => x.kind === "not-uptodate");
   expect(b?.names).toEqual(["a.txt"]);
   expect(blockerText(b!)).toMatch(/a file on disk differs from the state being left.*a\.txt/);
@@ -149,12 +149,12 @@ test("an untracked file stands where the target creates one (created after the s
   r.commit("two");
   await r.okIn("snapshot");
   r.write("b.txt", "made after #2, in no snapshot\n");
-  const plan = await withRepoEnv(r, async () => {
-    const repo = await openRepo(r.dir);
+  const plan = await (async () => {
+    const repo = await openRepo(r.at());
     const snaps = await listSnapshots(repo);
     const s = readableSnapshot(snaps, 2);
     return planRestore(repo, { number: 2, tree: s.tree, state: await loadState(repo, s.tree) }, readableSnapshot(snaps, 1));
-  });
+  })();
   expect(plan.blockers.map((b) => b.kind)).toEqual(["untracked-file"]);
   expect(plan.blockers[0]!.names).toEqual(["b.txt"]);
   expect(r.read("b.txt")).toBe("made after #2, in no snapshot\n");

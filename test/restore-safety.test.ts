@@ -21,7 +21,7 @@ import { startNextIndex } from "../core/restore/index-step.ts";
 import { Journal } from "../core/restore/journal.ts";
 import { mergeIndexFor } from "../core/restore/worktree.ts";
 import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { userFingerprint, withRepoEnv, numbersIn } from "./helpers/restore.ts";
+import { userFingerprint, numbersIn } from "./helpers/restore.ts";
 
 /**
  * A directory no one may create or remove files in, root included: chattr +i
@@ -65,8 +65,8 @@ const canLock = (() => {
  * Returns what applyPlan threw, and the journal's rollback failures.
  */
 async function raceMerge(r: TestRepo, target: number, meanwhile: () => void) {
-  return withRepoEnv(r, async () => {
-    const repo = await openRepo(r.dir);
+  return (async () => {
+    const repo = await openRepo(r.at());
     return withScratch(repo, async (scratch) => {
       const capture = await captureLive(repo);
       const latest = unchanged(capture);
@@ -88,7 +88,7 @@ async function raceMerge(r: TestRepo, target: number, meanwhile: () => void) {
       const failures = await journal.rollback();
       return { error, journalWasEmpty, failures };
     });
-  });
+  })();
 }
 
 /** #1: a.txt, b.txt, d/x.txt; #2 (recorded, the state left): a.txt and b.txt edited, d/ replaced by a file d. */

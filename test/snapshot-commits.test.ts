@@ -10,7 +10,6 @@ import { scanNewestUndoRefs, scanRefs, scanUndoRefs } from "../core/refs.ts";
 import { openRepo } from "../core/repo.ts";
 import { UNDO_FILES } from "../core/undo-files.ts";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { withRepoEnv } from "./helpers/restore.ts";
 
 const FORMAT = ["%(refname)", "%(objectname)", "%(tree)", "%(committerdate:unix)", "%(contents)"].join("%00") + "%00%01%00";
 
@@ -50,8 +49,8 @@ describe("a snapshot commit is read as for-each-ref reads it", () => {
       const id = crafted(r, body);
       r.git(["update-ref", `refs/undo/snapshots/${String(i + 1).padStart(10, "0")}`, id]);
     });
-    return withRepoEnv(r, async () => {
-      const repo = await openRepo(r.dir);
+    return (async () => {
+      const repo = await openRepo(r.at());
       // The readers' input as one for-each-ref gave it, bytes kept exactly (core/git.ts text).
       const plain = (await repo.git.text(["for-each-ref", `--format=${FORMAT}`, "refs/undo/"]))
         .split("\0\x01\0\n")
@@ -66,7 +65,7 @@ describe("a snapshot commit is read as for-each-ref reads it", () => {
       expect(await scanUndoRefs(repo)).toEqual(plain); // from the kept file
       expect(read.map((s) => s.message.slice(0, 9))).toEqual(["summary a", "", "signed\n", "two commi", "bad date\n", "caf\udce9 \udcff\n"]);
       expect(read.map((s) => s.date)).toEqual([1700000000, 1700000001, 1700000002, 1700000003, 0, 1700000004]);
-    });
+    })();
   });
 });
 
@@ -78,8 +77,8 @@ describe("the kept snapshot commits", () => {
       r.write("a.txt", `edit ${i}\n`);
       r.ok("snapshot", "-m", `edit ${i} ü`);
     }
-    await withRepoEnv(r, async () => {
-      const repo = await openRepo(r.dir);
+    await (async () => {
+      const repo = await openRepo(r.at());
       const plain = byForEachRef(r);
       expect(await scanUndoRefs(repo)).toEqual(plain);
       expect(existsSync(cacheFile(r))).toBe(true);
@@ -93,7 +92,7 @@ describe("the kept snapshot commits", () => {
       expect(await scanUndoRefs(repo)).toEqual(fewer);
       writeFileSync(cacheFile(r), `${JSON.stringify([fewer[0]!.commit, fewer[0]!.ref, "x", "1", "forged"])}\n`);
       expect(await scanUndoRefs(repo)).toEqual(fewer);
-    });
+    })();
   });
 
   test("a non-commit or symbolic ref under refs/undo/ is no snapshot; a huge message is read each time, not kept", async () => {
@@ -106,14 +105,14 @@ describe("the kept snapshot commits", () => {
     const tree = r.g("rev-parse", "HEAD^{tree}");
     const big = crafted(r, `tree ${tree}\nauthor A <a@b> 1 +0000\ncommitter C <c@d> 1 +0000\n\n${"x".repeat(20_000)}\n`);
     r.git(["update-ref", "refs/undo/snapshots/0000000004", big]);
-    await withRepoEnv(r, async () => {
-      const repo = await openRepo(r.dir);
+    await (async () => {
+      const repo = await openRepo(r.at());
       const seen = await scanUndoRefs(repo);
       expect(seen.map((s) => s.ref)).toEqual(["refs/undo/snapshots/0000000001", "refs/undo/snapshots/0000000004"]);
       expect(seen[1]!.message).toHaveLength(20_001);
       expect(readFileSync(cacheFile(r), "utf8")).not.toContain(big);
       expect(await scanUndoRefs(repo)).toEqual(seen);
-    });
+    })();
   });
 });
 
@@ -126,8 +125,8 @@ test("a new commit is appended; once most lines name snapshots that are gone, th
   const ref = (i: number) => `refs/undo/snapshots/${String(i + 1).padStart(10, "0")}`;
   r.git(["update-ref", "--stdin"], { input: ids.map((id, i) => `create ${ref(i)} ${id}\n`).join("") });
   const lines = () => readFileSync(cacheFile(r), "utf8").trimEnd().split("\n");
-  await withRepoEnv(r, async () => {
-    const repo = await openRepo(r.dir);
+  await (async () => {
+    const repo = await openRepo(r.at());
     await scanUndoRefs(repo);
     expect(lines()).toHaveLength(80);
     const extra = crafted(r, `tree ${tree}\nauthor A <a@b> 1 +0000\ncommitter C <c@d> 1800000000 +0000\n\nlater\n`);
@@ -141,7 +140,7 @@ test("a new commit is appended; once most lines name snapshots that are gone, th
     expect(left.map((s) => s.commit)).toEqual([...ids.slice(75), extra]);
     expect(lines().map((l) => JSON.parse(l)[0])).toEqual([...ids.slice(75), extra]);
     expect(await scanUndoRefs(repo)).toEqual(left);
-  });
+  })();
 });
 
 test("list -n reads only the newest commits, from the end of the file, and never drops the lines of the others", async () => {
@@ -155,8 +154,8 @@ test("list -n reads only the newest commits, from the end of the file, and never
   r.git(["update-ref", "--stdin"], { input: ids.map((id, i) => `create ${ref(i)} ${id}\n`).join("") });
   const lines = () => readFileSync(cacheFile(r), "utf8").trimEnd().split("\n");
   const newestOf = <T,>(all: T[], n: number): T[] => all.slice(-n);
-  await withRepoEnv(r, async () => {
-    const repo = await openRepo(r.dir);
+  await (async () => {
+    const repo = await openRepo(r.at());
     const prefix = "refs/undo/snapshots/";
     const all = await scanUndoRefs(repo, prefix);
     expect(all).toEqual(byForEachRef(r, prefix));
@@ -180,7 +179,7 @@ test("list -n reads only the newest commits, from the end of the file, and never
     r.git(["update-ref", ref(200), r.g("rev-parse", "t1")]);
     const newest = decodeNewest(await scanNewestUndoRefs(repo, prefix, 5), prefix, 5);
     expect(newest.map((s) => s.ref)).toEqual(newestOf(all, 5).map((s) => s.ref));
-  });
+  })();
 });
 
 describe("refs outside refs/undo/", () => {
@@ -190,13 +189,13 @@ describe("refs outside refs/undo/", () => {
     r.ok("snapshot");
     const names = ["refs/u", "refs/un/x", "refs/und", "refs/undox/y/z", "refs/undo-x", "refs/uxyz/q", "refs/Undo/x", "refs/notes/n", "refs/heads/deep/er/x", "refs/x"];
     for (const n of names) r.git(["update-ref", n, "HEAD"]);
-    await withRepoEnv(r, async () => {
-      const repo = await openRepo(r.dir);
+    await (async () => {
+      const repo = await openRepo(r.at());
       const listed = (await scanRefs(repo)).refs.map((l) => l.name);
       const all = r.g("for-each-ref", "--format=%(refname)").split("\n").filter((n) => !n.startsWith("refs/undo/"));
       expect(listed).toEqual(all);
       for (const n of names) expect(listed).toContain(n);
       expect(listed.some((n) => n.startsWith("refs/undo/"))).toBe(false);
-    });
+    })();
   });
 });

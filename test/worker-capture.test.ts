@@ -12,14 +12,13 @@ import { openRepo } from "../core/repo.ts";
 import { restoreMark, takeMark } from "../core/worker-protocol.ts";
 import { captureIntact } from "../worker/main.ts";
 import { markingRepo } from "./helpers/auto.ts";
-import { useRepoEnv } from "./helpers/env.ts";
 
 
 test("a command that wrote files during the reading tears it; one that only wrote the index does not", async () => {
   const { r, undo, release } = markingRepo({ "a.txt": "a\n", "b.txt": "b\n" });
   try {
-    await useRepoEnv(r, async () => {
-      const repo = await openRepo(r.dir);
+    await (async () => {
+      const repo = await openRepo(r.at());
       const indexFile = repo.indexFile;
       // Nothing happened: whole.
       let before = indexIdentity(indexFile);
@@ -39,7 +38,7 @@ test("a command that wrote files during the reading tears it; one that only wrot
       r.write("b.txt", "edited\n");
       r.git(["add", "b.txt"], { env: { GIT_UNDO_INTERNAL: "1" } });
       expect(await captureIntact(repo, undo, before)).toBe(false);
-    });
+    })();
   } finally {
     release();
   }
@@ -53,8 +52,8 @@ test("a torn reading records nothing, and its mark is put back for the next reco
     r.write("a.txt", "edited before\n");
     r.git(["add", "a.txt"]);
     expect(takeMark(undo)).toBe(true);
-    await useRepoEnv(r, async () => {
-      const repo = await openRepo(r.dir);
+    await (async () => {
+      const repo = await openRepo(r.at());
       const before = indexIdentity(repo.indexFile);
       // The next command starts while the state is read: it checks the files out again.
       const intact = async () => {
@@ -63,7 +62,7 @@ test("a torn reading records nothing, and its mark is put back for the next reco
         return captureIntact(repo, undo, before);
       };
       await expect(record(repo, { kind: "change", intact })).rejects.toBeInstanceOf(CaptureTorn);
-    });
+    })();
     expect(r.snapshots()).toHaveLength(count);
     // The worker puts the taken mark back beside the new one: one recording covers both commands.
     restoreMark(undo);

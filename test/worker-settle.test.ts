@@ -5,6 +5,7 @@ import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { claimWorker, hasMark, lastLogLines, LOG_LIMIT, logLine, releaseWorker, takeMark } from "../core/worker-protocol.ts";
+import { processTable } from "../core/proc/index.ts";
 import { scrubEnvironment } from "../worker/main.ts";
 import { NO_PROCESS_QUIET_MS, RUNNING_QUIET_MS, settleDelay, type SettleView } from "../worker/settle.ts";
 import { list, settled, waitFor } from "./helpers/auto.ts";
@@ -73,8 +74,7 @@ function fakeWorker(gitDir: string) {
 
 for (const backend of PROCESS_BACKENDS) {
   test(`claiming worker.pid (${backend}): a worker of ours is left alone, anything else is taken over`, async () => {
-    const saved = process.env.GIT_UNDO_PROCESS_TABLE;
-    process.env.GIT_UNDO_PROCESS_TABLE = backend;
+    const table = processTable({ GIT_UNDO_PROCESS_TABLE: backend });
     const dir = tempDir("undo");
     const gitDir = tempDir("git");
     const file = join(dir, "worker.pid");
@@ -82,7 +82,7 @@ for (const backend of PROCESS_BACKENDS) {
     const stranger = Bun.spawn({ cmd: ["sleep", "30"], stdout: "ignore" });
     try {
       await Bun.sleep(50);
-      expect(claimWorker(dir, gitDir, { waitForHook: false })).toBe(true);
+      expect(claimWorker(dir, gitDir, table, { waitForHook: false })).toBe(true);
       expect(readFileSync(file, "utf8")).toBe(`${process.pid}\n`);
       // Its lease: the file's time is ahead of the clock.
       expect(statSync(file).mtimeMs).toBeGreaterThan(Date.now());
@@ -90,7 +90,7 @@ for (const backend of PROCESS_BACKENDS) {
       expect(existsSync(file)).toBe(false);
       // A live worker of ours for this git dir keeps the file.
       writeFileSync(file, `${ours.pid}\n`);
-      expect(claimWorker(dir, gitDir, { waitForHook: false })).toBe(false);
+      expect(claimWorker(dir, gitDir, table, { waitForHook: false })).toBe(false);
       expect(readFileSync(file, "utf8")).toBe(`${ours.pid}\n`);
       releaseWorker(dir); // not ours: stays
       expect(existsSync(file)).toBe(true);
@@ -98,11 +98,11 @@ for (const backend of PROCESS_BACKENDS) {
       // a dead one, and what is no pid at all are taken over.
       for (const content of [`${stranger.pid}\n`, "999999999\n", "-1\n", "0\n", "garbage", ""]) {
         writeFileSync(file, content);
-        expect(claimWorker(dir, gitDir, { waitForHook: false })).toBe(true);
+        expect(claimWorker(dir, gitDir, table, { waitForHook: false })).toBe(true);
         expect(readFileSync(file, "utf8")).toBe(`${process.pid}\n`);
       }
       writeFileSync(file, `${ours.pid}\n`);
-      expect(claimWorker(dir, tempDir("other-git"), { waitForHook: false })).toBe(true);
+      expect(claimWorker(dir, tempDir("other-git"), table, { waitForHook: false })).toBe(true);
       releaseWorker(dir);
 
       writeFileSync(join(dir, "pending"), "\n");
@@ -114,8 +114,6 @@ for (const backend of PROCESS_BACKENDS) {
     } finally {
       ours.kill();
       stranger.kill();
-      if (saved === undefined) delete process.env.GIT_UNDO_PROCESS_TABLE;
-      else process.env.GIT_UNDO_PROCESS_TABLE = saved;
     }
   });
 }
@@ -126,7 +124,7 @@ test("a hook's reservation: the worker it starts waits for its pid in the file",
   // The starting hook (here a shell, alive) holds the file, then writes the new worker's pid.
   const hook = Bun.spawn(["sh", "-c", `printf '%s\\n' "$$" >"$1"; sleep 0.3; printf '%s\\n' "$2" >|"$1"`, "sh", file, String(process.pid)]);
   await waitFor(() => existsSync(file) && readFileSync(file, "utf8").trim() === String(hook.pid), "the hook's reservation");
-  expect(claimWorker(dir, "/nowhere")).toBe(true);
+  expect(claimWorker(dir, "/nowhere", processTable(process.env))).toBe(true);
   expect(readFileSync(file, "utf8")).toBe(`${process.pid}\n`);
   await hook.exited;
   releaseWorker(dir);

@@ -133,11 +133,12 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       import("../core/index-file.ts"),
     ]);
     // As the Git command that ran the hook saw it: a dotfiles repository's work tree, a push's none.
-    return { repo: await openHookRepo(gitDir, cwd), record: recorder.record, CaptureTorn, indexIdentity };
+    return { repo: await openHookRepo(gitDir, { cwd, env: process.env }), record: recorder.record, CaptureTorn, indexIdentity };
   })();
   opening.catch(() => {}); // awaited below
   let opened: Awaited<typeof opening> | null = null;
-  const commands = new CommandWatch(processTable());
+  const table = processTable(process.env);
+  const commands = new CommandWatch(table);
   let cursor: MarkCursor | null = null;
   let firstSeen: number | null = null;
   let failures = 0;
@@ -157,13 +158,13 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         firstSeen = null;
         // Nothing to record: stay a while for the next mark, so that a burst
         // of commands with pauses starts one worker, not one per pause.
-        if (await lingerForMark(undoDir, lingerMs(), marks)) continue;
+        if (await lingerForMark(undoDir, lingerMs(process.env), marks)) continue;
         // Leave the pid file first, then look again: a hook that saw us
         // alive may have marked in between, and then nobody else would record.
         trace("stop");
         releaseWorker(undoDir);
         if (!hasMark(undoDir) && !hasTaken(undoDir)) return;
-        if (!claimWorker(undoDir, gitDir, { waitForHook: false })) return;
+        if (!claimWorker(undoDir, gitDir, table, { waitForHook: false })) return;
         trace("start");
         continue;
       }
@@ -255,7 +256,7 @@ export async function main(argv: string[]): Promise<number> {
   const cwd = resolve(cwdArg ?? gitDir);
   const undoDir = join(gitDir, "undo");
   // Claim first, before loading the recorder, so a worker that loses the race costs little.
-  if (!claimWorker(undoDir, gitDir)) {
+  if (!claimWorker(undoDir, gitDir, processTable(process.env))) {
     trace("lost");
     return 0;
   }

@@ -26,11 +26,11 @@ export const diff: Command = {
   ].join("\n"),
   options: { stat: { type: "boolean" }, "name-only": { type: "boolean" } },
   takesArguments: true,
-  async run({ values, positionals }) {
+  async run({ values, positionals }, io) {
     if (positionals.length < 1 || positionals.length > 2) throw usage("git undo diff takes one or two snapshot numbers, such as 'git undo diff 12' or 'git undo diff 10 12'");
     if (values.stat && values["name-only"]) throw usage("--stat and --name-only cannot be used together");
     const format: DiffFormat = values.stat ? "stat" : values["name-only"] ? "name-only" : "patch";
-    const repo = await openRepo();
+    const repo = await openRepo(io);
     const snaps = await listSnapshots(repo);
     const numbers = await Promise.all(positionals.map((arg) => resolveSnapshotArg(repo, arg, snaps)));
     const first = readableSnapshot(snaps, numbers[0]!);

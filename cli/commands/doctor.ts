@@ -105,9 +105,9 @@ export const doctor: Command = {
   name: "doctor",
   usage: "git undo doctor\n\nExits 1 when it finds a problem.",
   options: {},
-  async run() {
+  async run(_, io) {
     problemsWordedByCommand("all"); // listed below, each with what applies instead
-    const repo = await openRepo();
+    const repo = await openRepo(io);
     let problems = 0;
     const ok = (msg: string) => out(`${color.green("ok")}       ${msg}`);
     const bad = (msg: string) => {
@@ -142,7 +142,7 @@ export const doctor: Command = {
     else bad(`recording is off here: init has not run here (no ${undoFile(repo.undoDir, "hooksEnabled")}); ${runInit}`);
     for (const p of repo.config.problems) bad(`${problemText(p)}; ${fallbackText(p.key)}`);
 
-    const bun = hookBun();
+    const bun = hookBun(io.env, io.runtime);
     const bunsSeen = new Set<string>();
     const files = hookStatus(folder, TOOLKIT_ROOT, bun);
     if (undoHook) {
@@ -208,7 +208,7 @@ export const doctor: Command = {
     // Started as the hooks start it: no bunfig.toml or .env from this repository, no cache in $HOME.
     const check = Bun.spawnSync({
       cmd: [bun, "--config=/dev/null", "--no-env-file", "--no-install", join(TOOLKIT_ROOT, "worker", "main.ts"), "--check"],
-      env: { ...process.env, BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0" },
+      env: { ...io.env, BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0" },
       stdout: "pipe",
       stderr: "pipe",
       stdin: "ignore",
@@ -294,7 +294,7 @@ export const doctor: Command = {
     // What answers to `git undo`: Git looks in its exec path, then PATH, and only then at aliases.
     const ours = real(join(TOOLKIT_ROOT, "cli", "git-undo"));
     const execPath = await repo.git.line(["--exec-path"]);
-    const dirs = [execPath, ...(process.env.PATH ?? "").split(":").filter(Boolean)];
+    const dirs = [execPath, ...(io.env.PATH ?? "").split(":").filter(Boolean)];
     const found = dirs.map((d) => join(d, "git-undo")).find(executable);
     const alias = await repo.git.run(["config", "--get", "alias.undo"], { okExit: [1] });
     const aliasValue = new TextDecoder().decode(alias.stdout).trim();

@@ -22,12 +22,12 @@ export const gc: Command = {
     "deleted snapshots held stay in .git until 'git gc' prunes them.",
   ].join("\n"),
   options: { expire: { type: "string" }, "dry-run": { type: "boolean", short: "n" } },
-  async run({ values }) {
+  async run({ values }, io) {
     const given = str(values.expire);
     const ageGiven = given === undefined ? undefined : parseAge("--expire", given);
     // Without --expire, gc acts on undo.expire: a value it cannot read is its refusal, not a warning.
     if (given === undefined) problemsWordedByCommand(["undo.expire"]);
-    const repo = await openRepo();
+    const repo = await openRepo(io);
     const bad = repo.config.problems.find((p) => p.key === "undo.expire");
     if (given === undefined && bad) throw refuse(`${problemText(bad)}; git undo gc deletes nothing until it is fixed (or is given --expire <age>)`);
     const age = ageGiven !== undefined ? ageGiven : repo.config.expireSeconds;

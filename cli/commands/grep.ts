@@ -43,12 +43,12 @@ export const grep: Command = {
     json: { type: "boolean" },
   },
   takesArguments: true,
-  async run({ values, positionals }) {
+  async run({ values, positionals }, io) {
     const [pattern, ...which] = positionals;
     if (pattern === undefined) throw usage("git undo grep needs a pattern, such as 'git undo grep TODO --all'");
     if (values.all && which.length) throw usage("git undo grep takes snapshot numbers or --all, not both");
     if (!values.all && !which.length && !values.lost) throw usage("git undo grep needs what to search: snapshot numbers (git undo grep <pattern> 12), --all or --lost");
-    const repo = await openRepo();
+    const repo = await openRepo(io);
     const opts: GrepOptions = { ignoreCase: Boolean(values["ignore-case"]), fixedStrings: Boolean(values["fixed-strings"]), extendedRegexp: Boolean(values["extended-regexp"]) };
     const searchSnapshots = async (): Promise<GrepMatch[]> => {
       if (!values.all && !which.length) return [];

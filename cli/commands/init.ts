@@ -52,7 +52,7 @@ export const removedText = (r: RemovedHook): string =>
   r.restored ? `put your hook back at ${r.path} (from ${r.path}.local)` : `${r.deleted ? "removed" : "removed git-undo's block from"} ${r.path}`;
 
 /** Why init left these hooks alone, and the ways on: chain them, call git-undo's hook from them, or (Git 2.54+) config hooks. */
-export function unchainedText(hooks: readonly Unchained[], opts: { configHooks: boolean }): string {
+export function unchainedText(hooks: readonly Unchained[], opts: { configHooks: boolean; bun: string }): string {
   const what = hooks.map((u) =>
     u.why === "symlink"
       ? `${u.path} is a symbolic link (to ${u.detail}), which may be shared: git-undo does not edit it`
@@ -63,7 +63,7 @@ export function unchainedText(hooks: readonly Unchained[], opts: { configHooks: 
     `Either run 'git undo init --chain': it keeps ${hooks.length === 1 ? "that hook" : "each"} as <hook>.local and installs git-undo's hook in its place,`,
     "which runs yours with the same arguments and stdin and ends with its exit status ('git undo uninstall' puts yours back);",
     "or have your hook run this with the hook's arguments, then run 'git undo init' again:",
-    `    ${hookCallLine(TOOLKIT_ROOT, hookBun())} <arguments>`,
+    `    ${hookCallLine(TOOLKIT_ROOT, opts.bun)} <arguments>`,
     ...(opts.configHooks ? ["or drop --file-hooks: this Git runs hooks from the configuration, which leaves your hook files alone."] : []),
   ].join("\n");
 }
@@ -111,12 +111,13 @@ export const init: Command = {
     "                     its exit status ('git undo uninstall' puts yours back)",
   ].join("\n"),
   options: { "global-hooks": { type: "boolean" }, "file-hooks": { type: "boolean" }, chain: { type: "boolean" } },
-  async run({ values }) {
-    const repo = await openRepo();
+  async run({ values }, io) {
+    const repo = await openRepo(io);
+    const bun = hookBun(io.env, io.runtime);
     const configHooks = versionAtLeast(await gitVersion(repo), CONFIG_HOOKS_SINCE);
     const viaConfig = !values["file-hooks"] && configHooks;
     if (viaConfig) {
-      const done = await installConfigHook(repo, TOOLKIT_ROOT, hookBun());
+      const done = await installConfigHook(repo, TOOLKIT_ROOT, bun);
       // One way at a time: hook files of an earlier init would make every Git command start the hooks twice.
       const folders = (await candidateFolders(repo)).filter((f) => !f.problem && f.where !== "outside");
       for (const r of removeHooks(repo, folders)) out(`${removedText(r)} (the configuration runs the hooks now)`);
@@ -128,10 +129,10 @@ export const init: Command = {
         out(`note: hook.${CONFIG_HOOK}.enabled is false${done.disabledIn ? ` (in ${done.disabledIn})` : ""}, so Git runs none of them: git config --unset hook.${CONFIG_HOOK}.enabled turns them on`);
       }
     } else {
-      const options = { bun: hookBun(), globalHooks: Boolean(values["global-hooks"]) };
+      const options = { bun, globalHooks: Boolean(values["global-hooks"]) };
       let plan = await planInstall(repo, { ...options, chain: Boolean(values.chain) });
       if (plan.unchained.length) {
-        if (!(await askToChain(plan.unchained))) throw refuse(unchainedText(plan.unchained, { configHooks }));
+        if (!(await askToChain(plan.unchained))) throw refuse(unchainedText(plan.unchained, { configHooks, bun }));
         plan = await planInstall(repo, { ...options, chain: true });
       }
       applyInstall(repo, plan);

@@ -136,8 +136,8 @@ export const list: Command = {
   },
   // Pathspecs, as `git log -- <path>` takes them.
   takesArguments: true,
-  async run({ values, positionals, afterDashes }) {
-    const repo = await openRepo();
+  async run({ values, positionals, afterDashes }, io) {
+    const repo = await openRepo(io);
     const limit = count("-n", str(values["max-count"]));
     const since = str(values.since);
     const until = str(values.until);

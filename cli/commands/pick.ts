@@ -10,7 +10,7 @@ import type { StateSide } from "../../core/plan.ts";
 import { captureLive, unchanged } from "../../core/capture.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
-import { color, out, RECORDING_OFF } from "../ui.ts";
+import { color, isTerminal, out, RECORDING_OFF } from "../ui.ts";
 import { hooksEnabled } from "../../core/hooks.ts";
 import { PickModel, rowsOf } from "../pick/model.ts";
 import { planPreviews, type PreviewSource } from "../pick/preview.ts";
@@ -42,12 +42,12 @@ export const pick: Command = {
     "    Ctrl-C                              leave, changing nothing",
   ].join("\n"),
   options: {},
-  async run() {
+  async run(_, io) {
     // The picker is a conversation with a person: refuse before touching anything.
-    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    if (!(await isTerminal(0)) || !(await isTerminal(1))) {
       throw refuse("git undo pick needs a terminal; use 'git undo list' to see the snapshots and 'git undo restore <n>' to restore one");
     }
-    const repo = await openRepo();
+    const repo = await openRepo(io);
     const snaps = await listSnapshots(repo);
     if (!snaps.length) throw refuse(`nothing to pick: ${hooksEnabled(repo) ? "no snapshots yet (git undo snapshot records one)" : RECORDING_OFF}`);
     const model = new PickModel(rowsOf(snaps, position(snaps)));
@@ -97,15 +97,15 @@ export const pick: Command = {
       // Exactly `git undo rescue <id>`: a named content goes back to its path.
       const work = await lost;
       const item = work.items.find((i) => i.id.startsWith(action.id))!;
-      return runRestore({ kind: "rescue", rescue: rescueTarget(work, action.id, item.kind === "file" ? item.path : null) }, {});
+      return runRestore({ kind: "rescue", rescue: rescueTarget(work, action.id, item.kind === "file" ? item.path : null) }, {}, io);
     }
     // Exactly `git undo restore <n>`, `revert <n>` or `restore <n> -- <path>`: the same checks, restore and report.
-    if (action.kind === "revert") return runRestore({ kind: "revert", number }, {});
+    if (action.kind === "revert") return runRestore({ kind: "revert", number }, {}, io);
     if (action.kind === "file") {
       const selection = { parts: ["index", "worktree"] as Part[], paths: [`:(top,literal)${action.path}`], refs: [] };
-      return runRestore({ kind: "partial", number, selection }, {});
+      return runRestore({ kind: "partial", number, selection }, {}, io);
     }
-    return runRestore({ kind: "restore", number }, {});
+    return runRestore({ kind: "restore", number }, {}, io);
   },
 };
 

@@ -42,10 +42,10 @@ export const rescue: Command = {
   // -n counts the list here, as in `git undo list`; --dry-run has no short form.
   options: { force: RESTORE_OPTIONS.force!, "dry-run": { type: "boolean" }, "max-count": { type: "string", short: "n" }, json: { type: "boolean" } },
   takesArguments: true,
-  async run({ values, positionals }) {
+  async run({ values, positionals }, io) {
     const limit = count("-n", str(values["max-count"]));
     if (positionals.length > 2) throw usage("git undo rescue takes one id, and a path for a file's content: git undo rescue <id> -- <path>");
-    const repo = await openRepo();
+    const repo = await openRepo(io);
     const [id, path] = positionals;
     if (id === undefined) {
       if (values["dry-run"] || values.force) throw usage("--dry-run and --force go with an id: git undo rescue <id> --dry-run");
@@ -54,14 +54,14 @@ export const rescue: Command = {
     if (limit !== undefined || values.json) throw usage("-n and --json are for the list: git undo rescue [-n <count>] [--json]");
     const work = await findLost(repo);
     const target = rescueTarget(work, id, path === undefined ? null : fromTop(repo, path));
-    return runRestore({ kind: "rescue", rescue: target }, values);
+    return runRestore({ kind: "rescue", rescue: target }, values, io);
   },
 };
 
 /** A path typed from the current directory, as a path from the top of the working tree. */
 function fromTop(repo: Repo, path: string): string {
   if (repo.workTree === null) throw usage("a bare repository has no files to write");
-  const prefix = relative(repo.workTree, process.cwd()).split("\\").join("/");
+  const prefix = relative(repo.workTree, repo.cwd).split("\\").join("/");
   if (prefix.startsWith("..")) throw usage("run git undo rescue <id> -- <path> inside the working tree");
   const rel = posix.normalize(posix.isAbsolute(path) ? relative(repo.workTree, path).split("\\").join("/") : posix.join(prefix, path));
   if (rel === "." || rel === "" || rel === ".." || rel.startsWith("../") || rel.endsWith("/")) throw usage(`'${escapeControls(path)}' is not a file path inside the working tree`);

@@ -47,14 +47,14 @@ export const restore: Command = {
     only: { type: "string", multiple: true },
   },
   takesArguments: true,
-  async run({ values, positionals }) {
+  async run({ values, positionals }, io) {
     if (positionals.length === 0) throw usage("git undo restore takes a snapshot number, such as 'git undo restore 12'");
     const [arg, ...paths] = positionals as [string, ...string[]];
     const selection = partialSelection(values, paths);
     // A number needs no repository yet; a date is resolved against this worktree's snapshots.
-    const n = await resolveSnapshotArg(() => openRepo(), arg);
-    if (selection === null) return runRestore({ kind: "restore", number: n }, values);
-    return runRestore({ kind: "partial", number: n, selection }, values);
+    const n = await resolveSnapshotArg(() => openRepo(io), arg);
+    if (selection === null) return runRestore({ kind: "restore", number: n }, values, io);
+    return runRestore({ kind: "partial", number: n, selection }, values, io);
   },
 };
 

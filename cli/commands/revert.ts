@@ -22,9 +22,9 @@ export const revert: Command = {
   ].join("\n"),
   options: RESTORE_OPTIONS,
   takesArguments: true,
-  async run({ values, positionals }) {
+  async run({ values, positionals }, io) {
     if (positionals.length !== 1) throw usage("git undo revert takes one snapshot number, such as 'git undo revert 17'");
-    const n = await resolveSnapshotArg(() => openRepo(), positionals[0]!);
-    return runRestore({ kind: "revert", number: n }, values);
+    const n = await resolveSnapshotArg(() => openRepo(io), positionals[0]!);
+    return runRestore({ kind: "revert", number: n }, values, io);
   },
 };

@@ -30,9 +30,9 @@ export const show: Command = {
   ].join("\n"),
   options: { json: { type: "boolean" }, patch: { type: "boolean", short: "p" }, against: { type: "string" } },
   takesArguments: true,
-  async run({ values, positionals }) {
+  async run({ values, positionals }, io) {
     if (positionals.length !== 1) throw usage("git undo show takes one snapshot number, such as 'git undo show 12'");
-    const repo = await openRepo();
+    const repo = await openRepo(io);
     const snaps = await listSnapshots(repo);
     const snap = readableSnapshot(snaps, await resolveSnapshotArg(repo, positionals[0]!, snaps));
     if (values.patch || values.against !== undefined) {

@@ -26,8 +26,8 @@ export const snapshot: Command = {
   ].join("\n"),
   options: { message: { type: "string", short: "m" } },
   argumentHint: "use -m for a message",
-  async run({ values }) {
-    const repo = await openRepo();
+  async run({ values }, io) {
+    const repo = await openRepo(io);
     // An empty -m says nothing: describe the change instead, as without -m.
     const given = str(values.message);
     const message = given !== undefined && foldSummary(given) !== "" ? given : undefined;

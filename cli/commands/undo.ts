@@ -8,6 +8,7 @@ import { openRepo } from "../../core/repo.ts";
 import { parseCount, type Command, type Options, type Parsed } from "../command.ts";
 import { color, out, RECORDING_OFF, relativeAge } from "../ui.ts";
 import { fitToOutput } from "../wrap.ts";
+import type { CommandIO } from "../io.ts";
 
 export const RESTORE_OPTIONS: Options = {
   force: { type: "boolean", short: "f" },
@@ -30,8 +31,8 @@ export function steps(positionals: string[], command: string): number {
 }
 
 /** Shared by undo, redo and restore: run the restore and print its report. */
-export async function runRestore(request: RestoreRequest, values: Parsed["values"]): Promise<number> {
-  const repo = await openRepo();
+export async function runRestore(request: RestoreRequest, values: Parsed["values"], io: CommandIO): Promise<number> {
+  const repo = await openRepo(io);
   // Where init has not run and nothing was ever recorded, say so before the
   // restore reads the state (which would fill <gitdir>/undo with its caches).
   if (!hooksEnabled(repo) && !(await scanNewestUndoRefs(repo, repo.snapshotPrefix, 1)).length) {
@@ -53,7 +54,7 @@ export function stepCommand(kind: "undo" | "redo"): Command {
     usage: [`${invokedAs} [<N>] [--force] [--dry-run]`, "", `Restores the state N snapshots ${kind === "undo" ? "before" : "after"} the current position (default 1).`, "", RESTORE_FLAGS].join("\n"),
     options: RESTORE_OPTIONS,
     takesArguments: true,
-    run: ({ values, positionals }) => runRestore({ kind, steps: steps(positionals, invokedAs) }, values),
+    run: ({ values, positionals }, io) => runRestore({ kind, steps: steps(positionals, invokedAs) }, values, io),
   };
 }
 

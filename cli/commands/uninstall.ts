@@ -56,8 +56,8 @@ export const uninstall: Command = {
     "                     repository (every repository using that folder loses them)",
   ].join("\n"),
   options: { purge: { type: "boolean" }, "global-hooks": { type: "boolean" } },
-  async run({ values }) {
-    const repo = await openRepo();
+  async run({ values }, io) {
+    const repo = await openRepo(io);
     const folders = (await candidateFolders(repo)).filter((f) => !f.problem);
     const shared = folders.filter((f) => f.where === "outside" && HOOK_NAMES.some((n) => hasOurBlock(join(f.dir, n))));
     // A shared hooks folder serves other repositories too: without --global-hooks

@@ -20,8 +20,8 @@ export const watch: Command = {
   name: "watch",
   usage: "git undo watch\n\nRecords a change snapshot once edits have been quiet for undo.settle ms.",
   options: {},
-  async run() {
-    const repo = await openRepo();
+  async run(_, io) {
+    const repo = await openRepo(io);
     if (repo.workTree === null) throw refuse("git undo watch needs a working tree; this repository is bare");
     const top = repo.workTree;
     const { settleMs, settleMaxMs } = repo.config;

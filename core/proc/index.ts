@@ -21,7 +21,7 @@ const cache = new Map<string, ProcessTable | null>();
  * when neither answers (then callers fall back to rules that need no process
  * information).
  */
-export function processTable(env: NodeJS.ProcessEnv = process.env): ProcessTable | null {
+export function processTable(env: Readonly<Record<string, string | undefined>>): ProcessTable | null {
   const wanted = env.GIT_UNDO_PROCESS_TABLE ?? "";
   if (!cache.has(wanted)) cache.set(wanted, choose(wanted));
   return cache.get(wanted)!;

@@ -10,6 +10,9 @@ export function parseElapsed(text: string): number {
   return Number(m[1] ?? 0) * 86400 + Number(m[2] ?? 0) * 3600 + Number(m[3]) * 60 + Number(m[4]);
 }
 
+/** Longer than any machine has been up (about 30 years): a start time not to be believed. */
+const MAX_ELAPSED_S = 1e9;
+
 /** One `ps` output line: pid, ppid, elapsed, state, then the name (which may hold spaces). */
 export function parsePsLine(line: string, nowMs: number): ProcessInfo | null {
   const m = /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(.*)$/.exec(line);
@@ -22,7 +25,9 @@ export function parsePsLine(line: string, nowMs: number): ProcessInfo | null {
     ppid: Number(m[2]),
     // macOS gives comm as a path.
     name: name.slice(name.lastIndexOf("/") + 1),
-    startMs: nowMs - elapsed * 1000,
+    // procps can print an absurd etime for a process caught in its first
+    // instant (seen: hundreds of millions of days): it has only just started.
+    startMs: nowMs - (elapsed > MAX_ELAPSED_S ? 0 : elapsed) * 1000,
     zombie: m[4]!.startsWith("Z"),
   };
 }
@@ -31,7 +36,7 @@ function run(args: string[]): string | null {
   const ps = Bun.which("ps");
   if (!ps) return null;
   try {
-    const r = Bun.spawnSync([ps, ...args], { stdin: "ignore", stdout: "pipe", stderr: "ignore", env: { ...process.env, LC_ALL: "C" } });
+    const r = Bun.spawnSync([ps, ...args], { stdin: "ignore", stdout: "pipe", stderr: "ignore", env: { LC_ALL: "C" } });
     // ps exits 1 when no pid of -p exists; its output is then empty, which is the answer.
     return r.stdout.toString();
   } catch {

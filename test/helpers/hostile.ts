@@ -7,7 +7,6 @@ import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, readdirSync, readFileSync, lstatSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { copyRepo, fingerprint, makeRepo, ROOT, type RunResult, type TestRepo } from "./repo.ts";
-import { inRepoProcess } from "./in-process.ts";
 import { previewLines } from "./preview-probe.ts";
 
 export interface Base {
@@ -262,7 +261,7 @@ export function previewOf(v: TestRepo, n: number): RunResult {
 /** previewOf, in-process. */
 async function previewIn(v: TestRepo, n: number): Promise<RunResult> {
   try {
-    const lines = await inRepoProcess(v.dir, v.env, () => previewLines(n));
+    const lines = await previewLines(n, v.at());
     return { code: 0, stdout: `ok\n${lines.join("\n")}\n`, stderr: "" };
   } catch (e) {
     return { code: 1, stdout: "", stderr: `${(e as Error).message}\n` };

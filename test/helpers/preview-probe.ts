@@ -3,12 +3,12 @@
 // script: prints "ok" and the preview's lines, or exits 1 with the error's message.
 import { listSnapshots, readableSnapshot } from "../../core/history.ts";
 import { captureLive, unchanged } from "../../core/capture.ts";
-import { openRepo } from "../../core/repo.ts";
+import { openRepo, type Place } from "../../core/repo.ts";
 import { planPreviews } from "../../cli/pick/preview.ts";
 
 /** The preview's lines for snapshot n; throws what the picker would show as the error. */
-export async function previewLines(n: number): Promise<string[]> {
-  const repo = await openRepo();
+export async function previewLines(n: number, at: Place = { cwd: process.cwd(), env: process.env }): Promise<string[]> {
+  const repo = await openRepo(at);
   const snap = readableSnapshot(await listSnapshots(repo), n);
   const capture = await captureLive(repo);
   // As the picker does (cli/commands/pick.ts): the state left is a snapshot when nothing changed since.

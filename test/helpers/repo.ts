@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join } from "node:path";
+import type { Place } from "../../core/repo.ts";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 /** What the launcher starts: the bundle when built (test/run builds it; core/bundle.ts), else the sources. */
@@ -167,6 +168,11 @@ export class TestRepo {
   ) {
     this.home = home;
     this.env = isolatedEnv(home);
+  }
+
+  /** Where a command runs for core calls in the test's process (openRepo): this repository (or `cwd`) with its environment. */
+  at(cwd: string = this.dir): Place {
+    return { cwd, env: this.env };
   }
 
   /** Run git; throws with stderr on a non-zero exit unless `allowFail`. */

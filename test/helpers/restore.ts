@@ -40,26 +40,11 @@ export function expectRefused(r: TestRepo, args: string[], reason: RegExp, opts:
   return res;
 }
 
-/** Run core functions in-process with `r`'s isolated environment (HOME, no system config). */
-export async function withRepoEnv<T>(r: TestRepo, fn: () => Promise<T>): Promise<T> {
-  const saved = { ...process.env };
-  for (const k of Object.keys(process.env)) if (k.startsWith("GIT_")) delete process.env[k];
-  Object.assign(process.env, r.env);
-  try {
-    return await fn();
-  } finally {
-    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-    Object.assign(process.env, saved);
-  }
-}
-
 /** Every snapshot passes the checks the tool applies to snapshots it reads (core/validate.ts through loadState). */
 export async function expectWellFormed(r: TestRepo): Promise<void> {
-  await withRepoEnv(r, async () => {
-    const repo = await openRepo(r.dir);
-    const checked = await checkStates(repo, await listSnapshots(repo));
-    expect(checked.filter((s) => !isReadable(s))).toEqual([]);
-  });
+  const repo = await openRepo(r.at());
+  const checked = await checkStates(repo, await listSnapshots(repo));
+  expect(checked.filter((s) => !isReadable(s))).toEqual([]);
 }
 
 /** numbers, in-process. */

@@ -1,0 +1,35 @@
+// What a command is given by whoever runs it: the folder, the environment and
+// the two output streams. cli/main.ts takes them from the process for `git
+// undo`, and a test passes its own to run a command in its own process; below
+// main nothing asks the process where it is or what its environment holds.
+import type { Env } from "../core/git.ts";
+
+/** Where output goes instead of a file descriptor: each write's bytes, whole. */
+export type Sink = (bytes: Uint8Array) => void;
+
+export interface CommandIO {
+  /** The folder the command runs in (after any -C). */
+  cwd: string;
+  env: Env;
+  /** null: file descriptor 1 (a terminal, a pipe, a file). */
+  stdout: Sink | null;
+  /** null: file descriptor 2. */
+  stderr: Sink | null;
+  /** The Bun running the command (what init writes into the hooks unless GIT_UNDO_BUN names another). */
+  runtime: string;
+}
+
+/** Before any command (a test drawing the picker's frames): no folder, no variables, the file descriptors. */
+const NO_COMMAND: CommandIO = { cwd: "", env: {}, stdout: null, stderr: null, runtime: "" };
+let current: CommandIO = NO_COMMAND;
+
+/** The command now running gets `io`: its variables, folder and streams (cli/main.ts, once per command). */
+export function useIO(io: CommandIO): void {
+  current = io;
+}
+
+/** The running command's folder, environment and streams. */
+export const commandIO = (): CommandIO => current;
+
+/** One of the running command's environment variables. */
+export const commandEnv = (name: string): string | undefined => commandIO().env[name];
