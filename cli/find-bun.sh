@@ -1,11 +1,16 @@
-# Sourced by the launcher, the test runner and install.sh: sets $bun to a Bun
-# that can run the toolkit, or leaves it empty. The toolkit's own copy (from
-# the npm registry, under .tools/ in a checkout, or the npm package's own
-# dependency) wins over one on PATH so versions match. Shell built-ins only
-# where it can: the launcher pays for every process here on every command.
+# The one place that finds Bun and starts it. Sourced by the launcher, the
+# hooks' cli/start-worker, the test runner and install.sh: sets $bun to a Bun
+# that can run the toolkit, or leaves it empty, and defines start_bun. The Bun
+# the caller names in $bun_wanted comes first when it runs (the one init wrote
+# into the hooks), then GIT_UNDO_BUN, then the toolkit's own copy (from the npm
+# registry, under .tools/ in a checkout, or the npm package's own dependency),
+# which wins over one on PATH so versions match. Shell built-ins only where it
+# can: the launcher pays for every process here on every command.
 # shellcheck shell=sh disable=SC2034,SC2154  # sourced: $root comes from the caller, $bun goes back to it
 bun=""
-if [ -n "${GIT_UNDO_BUN:-}" ] && [ -x "$GIT_UNDO_BUN" ]; then
+if [ -n "${bun_wanted:-}" ] && [ -x "$bun_wanted" ]; then
+  bun=$bun_wanted
+elif [ -n "${GIT_UNDO_BUN:-}" ] && [ -x "$GIT_UNDO_BUN" ]; then
   bun=$GIT_UNDO_BUN
 elif [ -x "$root/.tools/node_modules/.bin/bun" ]; then
   bun=$root/.tools/node_modules/.bin/bun
@@ -47,3 +52,14 @@ else
     bun=$HOME/.bun/bin/bun
   fi
 fi
+
+# How every git-undo process starts (`start_bun <script> <args>...`, in place
+# of the shell): no transpiler cache in $HOME (a dotfiles repository's working
+# tree; the cache saves nothing measurable here), no bunfig.toml or .env from
+# the current folder (the user's repository: a preload there would run as
+# git-undo), and nothing installed.
+start_bun() {
+  BUN_RUNTIME_TRANSPILER_CACHE_PATH=0
+  export BUN_RUNTIME_TRANSPILER_CACHE_PATH
+  exec "$bun" --config=/dev/null --no-env-file --no-install "$@"
+}

@@ -39,7 +39,7 @@ case ${GIT_UNDO_INTERNAL:-}:${1:-} in
   fi
   # Only with the toolkit there, and into nothing but a regular file: a FIFO
   # would hang Git, a link write elsewhere.
-  if [ -f "$git_undo_u/hooks-enabled" ] && [ -f "$git_undo_root/worker/main.ts" ] && [ ! -h "$git_undo_u/pending" ] && { [ -f "$git_undo_u/pending" ] || [ ! -e "$git_undo_u/pending" ]; }; then
+  if [ -f "$git_undo_u/hooks-enabled" ] && [ -f "$git_undo_root/cli/start-worker" ] && [ ! -h "$git_undo_u/pending" ] && { [ -f "$git_undo_u/pending" ] || [ ! -e "$git_undo_u/pending" ]; }; then
     echo "$PPID ${1:-}" >>"$git_undo_u/pending"
     git_undo_p=$git_undo_u/worker.pid
     git_undo_x=
@@ -55,30 +55,31 @@ case ${GIT_UNDO_INTERNAL:-}:${1:-} in
       '' | 0* | *[!0-9]*) ;;
       *) kill -0 "$git_undo_x" && { [ ! "$git_undo_u/pending" -nt "$git_undo_p" ] || { [ -f "$git_undo_u/probe" ] && [ ! "$git_undo_p" -nt "$git_undo_u/probe" ]; } || ! : >|"$git_undo_u/probe"; } && git_undo_x=wait ;;
     esac
-    if [ "$git_undo_x" != wait ]; then
-      git_undo_b=$git_undo_bun
-      [ -x "$git_undo_b" ] || git_undo_b=$git_undo_root/.tools/node_modules/.bin/bun
-      [ -x "$git_undo_b" ] || git_undo_b=$(command -v bun)
+    # Bun as the launcher finds it (cli/find-bun.sh), the one init named
+    # first; in a subshell, so that nothing there can end this hook or touch
+    # its variables. Looked up only when a worker is to start.
+    [ "$git_undo_x" = wait ] || git_undo_x=$(bun_wanted=$git_undo_bun root=$git_undo_root && . "$git_undo_root/cli/find-bun.sh" && printf '%s' "$bun")
+    if [ "$git_undo_x" != wait ] && [ -x "$git_undo_x" ]; then
+      git_undo_bun=$git_undo_x
       # Of two hooks finding no worker, only one starts it: the pid file is
       # created exclusively (noclobber) with this shell's pid, then the
       # worker's; the probe after each write keeps other hooks from checking
       # a reservation as they would a worker whose lease ran out.
-      git_undo_r=
-      if [ -x "$git_undo_b" ] && [ ! -e "$git_undo_p" ]; then
-        (set -C && echo $$ >"$git_undo_p") && : >|"$git_undo_u/probe" && git_undo_r=1 || git_undo_b=
+      git_undo_x=
+      if [ ! -e "$git_undo_p" ]; then
+        (set -C && echo $$ >"$git_undo_p") && : >|"$git_undo_u/probe" && git_undo_x=reserved || git_undo_x='wait'
       fi
-      if [ -x "$git_undo_b" ]; then
-        # Detached, in its own session where there is setsid, holding none of
-        # Git's streams: neither Git nor `out=$(git ...)` waits for it. Bun takes
-        # no cache into $HOME and no bunfig.toml or .env from the user's folder.
-        git_undo_x=$git_undo_root/dist/worker/main.js
-        [ -f "$git_undo_x" ] || git_undo_x=$git_undo_root/worker/main.ts
-        BUN_RUNTIME_TRANSPILER_CACHE_PATH=0 $(command -v setsid) "$git_undo_b" --config=/dev/null --no-env-file --no-install "$git_undo_x" "$git_undo_dir" "$PWD" </dev/null >/dev/null 2>&1 &
-        [ -z "$git_undo_r" ] || { echo $! >|"$git_undo_p" && : >|"$git_undo_u/probe"; }
+      # Detached, in its own session where there is setsid, holding none of
+      # Git's streams: neither Git nor `out=$(git ...)` waits for it.
+      # cli/start-worker starts Bun as every git-undo process starts, and
+      # becomes the worker.
+      if [ "$git_undo_x" != wait ]; then
+        $(command -v setsid) sh "$git_undo_root/cli/start-worker" "$git_undo_bun" "$git_undo_dir" "$PWD" </dev/null >/dev/null 2>&1 &
+        [ "$git_undo_x" != reserved ] || { echo $! >|"$git_undo_p" && : >|"$git_undo_u/probe"; }
       fi
     fi
   fi
-  unset git_undo_root git_undo_bun git_undo_dir git_undo_u git_undo_p git_undo_x git_undo_b git_undo_r GIT_UNDO_HOOK_BUN
+  unset git_undo_root git_undo_bun git_undo_dir git_undo_u git_undo_p git_undo_x GIT_UNDO_HOOK_BUN
   ;;
 esac 2>/dev/null
 # <<< git-undo <<<

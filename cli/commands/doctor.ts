@@ -199,22 +199,18 @@ export const doctor: Command = {
         note(`your config hook ${h.name} (${events.join(", ")}, from ${fromFile(h.commandOrigin)})${off} runs next to git-undo's with its input intact; git-undo's own Git calls do not run it`);
       }
     }
+    // Started as the hooks start it (cli/start-worker): the Bun they name, or the one the launcher would find.
+    const startWorker = (named: string) =>
+      Bun.spawnSync({ cmd: ["sh", join(TOOLKIT_ROOT, "cli", "start-worker"), named, "--check"], cwd: repo.cwd, env: { ...io.env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+    const starts = (r: ReturnType<typeof startWorker>) => r.exitCode === 0 && r.stdout.toString().trim() === "ok";
     for (const b of bunsSeen) {
       if (executable(b)) continue;
-      if (executable(join(TOOLKIT_ROOT, ".tools", "node_modules", ".bin", "bun"))) note(`the hooks name Bun at ${b}, which is gone; they fall back to the toolkit's own`);
+      if (starts(startWorker(b))) note(`the hooks name Bun at ${b}, which is gone; they fall back to the Bun the launcher finds`);
       else bad(`the hooks start the worker with Bun at ${b}, which is gone; run 'git undo init' again`);
     }
-
-    // Started as the hooks start it: no bunfig.toml or .env from this repository, no cache in $HOME.
-    const check = Bun.spawnSync({
-      cmd: [bun, "--config=/dev/null", "--no-env-file", "--no-install", join(TOOLKIT_ROOT, "worker", "main.ts"), "--check"],
-      env: { ...io.env, BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0" },
-      stdout: "pipe",
-      stderr: "pipe",
-      stdin: "ignore",
-    });
-    if (check.exitCode === 0 && check.stdout.toString().trim() === "ok") ok(`the worker starts (${bun})`);
-    else bad(`the worker does not start with ${bun}: ${check.stderr.toString().trim().split("\n").pop() ?? `exit ${check.exitCode}`}`);
+    const check = startWorker(bun);
+    if (starts(check)) ok(`the worker starts (${bun})`);
+    else bad(`the worker does not start with ${bun}: ${check.stderr.toString().trim().split("\n").pop() || `exit ${check.exitCode}`}`);
 
     // Without a bundle (a checkout not set up with install.sh, a package packed where Bun was missing) every command loads each module.
     const bundle = bundleState(TOOLKIT_ROOT);
