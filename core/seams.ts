@@ -17,9 +17,11 @@ export interface Seams {
   noKeep: boolean;
   /** How long to wait for a live owner of capture.lock (GIT_UNDO_LOCK_WAIT_MS); null: the default. */
   lockWaitMs: number | null;
+  /** Work shown with a spinner waits this long first (GIT_UNDO_TEST_SLOW_WORK_MS), so that a test sees the spinner and can interrupt it. */
+  slowWorkMs: number;
 }
 
-export const seams: Seams = { failAfter: null, pauseAfter: null, pauseFile: null, verifyKept: false, noKeep: false, lockWaitMs: null };
+export const seams: Seams = { failAfter: null, pauseAfter: null, pauseFile: null, verifyKept: false, noKeep: false, lockWaitMs: null, slowWorkMs: 0 };
 
 /** The seams as these variables set them (unset: off). */
 export function seamsFromEnv(env: Readonly<Record<string, string | undefined>>): void {
@@ -30,4 +32,6 @@ export function seamsFromEnv(env: Readonly<Record<string, string | undefined>>):
   seams.verifyKept = Boolean(env.GIT_UNDO_VERIFY_KEPT);
   seams.noKeep = env.GIT_UNDO_BENCH_NO_KEEP === "1";
   seams.lockWaitMs = wait !== undefined && /^\d+$/.test(wait) ? Number(wait) : null;
+  const slow = env.GIT_UNDO_TEST_SLOW_WORK_MS;
+  seams.slowWorkMs = slow !== undefined && /^\d+$/.test(slow) ? Number(slow) : 0;
 }

@@ -7,6 +7,7 @@ import { expireSnapshots } from "../../core/gc.ts";
 import { objectStoreSize, snapshotSpace, spaceFreedBy } from "../../core/space.ts";
 import { str, type Command } from "../command.ts";
 import { out, sizeText } from "../ui.ts";
+import { withSpinner } from "../progress.ts";
 
 export const gc: Command = {
   name: "gc",
@@ -32,21 +33,21 @@ export const gc: Command = {
     if (given === undefined && bad) throw refuse(`${problemText(bad)}; git undo gc deletes nothing until it is fixed (or is given --expire <age>)`);
     const age = ageGiven !== undefined ? ageGiven : repo.config.expireSeconds;
     const dryRun = Boolean(values["dry-run"]);
-    const doomed = await expireSnapshots(repo, await listSnapshots(repo), age, { dryRun });
+    const doomed = await withSpinner(dryRun ? "finding expired snapshots" : "deleting expired snapshots", async () => expireSnapshots(repo, await listSnapshots(repo), age, { dryRun }));
     if (doomed.length === 0) {
       out(age === null ? "nothing to delete: snapshots never expire" : "nothing to delete");
-      out(await spaceLine(repo));
+      out(await withSpinner("measuring the snapshots' space", () => spaceLine(repo)));
       return 1; // nothing to do, as the README says
     }
     const numbers = numberRuns(doomed.map((s) => s.number));
     const n = `${doomed.length} snapshot${doomed.length === 1 ? "" : "s"}`;
     out(dryRun ? `would delete ${n}: ${numbers}` : `deleted ${n}: ${numbers}`);
     if (dryRun) {
-      const freed = await measured(() => spaceFreedBy(repo, doomed));
+      const freed = await withSpinner("measuring what they hold", () => measured(() => spaceFreedBy(repo, doomed)));
       if (typeof freed === "string") out(`what that would free is unknown: ${freed}`);
       else out(`that would free ${sizeText(freed.bytes)} (${objectCount(freed.objects)} only ${doomed.length === 1 ? "it holds" : "they hold"}; 'git gc' then prunes them)`);
     }
-    out(await spaceLine(repo));
+    out(await withSpinner("measuring the snapshots' space", () => spaceLine(repo)));
     return 0;
   },
 };

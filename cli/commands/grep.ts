@@ -9,6 +9,7 @@ import { escapeControls } from "../../core/text.ts";
 import { type Command } from "../command.ts";
 import { color, json, out } from "../ui.ts";
 import { numberRuns } from "./gc.ts";
+import { withSpinner } from "../progress.ts";
 
 export const grep: Command = {
   name: "grep",
@@ -67,7 +68,8 @@ export const grep: Command = {
       const work = await findLost(repo);
       return { matches: await grepLost(repo, work, pattern, opts), abbrev: work.abbrev };
     };
-    const [inSnapshots, lost] = await Promise.all([searchSnapshots(), searchLost()]);
+    const label = values.all ? "searching every snapshot" : "searching";
+    const [inSnapshots, lost] = await withSpinner(label, () => Promise.all([searchSnapshots(), searchLost()]));
     const matches = [...inSnapshots, ...lost.matches];
     if (values.json) json(matches);
     else for (const m of matches) out(matchLine(m, lost.abbrev));

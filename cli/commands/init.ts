@@ -37,6 +37,7 @@ import { openRepo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
 import { isTerminal, out } from "../ui.ts";
 import { escapeControls } from "../../core/text.ts";
+import { withSpinner } from "../progress.ts";
 
 const SAID: Record<HookAction, (c: HookChange) => string> = {
   create: (c) => `installed ${c.path}`,
@@ -145,7 +146,7 @@ export const init: Command = {
     if ((await hideSnapshotDecorations(repo)) === "added") {
       out(`added log.excludeDecoration=${EXCLUDED_DECORATION} to ${repo.commonDir}/config (git log does not label commits with snapshot refs)`);
     }
-    const result = await record(repo, { kind: "change" });
+    const result = await withSpinner("recording the first snapshot", () => record(repo, { kind: "change" }));
     if (result.created) out(`#${result.snapshot.number} ${escapeControls(result.snapshot.summary)}`);
     else out(`no change since #${result.latest.number}`);
     out("git-undo now records a snapshot after every Git command in this repository.");

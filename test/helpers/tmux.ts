@@ -1,7 +1,7 @@
 // A real terminal for the picker's tests: a private tmux server (its own
 // socket, no configuration) running the CLI in a pane of a given size, driven
 // with send-keys and read with capture-pane.
-import { rmSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CLI, tempDir, type TestRepo } from "./repo.ts";
 
@@ -24,15 +24,16 @@ export class Terminal {
     return { code: r.exitCode ?? -1, out: r.stdout.toString() };
   }
 
-  /** Start `git undo <args>` in the pane; when it ends the pane prints `EXIT=<code>` and stays. */
-  start(args: string[], env: Record<string, string> = {}): void {
+  /** Start `git undo <args>` in the pane; when it ends the pane prints `EXIT=<code>`, runs `then` (a shell line) and stays. */
+  start(args: string[], env: Record<string, string> = {}, then = ""): void {
     const script = join(tempDir("tmux"), "run.sh");
     const vars = Object.entries({ ...this.repo.env, TERM: "xterm-256color", ...env })
       .map(([k, v]) => `export ${k}=${shq(v)}`)
       .join("\n");
     writeFileSync(
       script,
-      `${vars}\ncd ${shq(this.repo.dir)}\n${shq(process.execPath)} ${shq(CLI)} ${args.map(shq).join(" ")}\necho "EXIT=$?"\nsleep 120\n`,
+      // The pane's shell outlives a Ctrl-C the command gets, as an interactive one does, to print its status.
+      `${vars}\ntrap : INT\ncd ${shq(this.repo.dir)}\n${shq(process.execPath)} ${shq(CLI)} ${args.map(shq).join(" ")}\necho "EXIT=$?"\n${then}\nsleep 120\n`,
     );
     const r = this.tmux(["new-session", "-d", "-x", String(this.cols), "-y", String(this.rows), `sh ${shq(script)}`]);
     if (r.code !== 0) throw new Error("tmux new-session failed");
@@ -52,6 +53,11 @@ export class Terminal {
     } catch {
       return 0;
     }
+  }
+
+  /** Everything the pane has printed so far, escape sequences and all. */
+  printedText(): string {
+    return this.output ? readFileSync(this.output, "utf8") : "";
   }
 
   /** What the pane shows now, one string per row, trailing spaces removed. */
