@@ -3,7 +3,7 @@
 import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { runEntry, toolkitRoot } from "../core/bundle.ts";
-import { fatal, UndoError, usage } from "../core/errors.ts";
+import { fatal, Refused, UndoError, usage } from "../core/errors.ts";
 import { RestoreRefused } from "../core/plan.ts";
 import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
@@ -176,7 +176,9 @@ async function report(e: unknown, env: CommandIO["env"]): Promise<number> {
   }
   if (e instanceof UndoError) {
     const prefix = e.kind === "usage" ? "error" : e.kind === "refused" ? "error" : "fatal";
-    say(`${prefix}: ${oneLine(e.message)}`);
+    // A typed refusal in its words (cli/refusal-words.ts), loaded only on this path.
+    const text = e instanceof Refused ? (await import("./refusal-words.ts")).refusalText(e.refusal) : e.message;
+    say(`${prefix}: ${oneLine(text)}`);
     return e.exitCode;
   }
   if (e instanceof GitError) {

@@ -7,7 +7,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cut, refLabel } from "./describe.ts";
-import { refuse } from "./errors.ts";
+import { refuse, refused } from "./errors.ts";
 import { compareBytes, pathKey, type HeadState, type ObjectId, type RefLine, type Snapshot, type StashEntry, type StateTree } from "./format.ts";
 import { nulRecords } from "./bytes.ts";
 import { loadState } from "./read-state.ts";
@@ -100,10 +100,10 @@ export async function composePartial(repo: Repo, scratch: string, now: CurrentSt
   // Refs: whole, or by name.
   const refNames = new Set<string>();
   for (const typed of sel.refs) {
-    if (typed === "HEAD") throw refuse("HEAD is not restored by name: use --only head");
+    if (typed === "HEAD") throw refused({ kind: "ref-not-by-name", ref: "HEAD" });
     const full = resolveRefName(typed, cur.refs, src.refs);
     if (full === null) throw refuse(`no ref '${typed}' in snapshot #${source.number} or now`);
-    if (full.startsWith("refs/undo/") || full === "refs/stash") throw refuse(`${full} is not restored by name${full === "refs/stash" ? ": use --stash" : ""}`);
+    if (full.startsWith("refs/undo/") || full === "refs/stash") throw refused({ kind: "ref-not-by-name", ref: full });
     refNames.add(full);
   }
   if (has("refs")) {

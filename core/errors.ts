@@ -21,3 +21,47 @@ export class UndoError extends Error {
 export const refuse = (message: string): UndoError => new UndoError(message, "refused");
 export const fatal = (message: string): UndoError => new UndoError(message, "fatal");
 export const usage = (message: string): UndoError => new UndoError(message, "usage");
+
+/**
+ * Why the core refuses, as data, where the words name a command or an option
+ * of the CLI: cli/refusal-words.ts words each kind once, for every place that
+ * shows it. (RestoreRefused in core/plan.ts does the same for a restore's blockers.)
+ */
+export type Refusal =
+  /** core.hooksPath names something Git cannot run hooks from. */
+  | { kind: "hooks-folder-unusable"; problem: string; origin: string | null }
+  /** core.hooksPath points outside the repository, and init was not told to install there. */
+  | { kind: "hooks-folder-outside"; dir: string; origin: string | null }
+  /** A partial restore naming HEAD, the stash ref or one of git-undo's own refs as a ref to restore. */
+  | { kind: "ref-not-by-name"; ref: string }
+  /** Git cannot parse its configuration files. */
+  | { kind: "config-unreadable"; where: string }
+  /** Git refuses a configuration value; `scope` is where `git config` can edit it (null: the command line or the environment). */
+  | { kind: "config-value"; key: string; value: string | null; scope: "local" | "global" | "system" | "worktree" | null; origin: string }
+  /** `@{N}` or `@{-N}` where a date was wanted. */
+  | { kind: "not-a-date"; arg: string }
+  /** A date asked of a history that has no snapshot. */
+  | { kind: "no-snapshots" }
+  /** Pathspecs typed outside the working tree. */
+  | { kind: "pathspec-outside" }
+  /** rescue: the id is no object id, matches nothing lost, or is part of a stash entry. */
+  | { kind: "rescue-not-an-id"; id: string }
+  | { kind: "rescue-not-lost"; prefix: string }
+  | { kind: "rescue-needs-path"; id: string }
+  | { kind: "rescue-stash-part"; id: string; entry: string }
+  /** rescue: a file would be written where something is. */
+  | { kind: "rescue-path-exists"; path: string };
+
+export class Refused extends UndoError {
+  constructor(
+    readonly refusal: Refusal,
+    kind: ErrorKind = "refused",
+  ) {
+    // What a log shows when nothing words it: the kind and its facts.
+    super(`${refusal.kind} ${JSON.stringify(refusal)}`, kind);
+    this.name = "Refused";
+  }
+}
+
+/** A typed refusal (exit 1 unless `kind` says usage or fatal). */
+export const refused = (refusal: Refusal, kind: ErrorKind = "refused"): Refused => new Refused(refusal, kind);

@@ -2,7 +2,7 @@
 // (log -- <pathspec>), by a change of content (log -S/-G) and by content (grep).
 import { posix } from "node:path";
 import { relative } from "node:path";
-import { fatal, usage } from "./errors.ts";
+import { fatal, refused, usage } from "./errors.ts";
 import { itemPairs, type LostCommit, type LostItem, type LostStash, type LostWork } from "./find/lost.ts";
 import { blobAfter, diffTreePairs, EMPTY_TREE } from "./find/tree-diff.ts";
 import { readBlobs, readObjects } from "./objects.ts";
@@ -30,7 +30,7 @@ const FILE_TREES = ["index", "worktree"] as const;
  */
 export function statePathspecs(repo: Repo, pathspecs: readonly string[]): string[] {
   const prefix = repo.workTree === null ? "" : relative(repo.workTree, repo.cwd).split("\\").join("/");
-  if (prefix.startsWith("..")) throw usage("run git undo log -- <pathspec> inside the working tree");
+  if (prefix.startsWith("..")) throw refused({ kind: "pathspec-outside" }, "usage");
   const out: string[] = [];
   for (const p of pathspecs) {
     let rel: string;

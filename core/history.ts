@@ -2,7 +2,7 @@
 // streak, and the targets of undo and redo.
 import { mkdirSync } from "node:fs";
 import { appendToFile, readUndoFile, replaceFile } from "./lock.ts";
-import { refuse, fatal, usage } from "./errors.ts";
+import { refuse, refused, fatal, usage } from "./errors.ts";
 import { decodeMessage, isReadable, snapshotNumber, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
 import { loadStates } from "./read-state.ts";
 import { SnapshotRefused } from "./validate.ts";
@@ -282,7 +282,7 @@ export async function resolveSnapshotArg(repoOrOpen: Repo | (() => Promise<Repo>
   // its date parser would read a time of day from the digits. Refused, not guessed. More
   // than eight digits are a unix time, as Git's date parser reads them (@{1700000000}).
   if (/^\s*(-\s*[0-9]+|\+?[0-9]{1,8})\s*$/.test(at[1]!)) {
-    throw usage(`'${arg}' is not a date: git undo takes a snapshot number (such as 12, from 'git undo list') or @{<date>} (such as @{yesterday}); 'git undo <N>' goes back N steps`);
+    throw refused({ kind: "not-a-date", arg }, "usage");
   }
   const repo = typeof repoOrOpen === "function" ? await repoOrOpen() : repoOrOpen;
   const t = await parseGitDate(repo, at[1]!);
@@ -291,7 +291,7 @@ export async function resolveSnapshotArg(repoOrOpen: Repo | (() => Promise<Repo>
   // Dates need not grow with the numbers (a clock set back): the latest date wins, then the higher number.
   for (const s of all) if (s.date <= t && (!best || s.date > best.date || (s.date === best.date && s.number > best.number))) best = s;
   if (best) return best.number;
-  if (!all.length) throw refuse("no snapshots yet (git undo snapshot records one)");
+  if (!all.length) throw refused({ kind: "no-snapshots" });
   const first = all.reduce((a, b) => (b.date < a.date ? b : a));
   throw refuse(`no snapshot was recorded at or before ${at[1]}; the first is #${first.number} from ${snapshotTime(first.date)}`);
 }

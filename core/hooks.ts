@@ -26,7 +26,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { toolkitRoot } from "./bundle.ts";
-import { refuse } from "./errors.ts";
+import { refuse, refused } from "./errors.ts";
 import { replaceFile } from "./lock.ts";
 import { gitBool, type Repo } from "./repo.ts";
 import { undoFile } from "./undo-files.ts";
@@ -284,18 +284,10 @@ export interface InstallOptions {
 export async function planInstall(repo: Repo, opts: InstallOptions): Promise<InstallPlan> {
   const folder = await hooksFolder(repo);
   if (folder.problem) {
-    throw refuse(
-      `${folder.problem}${folder.origin ? ` (set in ${folder.origin.replace(/^file:/, "")})` : ""}.\n` +
-        "Automatic recording needs Git to run hooks: unset core.hooksPath or point it at a folder, then run 'git undo init' again.\n" +
-        "Snapshots can still be taken by hand with 'git undo snapshot'.",
-    );
+    throw refused({ kind: "hooks-folder-unusable", problem: folder.problem, origin: folder.origin ? folder.origin.replace(/^file:/, "") : null });
   }
   if (folder.where === "outside" && !opts.globalHooks) {
-    throw refuse(
-      `core.hooksPath points at ${folder.dir}, outside this repository${folder.origin ? ` (set in ${folder.origin.replace(/^file:/, "")})` : ""}.\n` +
-        "Hooks there run in every repository that uses that folder. git-undo's hooks only act in repositories\n" +
-        "where 'git undo init' ran; to install them there anyway, run 'git undo init --global-hooks'.",
-    );
+    throw refused({ kind: "hooks-folder-outside", dir: folder.dir, origin: folder.origin ? folder.origin.replace(/^file:/, "") : null });
   }
   const root = opts.root ?? TOOLKIT_ROOT;
   const problems: string[] = [];

@@ -1,6 +1,6 @@
 // Recording, the use case: capture the state, skip it when nothing changed,
 // store it (core/store.ts); and the words for a configuration Git dies on.
-import { fatal, type UndoError } from "./errors.ts";
+import { refused, type Refused } from "./errors.ts";
 import { GitError } from "./git.ts";
 import { withLock } from "./lock.ts";
 import type { Repo } from "./repo.ts";
@@ -47,19 +47,19 @@ export function badConfigIn(stderr: string): BadConfig | null {
   return null;
 }
 
-/** The `git config` option that edits the scope a value comes from. */
-const SCOPE_OPTION: Record<string, string> = { local: "", global: " --global", system: " --system", worktree: " --worktree" };
+/** The scopes `git config` can edit (the others: the command line, the environment). */
+const EDITABLE_SCOPES = ["local", "global", "system", "worktree"] as const;
 
 /**
  * A recording that failed because Git refuses a configuration value (Git 2.55's
  * `git add` dies on a bad color.ui, every Git on a bad core.autocrlf), worded
  * with the key and how to fix it; null for any other failure.
  */
-export async function configRefusal(repo: Repo, e: unknown): Promise<UndoError | null> {
+export async function configRefusal(repo: Repo, e: unknown): Promise<Refused | null> {
   const stderr = e instanceof GitError ? e.stderr : e instanceof Error ? e.message : "";
   const bad = badConfigIn(stderr);
   if (!bad) return null;
-  if (bad.key === null) return fatal(`Git cannot read its configuration (${bad.where}): fix that line`);
+  if (bad.key === null) return refused({ kind: "config-unreadable", where: bad.where ?? "the configuration" }, "fatal");
   // Where the value is set, for the right `git config` (a lookup only on this failure path).
   let scope = "local";
   let origin = "";
@@ -73,9 +73,8 @@ export async function configRefusal(repo: Repo, e: unknown): Promise<UndoError |
   } catch {
     /* the lookup is a courtesy */
   }
-  const shown = `${bad.key}${bad.value !== null ? `=${bad.value}` : ""}`;
-  const fix = scope in SCOPE_OPTION ? `git config${SCOPE_OPTION[scope]} --unset ${bad.key}, or fix it` : `it is given ${origin ? `as ${origin}` : "on the command line"}: fix it there`;
-  return fatal(`Git refuses the configuration value ${shown}${origin && scope in SCOPE_OPTION ? ` in ${origin}` : ""} (${fix})`);
+  const editable = EDITABLE_SCOPES.find((s) => s === scope) ?? null;
+  return refused({ kind: "config-value", key: bad.key, value: bad.value, scope: editable, origin }, "fatal");
 }
 
 /** Record with capture.lock already held by the caller. */

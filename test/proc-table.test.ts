@@ -42,10 +42,11 @@ for (const backend of PROCESS_BACKENDS) {
       const reader = p.stdout.getReader();
       const first = new TextDecoder().decode((await reader.read()).value);
       const zombie = Number(first.trim());
-      // Until the child has exited (a loaded machine may take a while) and the parent has become sleep.
+      // Until the child has exited (a loaded machine may take a while) and the parent has become
+      // sleep, its command line included (/proc shows it empty for an instant during the exec).
       const deadline = Date.now() + 10_000;
       let found = table.get([p.pid, zombie, 999_999_999]);
-      while (!((!perl || found.get(zombie)?.zombie) && found.get(p.pid)?.name === "sleep") && Date.now() < deadline) {
+      while (!((!perl || found.get(zombie)?.zombie) && found.get(p.pid)?.name === "sleep" && table.commandLine(p.pid) === "sleep 30") && Date.now() < deadline) {
         await Bun.sleep(50);
         found = table.get([p.pid, zombie, 999_999_999]);
       }

@@ -34,6 +34,7 @@ import {
 } from "../core/worker-protocol.ts";
 import { DEFAULT_CONFIG, type Repo } from "../core/repo.ts";
 import { CommandWatch, earlyReadIn, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
+import { errorText } from "../cli/refusal-words.ts";
 
 /**
  * The hook's environment describes the Git command that fired it: a temporary
@@ -225,7 +226,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         debug("torn");
       } else {
         failures++;
-        logLine(undoDir, `recording failed: ${(e as Error)?.message ?? String(e)}`);
+        logLine(undoDir, `recording failed: ${errorText(e)}`);
         if (failures >= MAX_FAILURES) {
           logLine(undoDir, `giving up after ${failures} failures; the next Git command tries again`);
           trace("stop");
@@ -277,7 +278,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await settleLoop(gitDir, cwd, undoDir, marks);
   } catch (e) {
-    logLine(undoDir, `worker stopped: ${(e as Error)?.message ?? String(e)}`);
+    logLine(undoDir, `worker stopped: ${errorText(e)}`);
     trace("stop");
   } finally {
     clearInterval(lease);

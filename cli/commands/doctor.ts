@@ -35,6 +35,7 @@ import { color, out, sizeText } from "../ui.ts";
 import { spaceLine } from "./gc.ts";
 import { brokenUndoFiles, undoFile, type UndoFile } from "../../core/undo-files.ts";
 import { fallbackText, problemsWordedByCommand, problemText } from "../config-words.ts";
+import { errorText } from "../refusal-words.ts";
 
 const executable = (path: string): boolean => {
   try {
@@ -280,7 +281,7 @@ export const doctor: Command = {
     if (repo.workTree !== null) {
       const probe = await repo.git.run(["add", "--dry-run", "--ignore-missing", "--", ":(literal)git-undo-doctor-probe"], { okExit: [1, 128] });
       const refused = probe.exitCode === 0 ? null : await configRefusal(repo, new Error(probe.stderr));
-      if (refused) bad(`recording fails: ${refused.message}`);
+      if (refused) bad(`recording fails: ${errorText(refused)}`);
     }
     const failures = recentFailures(lastLogLines(repo.undoDir, 200), Date.now() - FAILURE_WINDOW_MS);
     if (failures.count >= REPEATED_FAILURES) {

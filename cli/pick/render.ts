@@ -10,6 +10,7 @@ import { details, rescueOutcome, title } from "../lost-words.ts";
 import type { LostRow, PickModel, Row } from "./model.ts";
 import { fit, printable, width } from "./text.ts";
 import { fitHints, type Hint } from "../wrap.ts";
+import { errorText } from "../refusal-words.ts";
 
 export const SYMBOL = {
   active: "◆",
@@ -137,7 +138,7 @@ function previewLines(v: View, height: number): { title: string; lines: string[]
   if (!isReadable(row.entry)) return { title, lines: [color.red(`#${row.number} cannot be read: ${printable(row.entry.reason)}`)] };
   const p = v.preview(row);
   if (p.state === "pending") return { title, lines: [color.dim("computing…")] };
-  if (p.state === "failed") return { title, lines: [color.red(printable(p.error.message))] };
+  if (p.state === "failed") return { title, lines: [color.red(printable(errorText(p.error)))] };
   if (v.mode === "summary") {
     // The header is drawn here, so that its age goes on as the list's do.
     const e = row.entry;
@@ -259,7 +260,7 @@ export function renderFrame(v: View, columns: number, rows: number): string {
   } else if (confirming && row) {
     const gist = v.gist(row);
     const own = actionGist(v.action, row.number);
-    const plan = own ?? (gist.state === "ready" ? printable(gist.value) : gist.state === "pending" ? color.dim("…") : color.red(printable(gist.error.message)));
+    const plan = own ?? (gist.state === "ready" ? printable(gist.value) : gist.state === "pending" ? color.dim("…") : color.red(printable(errorText(gist.error))));
     lines.push(fit(`${color.cyan(SYMBOL.connect)}  ${color.bold(`#${row.number}:`)} ${plan}`, cols));
   }
   lines.push(fit(`${color.cyan(SYMBOL.end)}  ${footer(v, cols)}`, cols));

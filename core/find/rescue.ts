@@ -9,7 +9,7 @@ import { lstatSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ComposedTarget, CurrentState } from "../compose.ts";
 import { cut } from "../describe.ts";
-import { refuse, usage } from "../errors.ts";
+import { refuse, refused, usage } from "../errors.ts";
 import { compareBytes, headTrailer, isReadable, type ObjectId, type RefLine, type SnapshotEntry, type StateTree } from "../format.ts";
 import { encodeBytes } from "../bytes.ts";
 import { writeStateTree } from "../capture.ts";
@@ -38,14 +38,14 @@ export const rescuedBranch = (id: ObjectId, abbrev: number): string => `refs/hea
  */
 export function rescueTarget(work: LostWork, id: string, path: string | null): RescueTarget {
   const prefix = id.toLowerCase();
-  if (!/^[0-9a-f]{4,64}$/.test(prefix)) throw usage(`'${escapeControls(id)}' is not an object id (4 to 64 hex digits, as 'git undo rescue' lists them)`);
+  if (!/^[0-9a-f]{4,64}$/.test(prefix)) throw refused({ kind: "rescue-not-an-id", id }, "usage");
   const found = [...work.commits.keys(), ...work.blobs.keys()].filter((o) => o.startsWith(prefix));
-  if (found.length === 0) throw refuse(`nothing lost has the id ${prefix}: 'git undo rescue' lists what is lost (what a ref or a snapshot holds is not)`);
+  if (found.length === 0) throw refused({ kind: "rescue-not-lost", prefix });
   if (found.length > 1) throw refuse(`the id ${prefix} is ambiguous: ${found.map((o) => o.slice(0, work.abbrev)).join(", ")}`);
   const oid = found[0]!;
   const commit = work.commits.get(oid);
   if (!commit) {
-    if (path === null) throw usage(`${oid.slice(0, work.abbrev)} is a file's content: name the file to write it to, 'git undo rescue ${oid.slice(0, work.abbrev)} -- <path>'`);
+    if (path === null) throw refused({ kind: "rescue-needs-path", id: oid.slice(0, work.abbrev) }, "usage");
     return { kind: "file", blob: oid, path };
   }
   if (path !== null) throw usage(`${oid.slice(0, work.abbrev)} is a ${stashOf(work, oid) ? "stash entry" : "commit"}, not a file's content: it comes back without a path`);
@@ -60,7 +60,7 @@ function commitTarget(work: LostWork, commit: LostCommitObject): RescueTarget {
   const short = commit.id.slice(0, work.abbrev);
   if (commit.ownCommit) throw refuse(`${short} is one of git-undo's own commits (a snapshot deleted since), not lost work`);
   const whole = work.stashParts.get(commit.id);
-  if (whole !== undefined) throw refuse(`${short} is part of the stash entry ${whole.slice(0, work.abbrev)}: 'git undo rescue ${whole.slice(0, work.abbrev)}' brings the entry back`);
+  if (whole !== undefined) throw refused({ kind: "rescue-stash-part", id: short, entry: whole.slice(0, work.abbrev) });
   const stash = stashOf(work, commit.id);
   if (stash?.kind === "stash") return { kind: "stash", commit: commit.id, message: stash.message };
   return { kind: "branch", commit: commit.id, ref: rescuedBranch(commit.id, work.abbrev), subject: commit.message.split("\n", 1)[0]!.trim() };
@@ -130,7 +130,7 @@ function checkFreePath(top: string, path: string): void {
     } catch {
       return; // nothing there: neither is anything below it
     }
-    if (i === parts.length) throw refuse(`'${escapeControls(path)}' exists: git undo rescue writes only where nothing is (choose another path)`);
+    if (i === parts.length) throw refused({ kind: "rescue-path-exists", path });
     if (!st.isDirectory()) throw refuse(`'${escapeControls(rel)}' is ${st.isSymbolicLink() ? "a symbolic link" : "a file"}, not a folder: choose another path`);
   }
 }

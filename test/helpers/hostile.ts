@@ -8,6 +8,7 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, lstatSync } from
 import { dirname, join, relative } from "node:path";
 import { copyRepo, fingerprint, makeRepo, ROOT, type RunResult, type TestRepo } from "./repo.ts";
 import { previewLines } from "./preview-probe.ts";
+import { errorText } from "../../cli/refusal-words.ts";
 
 export interface Base {
   /** The victim's newest real snapshot. */
@@ -264,7 +265,7 @@ async function previewIn(v: TestRepo, n: number): Promise<RunResult> {
     const lines = await previewLines(n, v.at());
     return { code: 0, stdout: `ok\n${lines.join("\n")}\n`, stderr: "" };
   } catch (e) {
-    return { code: 1, stdout: "", stderr: `${(e as Error).message}\n` };
+    return { code: 1, stdout: "", stderr: `${errorText(e)}\n` };
   }
 }
 

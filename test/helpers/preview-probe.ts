@@ -5,6 +5,7 @@ import { listSnapshots, readableSnapshot } from "../../core/history.ts";
 import { captureLive, unchanged } from "../../core/capture.ts";
 import { openRepo, type Place } from "../../core/repo.ts";
 import { planPreviews } from "../../cli/pick/preview.ts";
+import { errorText } from "../../cli/refusal-words.ts";
 
 /** The preview's lines for snapshot n; throws what the picker would show as the error. */
 export async function previewLines(n: number, at: Place = { cwd: process.cwd(), env: process.env }): Promise<string[]> {
@@ -21,7 +22,7 @@ if (import.meta.main) {
     const lines = await previewLines(Number(process.argv[2]));
     process.stdout.write(`ok\n${lines.join("\n")}\n`);
   } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n`);
+    process.stderr.write(`${errorText(e)}\n`);
     process.exit(1);
   }
 }
