@@ -8,7 +8,7 @@ import { withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts
 import { readJsonFile, replaceFile } from "./lock.ts";
 import { undoFile } from "./undo-files.ts";
 import { rereadConfig, type Repo } from "./repo.ts";
-import { readHead, readHeadReflog, readMarkers, readStash, scanRefs, type RefScan } from "./refs.ts";
+import { readRefState, type RefState } from "./ref-store.ts";
 import { captureIndex, type LeftOutFile } from "./index-trees.ts";
 import { MODE } from "./mode.ts";
 import { phase } from "./trace.ts";
@@ -72,7 +72,7 @@ async function captureState(repo: Repo, opts: CaptureOptions = {}): Promise<Live
     // The refs and the index are independent: read them at the same time.
     const indexing = repo.bare ? undefined : captureIndex(repo, scratch, { worktree: repo.config.worktree, lockHeld: opts.lockHeld ?? false });
     indexing?.catch(() => {}); // awaited in buildCapture
-    const scan = await scanRefs(repo).catch(async (e) => {
+    const scan = await readRefState(repo).catch(async (e) => {
       await indexing?.catch(() => undefined); // no Git left running on the scratch directory
       throw e;
     });
@@ -116,23 +116,23 @@ export function captureWith(repo: Repo, parts: IndexParts, configDigest?: string
 }
 
 async function captureRefsWith(repo: Repo, parts: IndexParts, configDigest?: string): Promise<LiveCapture> {
-  const capture = await withScratch(repo, async (scratch) => buildCapture(repo, scratch, await scanRefs(repo), Promise.resolve(parts)));
+  const capture = await withScratch(repo, async (scratch) => buildCapture(repo, scratch, await readRefState(repo), Promise.resolve(parts)));
   if (configDigest !== undefined) capture.configDigest = configDigest;
   return capture;
 }
 
 /** The state tree: the refs' parts are written while the index parts may still be on their way. */
-async function buildCapture(repo: Repo, scratch: string, scan: RefScan, indexParts: Promise<IndexParts>): Promise<LiveCapture> {
-  const head = readHead(repo, scan);
+async function buildCapture(repo: Repo, scratch: string, scan: RefState, indexParts: Promise<IndexParts>): Promise<LiveCapture> {
+  const head = scan.head;
   const state: StateTree = {
     head,
     refs: scan.refs,
-    stash: readStash(repo, scan.refs),
-    state: readMarkers(repo),
+    stash: scan.stash,
+    state: scan.markers,
   };
-  // With the refs (the spec's step 2), not after the files: a Git command that
+  // Read with the refs (core/ref-store.ts), not after the files: a Git command that
   // moves HEAD meanwhile must not lend its message to a state from before it.
-  const reflog = readHeadReflog(repo, head, scan.refs);
+  const reflog = scan.headReflog;
   const blobs: (string | Uint8Array)[] = [encodeHead(head), encodeRefs(state.refs)];
   if (state.stash.length) blobs.push(encodeStash(state.stash));
   if (state.state.length) blobs.push(encodeState(state.state));

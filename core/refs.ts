@@ -1,23 +1,19 @@
-// Git's ref storage, read in one place: every ref with its type and peeled
-// object, the snapshot refs with their trees and messages, HEAD, the loose
-// symbolic refs, HEAD's newest reflog entry, the stash list and the operation
-// markers. With the files storage the plain files (HEAD, markers, reflogs,
-// loose symbolic refs) are read directly, which is both safe (Git replaces
-// them by a rename) and measurably faster than a Git process each; with
-// reftable, which has no such files, everything comes through Git. The refs
-// come from one for-each-ref, the snapshot refs' names from another (their
-// commits from core/snapshot-commits.ts), side by side.
+// Listing refs and looking after the ref storage's locks: every ref outside
+// refs/undo/ with its type and peeled object (one for-each-ref), the snapshot
+// refs with their trees and messages (their names from another, their commits
+// from core/snapshot-commits.ts), the loose symbolic refs, packing the
+// snapshot refs, and the lock files a killed Git leaves. What a state holds of
+// the ref storage (HEAD, its reflog, the stash, the markers) is read by the
+// storage's backend in core/ref-store.ts, which builds on these.
 import { lstatSync, readdirSync, readFileSync, unlinkSync, type Dirent } from "node:fs";
 import { join } from "node:path";
-import { fromFileEnd } from "./file-tail.ts";
-import { compareBytes, OPERATION_MARKERS, snapshotNumber, type HeadState, type ObjectId, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
+import { snapshotNumber, type ObjectId, type RefLine } from "./format.ts";
 import { decodeBytes } from "./bytes.ts";
-import { GitError, text, type GitResult } from "./git.ts";
+import { GitError } from "./git.ts";
 import { forgetRefWriter, killedRefWriteStart } from "./lock.ts";
 import type { Repo } from "./repo.ts";
 import { snapshotCommits, type ListedRef, type SnapshotRef } from "./snapshot-commits.ts";
 import { phase } from "./trace.ts";
-import { markerFiles } from "./operation.ts";
 
 export type { SnapshotRef } from "./snapshot-commits.ts";
 
@@ -68,27 +64,13 @@ const UNDO_FORMAT = "%(refname)%00%(objectname)%00%(symref)";
 const PER_WORKTREE = ["refs/bisect", "refs/worktree", "refs/rewritten"];
 
 /**
- * Every ref outside refs/undo/ with its type and peeled object, and this
- * worktree's snapshot refs with their commits' tree, date and message.
- * Symbolic refs are completed from their files: for-each-ref reports the end
- * of a chain and skips dangling ones.
- */
-export async function scanRefs(repo: Repo): Promise<RefScan> {
-  if (repo.refStorage !== "files") return scanThroughGit(repo);
-  const [listed, undoRefs] = await Promise.all([listRefs(repo), scanUndoRefs(repo, repo.snapshotPrefix)]);
-  return completeScan(repo, withUnreadable({ refs: listed.refs, undoRefs }, listed.unreadable));
-}
-
-const withUnreadable = (scan: RefScan, unreadable: UnreadableRef[]): RefScan => (unreadable.length ? { ...scan, unreadable } : scan);
-
-/**
  * Every ref outside refs/undo/ with its type and peeled object, in one
  * for-each-ref. That one fails as a whole when a single ref's object cannot
  * be parsed (a malformed tag: Git 2.39+ exits 128 "parse_object_buffer
  * failed", 2.31 crashes), so only then the refs are read the slow way, which
  * parses nothing (readRefsUnparsed): a malformed object never stops recording.
  */
-async function listRefs(repo: Repo): Promise<{ refs: RefLine[]; unreadable: UnreadableRef[] }> {
+export async function listRefs(repo: Repo): Promise<{ refs: RefLine[]; unreadable: UnreadableRef[] }> {
   try {
     return { refs: parseRefs(await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`, ...OUTSIDE_UNDO])), unreadable: [] };
   } catch (e) {
@@ -148,86 +130,6 @@ async function readRefsUnparsed(repo: Repo): Promise<{ refs: RefLine[]; unreadab
     });
   }
   return { refs, unreadable };
-}
-
-/** What the files ref storage keeps as plain files, as Git reported it with the refs (reftable). */
-interface ReadThroughGit {
-  head: HeadState;
-  /** HEAD's newest reflog entry. */
-  headReflog: ReflogEntry | undefined;
-  stash: StashEntry[];
-  /** Markers that are refs in this storage (CHERRY_PICK_HEAD, REVERT_HEAD), not files. */
-  refMarkers: OperationMarker[];
-}
-
-/** Pseudo-refs among the markers: files with the files storage, refs with reftable. */
-const REF_MARKERS = ["CHERRY_PICK_HEAD", "REVERT_HEAD"] as const satisfies readonly OperationMarker[];
-
-// readHead, readHeadReflog and readStash answer from the scan they follow.
-const readByRefs = new WeakMap<readonly RefLine[], ReadThroughGit>();
-const latestRead = new WeakMap<Repo, ReadThroughGit>();
-
-/**
- * A ref storage without files (reftable): the refs, HEAD, HEAD's newest reflog
- * entry and the stash reflog in one wave of Git processes, then the immediate
- * target of each symbolic ref (for-each-ref gives the end of a chain). A
- * dangling symbolic ref is invisible there: no command lists it.
- */
-async function scanThroughGit(repo: Repo): Promise<RefScan> {
-  const git = repo.git;
-  // -z: one NUL after each entry; %gs is the reflog message as the files hold it.
-  const reflog = (ref: string, more: string[] = []) =>
-    git.run(["log", "-g", "-z", "--no-show-signature", "--format=%H%x09%gs", ...more, ref, "--"], { okExit: [128] });
-  const [listing, undoRefs, symbolic, detached, headLog, stashLog] = await Promise.all([
-    listRefs(repo),
-    scanUndoRefs(repo, repo.snapshotPrefix),
-    git.run(["symbolic-ref", "-q", "--no-recurse", "HEAD"], { okExit: [1] }),
-    // HEAD's commit when detached, and which marker refs exist: one batch.
-    git.text(["cat-file", "--batch-check=%(objectname)"], { input: ["HEAD", ...REF_MARKERS].map((n) => `${n}\n`).join("") }),
-    reflog("HEAD", ["-1"]),
-    reflog("refs/stash"),
-  ]);
-  const scan: RefScan = withUnreadable({ refs: listing.refs, undoRefs }, listing.unreadable);
-  const { refs } = scan;
-  const deepTags = refs.filter((r) => r.peeledType === "tag");
-  const symrefs = refs.filter((r) => r.symrefTarget);
-  await Promise.all([
-    deepTags.length > 0 ? peelFully(repo, deepTags) : undefined,
-    ...symrefs.map(async (r) => {
-      r.symrefTarget = await git.line(["symbolic-ref", "--no-recurse", r.name]);
-    }),
-  ]);
-  refs.sort((a, b) => compareBytes(a.name, b.name));
-  const [headCommit = "", ...markerIds] = detached.split("\n");
-  const head: HeadState =
-    symbolic.exitCode === 0 ? { kind: "symbolic", target: text(symbolic.stdout).trim() } : { kind: "detached", commit: headCommit };
-  const entries = (r: GitResult) => (r.exitCode === 0 ? text(r.stdout).split("\0").filter(Boolean).map(parseLogEntry) : []);
-  const [newest] = entries(headLog);
-  const unborn = head.kind === "symbolic" && !refs.some((r) => r.name === head.target && r.object);
-  const read: ReadThroughGit = {
-    head,
-    headReflog: newest && !unborn ? newest : undefined,
-    stash: refs.some((r) => r.name === "refs/stash") ? entries(stashLog) : [],
-    refMarkers: REF_MARKERS.filter((_, i) => markerIds[i] && !markerIds[i]!.endsWith(" missing")),
-  };
-  readByRefs.set(refs, read);
-  latestRead.set(repo, read);
-  return scan;
-}
-
-/** One `%H<TAB>%gs` entry of a reflog walk. */
-function parseLogEntry(entry: string): StashEntry {
-  const tab = entry.indexOf("\t");
-  return tab < 0 ? { commit: entry, message: "" } : { commit: entry.slice(0, tab), message: entry.slice(tab + 1) };
-}
-
-/** What scanRefs read through Git, for storages without files; null with the files storage. */
-function readThroughGit(repo: Repo, refs?: readonly RefLine[]): ReadThroughGit | null {
-  if (repo.refStorage === "files") return null;
-  const read = (refs && readByRefs.get(refs)) ?? latestRead.get(repo);
-  // Without files there is no synchronous way to read HEAD: the refs are scanned first.
-  if (!read) throw new Error(`internal error: the ${repo.refStorage} ref storage is read by scanRefs first`);
-  return read;
 }
 
 /** Only the refs under `prefix` (a snapshot sequence, or all of refs/undo/). */
@@ -461,25 +363,8 @@ function parseRefs(out: string): RefLine[] {
   return refs;
 }
 
-async function completeScan(repo: Repo, scan: RefScan): Promise<RefScan> {
-  const { refs } = scan;
-  const deepTags = refs.filter((r) => r.peeledType === "tag");
-  if (deepTags.length > 0) await peelFully(repo, deepTags);
-  const symrefs = looseSymrefs(repo);
-  if (symrefs.size > 0) {
-    const byName = new Map(refs.map((r) => [r.name, r]));
-    for (const [name, target] of symrefs) {
-      const known = byName.get(name);
-      if (known) known.symrefTarget = target;
-      else refs.push({ name, object: null, type: null, symrefTarget: target, peeledObject: null, peeledType: null });
-    }
-  }
-  refs.sort((a, b) => compareBytes(a.name, b.name));
-  return scan;
-}
-
 /** A tag of a tag: follow the chain to the end, as `<ref>^{}` does. */
-async function peelFully(repo: Repo, lines: RefLine[]): Promise<void> {
+export async function peelFully(repo: Repo, lines: RefLine[]): Promise<void> {
   const input = lines.map((l) => `${l.object}^{}\n`).join("");
   const out = await repo.git.text(["cat-file", "--batch-check"], { input });
   out
@@ -514,72 +399,3 @@ export function looseSymrefs(repo: Repo): Map<string, string> {
   return found;
 }
 
-export function readHead(repo: Repo, scan?: RefScan): HeadState {
-  const viaGit = readThroughGit(repo, scan?.refs);
-  if (viaGit) return viaGit.head;
-  const content = decodeBytes(readFileSync(join(repo.gitDir, "HEAD"))).trim();
-  if (content.startsWith("ref: ")) return { kind: "symbolic", target: content.slice(5).trim() };
-  return { kind: "detached", commit: content };
-}
-
-/** The operation markers now, for a caller that changed them since the last scan (reftable keeps some as refs). */
-export async function currentMarkers(repo: Repo): Promise<OperationMarker[]> {
-  if (repo.refStorage !== "files") await scanRefs(repo);
-  return readMarkers(repo);
-}
-
-export function readMarkers(repo: Repo): OperationMarker[] {
-  const refMarkers = repo.refStorage === "files" ? [] : (latestRead.get(repo)?.refMarkers ?? []);
-  const files = markerFiles(repo.gitDir);
-  return OPERATION_MARKERS.filter((m) => files.includes(m) || refMarkers.includes(m));
-}
-
-/** The last line of a file that `accept` takes, read from its end (reflogs grow for years). */
-function lastLine(path: string, accept: (line: string) => boolean = () => true): string | null {
-  return fromFileEnd(path, 4096, (piece) => {
-    const lines = decodeBytes(piece).split("\n");
-    for (let i = lines.length - 1; i >= 0; i--) if (lines[i] && accept(lines[i]!)) return lines[i]!;
-    return undefined;
-  });
-}
-
-/** `<new-oid>` and message of a reflog line `<old> <new> <ident> <time> <tz>\t<message>`. */
-function parseReflogLine(line: string): ReflogEntry | null {
-  const tab = line.indexOf("\t");
-  const head = tab < 0 ? line : line.slice(0, tab);
-  const [, commit] = head.split(" ");
-  if (!commit) return null;
-  return { commit, message: tab < 0 ? "" : line.slice(tab + 1) };
-}
-
-/**
- * HEAD's newest reflog entry (what `git reflog -1 --format='%H %gs' HEAD`
- * shows), or undefined when there is none or HEAD is unborn.
- */
-export function readHeadReflog(repo: Repo, head: HeadState, refs: readonly RefLine[]): ReflogEntry | undefined {
-  const viaGit = readThroughGit(repo, refs);
-  if (viaGit) return viaGit.headReflog;
-  if (head.kind === "symbolic" && !refs.some((r) => r.name === head.target && r.object)) return undefined;
-  // Git's reflog walk skips entries with a null new id (a deletion of HEAD's branch).
-  const line = lastLine(join(repo.gitDir, "logs", "HEAD"), (l) => !/^\S+ 0+ /.test(l));
-  return (line && parseReflogLine(line)) || undefined;
-}
-
-/** The stash, newest first, from refs/stash's reflog (what `git stash list` shows). */
-export function readStash(repo: Repo, refs: readonly RefLine[]): StashEntry[] {
-  const viaGit = readThroughGit(repo, refs);
-  if (viaGit) return viaGit.stash;
-  if (!refs.some((r) => r.name === "refs/stash")) return [];
-  let content: string;
-  try {
-    content = decodeBytes(readFileSync(join(repo.commonDir, "logs", "refs", "stash")));
-  } catch {
-    return [];
-  }
-  const entries: StashEntry[] = [];
-  for (const line of content.split("\n")) {
-    const e = line ? parseReflogLine(line) : null;
-    if (e) entries.push(e);
-  }
-  return entries.reverse();
-}

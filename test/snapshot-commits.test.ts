@@ -6,7 +6,8 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeNewest } from "../core/history.ts";
-import { scanNewestUndoRefs, scanRefs, scanUndoRefs } from "../core/refs.ts";
+import { scanNewestUndoRefs, scanUndoRefs } from "../core/refs.ts";
+import { readRefState } from "../core/ref-store.ts";
 import { openRepo } from "../core/repo.ts";
 import { UNDO_FILES } from "../core/undo-files.ts";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";
@@ -191,7 +192,7 @@ describe("refs outside refs/undo/", () => {
     for (const n of names) r.git(["update-ref", n, "HEAD"]);
     await (async () => {
       const repo = await openRepo(r.at());
-      const listed = (await scanRefs(repo)).refs.map((l) => l.name);
+      const listed = (await readRefState(repo)).refs.map((l) => l.name);
       const all = r.g("for-each-ref", "--format=%(refname)").split("\n").filter((n) => !n.startsWith("refs/undo/"));
       expect(listed).toEqual(all);
       for (const n of names) expect(listed).toContain(n);

@@ -25,7 +25,8 @@ import { configRefusal } from "../../core/record.ts";
 import { listSnapshots, missingSnapshotObjects, strayUndoRefs } from "../../core/history.ts";
 import { isReadable } from "../../core/format.ts";
 import { indexLockHolder, inspectLock, ownerTag } from "../../core/lock.ts";
-import { killedWriteLocks, refLocks, scanRefs, STALE_REF_LOCK_MS } from "../../core/refs.ts";
+import { killedWriteLocks, refLocks, STALE_REF_LOCK_MS } from "../../core/refs.ts";
+import { readRefState } from "../../core/ref-store.ts";
 import { openRepo } from "../../core/repo.ts";
 import { lastLogLines, liveWorker, markAge } from "../../core/worker-protocol.ts";
 import { filesLeftOut } from "../../core/index-trees.ts";
@@ -341,7 +342,7 @@ export const doctor: Command = {
       else bad(`${escapeControls(b.path)} is a ${b.kind}, not git-undo's file: ${BROKEN_FILE_COST[b.name] ?? "git-undo cannot use it"}; ${rm}`);
     }
     // Refs whose object Git cannot read: recorded as far as they can be (docs/format.md, `refs`).
-    const { unreadable = [] } = await scanRefs(repo);
+    const { unreadable = [] } = await readRefState(repo);
     for (const u of unreadable) {
       const name = escapeControls(u.name);
       if (u.why === "unpeelable-tag") {

@@ -37,7 +37,7 @@ import { captureLive, captureWith, unchanged, type LiveCapture } from "../captur
 import { commitCapture } from "../store.ts";
 import { restoreSummary } from "../describe.ts";
 import type { Repo } from "../repo.ts";
-import { currentMarkers } from "../refs.ts";
+import { currentMarkers } from "../ref-store.ts";
 import { composePartial, composeRevert, type ComposedTarget, type CurrentState, type RevertConflict } from "../compose.ts";
 import { composeRescue } from "../find/rescue.ts";
 

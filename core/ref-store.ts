@@ -1,0 +1,206 @@
+// The ref storage behind one interface: everything a snapshot records of it
+// (every ref with its type and peeled object, this worktree's snapshot refs,
+// HEAD, HEAD's newest reflog entry, the stash list and the operation markers)
+// read together, by one backend per storage. The files backend reads the
+// plain files Git keeps (HEAD, the markers, the reflogs, loose symbolic
+// refs), which is both safe (Git replaces them by a rename) and measurably
+// faster than a Git process each; the reftable backend, which has no such
+// files, asks Git for all of it in one wave of processes.
+import { join } from "node:path";
+import { fromFileEnd } from "./file-tail.ts";
+import { compareBytes, OPERATION_MARKERS, type HeadState, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
+import { decodeBytes } from "./bytes.ts";
+import { readFileSync } from "node:fs";
+import { text, type GitResult } from "./git.ts";
+import { markerFiles } from "./operation.ts";
+import { listRefs, looseSymrefs, peelFully, scanUndoRefs, type RefScan, type UnreadableRef } from "./refs.ts";
+import type { Repo } from "./repo.ts";
+
+/** The ref storage's part of a state: the refs and the snapshot refs, with what the files storage keeps as files. */
+export interface RefState extends RefScan {
+  head: HeadState;
+  /** HEAD's newest reflog entry; undefined when there is none or HEAD is unborn. */
+  headReflog: ReflogEntry | undefined;
+  /** The stash, newest first (what `git stash list` shows). */
+  stash: StashEntry[];
+  /** The operations in progress, by the markers Git leaves for them. */
+  markers: OperationMarker[];
+}
+
+/** A ref storage (extensions.refStorage): how its state is read. */
+interface RefStore {
+  /** Everything at once, for a capture (the refs first, then what goes with them, as the spec orders it). */
+  read(repo: Repo): Promise<RefState>;
+  /** The operation markers now: after a restore ended an operation. */
+  markers(repo: Repo): Promise<OperationMarker[]>;
+}
+
+/** The ref storage's state now, by the repository's backend. */
+export const readRefState = (repo: Repo): Promise<RefState> => storeOf(repo).read(repo);
+
+/** The operation markers now, for a caller that changed them since its last read. */
+export const currentMarkers = (repo: Repo): Promise<OperationMarker[]> => storeOf(repo).markers(repo);
+
+const storeOf = (repo: Repo): RefStore => (repo.refStorage === "files" ? FILES : REFTABLE);
+
+const withUnreadable = <T extends RefScan>(scan: T, unreadable: UnreadableRef[]): T => (unreadable.length ? { ...scan, unreadable } : scan);
+
+/** The markers in `OPERATION_MARKERS` order: those that are files, and those that are refs (reftable). */
+const markersOf = (files: readonly string[], refs: readonly OperationMarker[]): OperationMarker[] =>
+  OPERATION_MARKERS.filter((m) => files.includes(m) || refs.includes(m));
+
+// ---------------------------------------------------------------- files
+
+const FILES: RefStore = {
+  async read(repo) {
+    const [listed, undoRefs] = await Promise.all([listRefs(repo), scanUndoRefs(repo, repo.snapshotPrefix)]);
+    const refs = listed.refs;
+    const deepTags = refs.filter((r) => r.peeledType === "tag");
+    if (deepTags.length > 0) await peelFully(repo, deepTags);
+    // Symbolic refs are completed from their files: for-each-ref reports the end of a chain and skips dangling ones.
+    const symrefs = looseSymrefs(repo);
+    if (symrefs.size > 0) {
+      const byName = new Map(refs.map((r) => [r.name, r]));
+      for (const [name, target] of symrefs) {
+        const known = byName.get(name);
+        if (known) known.symrefTarget = target;
+        else refs.push({ name, object: null, type: null, symrefTarget: target, peeledObject: null, peeledType: null });
+      }
+    }
+    refs.sort((a, b) => compareBytes(a.name, b.name));
+    // With the refs (the spec's step 2), not after the files: a Git command that
+    // moves HEAD meanwhile must not lend its message to a state from before it.
+    const head = fileHead(repo);
+    return withUnreadable(
+      { refs, undoRefs, head, headReflog: fileHeadReflog(repo, head, refs), stash: fileStash(repo, refs), markers: markersOf(markerFiles(repo.gitDir), []) },
+      listed.unreadable,
+    );
+  },
+  async markers(repo) {
+    return markersOf(markerFiles(repo.gitDir), []);
+  },
+};
+
+function fileHead(repo: Repo): HeadState {
+  const content = decodeBytes(readFileSync(join(repo.gitDir, "HEAD"))).trim();
+  if (content.startsWith("ref: ")) return { kind: "symbolic", target: content.slice(5).trim() };
+  return { kind: "detached", commit: content };
+}
+
+/** The last line of a file that `accept` takes, read from its end (reflogs grow for years). */
+function lastLine(path: string, accept: (line: string) => boolean = () => true): string | null {
+  return fromFileEnd(path, 4096, (piece) => {
+    const lines = decodeBytes(piece).split("\n");
+    for (let i = lines.length - 1; i >= 0; i--) if (lines[i] && accept(lines[i]!)) return lines[i]!;
+    return undefined;
+  });
+}
+
+/** `<new-oid>` and message of a reflog line `<old> <new> <ident> <time> <tz>\t<message>`. */
+function parseReflogLine(line: string): ReflogEntry | null {
+  const tab = line.indexOf("\t");
+  const head = tab < 0 ? line : line.slice(0, tab);
+  const [, commit] = head.split(" ");
+  if (!commit) return null;
+  return { commit, message: tab < 0 ? "" : line.slice(tab + 1) };
+}
+
+/** HEAD's newest reflog entry (what `git reflog -1 --format='%H %gs' HEAD` shows). */
+function fileHeadReflog(repo: Repo, head: HeadState, refs: readonly RefLine[]): ReflogEntry | undefined {
+  if (head.kind === "symbolic" && !refs.some((r) => r.name === head.target && r.object)) return undefined;
+  // Git's reflog walk skips entries with a null new id (a deletion of HEAD's branch).
+  const line = lastLine(join(repo.gitDir, "logs", "HEAD"), (l) => !/^\S+ 0+ /.test(l));
+  return (line && parseReflogLine(line)) || undefined;
+}
+
+/** The stash, newest first, from refs/stash's reflog. */
+function fileStash(repo: Repo, refs: readonly RefLine[]): StashEntry[] {
+  if (!refs.some((r) => r.name === "refs/stash")) return [];
+  let content: string;
+  try {
+    content = decodeBytes(readFileSync(join(repo.commonDir, "logs", "refs", "stash")));
+  } catch {
+    return [];
+  }
+  const entries: StashEntry[] = [];
+  for (const line of content.split("\n")) {
+    const e = line ? parseReflogLine(line) : null;
+    if (e) entries.push(e);
+  }
+  return entries.reverse();
+}
+
+// ---------------------------------------------------------------- reftable
+
+/** Pseudo-refs among the markers: files with the files storage, refs with reftable. */
+const REF_MARKERS = ["CHERRY_PICK_HEAD", "REVERT_HEAD"] as const satisfies readonly OperationMarker[];
+
+const REFTABLE: RefStore = {
+  read: readThroughGit,
+  async markers(repo) {
+    const found = await repo.git.text(["cat-file", "--batch-check=%(objectname)"], { input: REF_MARKERS.map((n) => `${n}\n`).join("") });
+    const ids = found.split("\n");
+    return markersOf(
+      markerFiles(repo.gitDir),
+      REF_MARKERS.filter((_, i) => ids[i] && !ids[i]!.endsWith(" missing")),
+    );
+  },
+};
+
+/**
+ * A ref storage without files: the refs, HEAD, HEAD's newest reflog entry and
+ * the stash reflog in one wave of Git processes, then the immediate target of
+ * each symbolic ref (for-each-ref gives the end of a chain). A dangling
+ * symbolic ref is invisible there: no command lists it.
+ */
+async function readThroughGit(repo: Repo): Promise<RefState> {
+  const git = repo.git;
+  // -z: one NUL after each entry; %gs is the reflog message as the files hold it.
+  const reflog = (ref: string, more: string[] = []) =>
+    git.run(["log", "-g", "-z", "--no-show-signature", "--format=%H%x09%gs", ...more, ref, "--"], { okExit: [128] });
+  const [listing, undoRefs, symbolic, detached, headLog, stashLog] = await Promise.all([
+    listRefs(repo),
+    scanUndoRefs(repo, repo.snapshotPrefix),
+    git.run(["symbolic-ref", "-q", "--no-recurse", "HEAD"], { okExit: [1] }),
+    // HEAD's commit when detached, and which marker refs exist: one batch.
+    git.text(["cat-file", "--batch-check=%(objectname)"], { input: ["HEAD", ...REF_MARKERS].map((n) => `${n}\n`).join("") }),
+    reflog("HEAD", ["-1"]),
+    reflog("refs/stash"),
+  ]);
+  const refs = listing.refs;
+  const deepTags = refs.filter((r) => r.peeledType === "tag");
+  const symrefs = refs.filter((r) => r.symrefTarget);
+  await Promise.all([
+    deepTags.length > 0 ? peelFully(repo, deepTags) : undefined,
+    ...symrefs.map(async (r) => {
+      r.symrefTarget = await git.line(["symbolic-ref", "--no-recurse", r.name]);
+    }),
+  ]);
+  refs.sort((a, b) => compareBytes(a.name, b.name));
+  const [headCommit = "", ...markerIds] = detached.split("\n");
+  const head: HeadState =
+    symbolic.exitCode === 0 ? { kind: "symbolic", target: text(symbolic.stdout).trim() } : { kind: "detached", commit: headCommit };
+  const entries = (r: GitResult) => (r.exitCode === 0 ? text(r.stdout).split("\0").filter(Boolean).map(parseLogEntry) : []);
+  const [newest] = entries(headLog);
+  const unborn = head.kind === "symbolic" && !refs.some((r) => r.name === head.target && r.object);
+  return withUnreadable(
+    {
+      refs,
+      undoRefs,
+      head,
+      headReflog: newest && !unborn ? newest : undefined,
+      stash: refs.some((r) => r.name === "refs/stash") ? entries(stashLog) : [],
+      markers: markersOf(
+        markerFiles(repo.gitDir),
+        REF_MARKERS.filter((_, i) => markerIds[i] && !markerIds[i]!.endsWith(" missing")),
+      ),
+    },
+    listing.unreadable,
+  );
+}
+
+/** One `%H<TAB>%gs` entry of a reflog walk. */
+function parseLogEntry(entry: string): StashEntry {
+  const tab = entry.indexOf("\t");
+  return tab < 0 ? { commit: entry, message: "" } : { commit: entry.slice(0, tab), message: entry.slice(tab + 1) };
+}
