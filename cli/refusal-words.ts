@@ -3,6 +3,9 @@
 import { Refused, type Refusal } from "../core/errors.ts";
 import { escapeControls } from "../core/text.ts";
 
+/** A path as one sh word. */
+const shellQuoted = (path: string): string => `'${path.replace(/'/g, "'\\''")}'`;
+
 const setIn = (origin: string | null) => (origin ? ` (set in ${origin})` : "");
 
 /** The `git config` option that edits a scope. */
@@ -47,6 +50,18 @@ export function refusalText(r: Refusal): string {
       return `${r.id} is part of the stash entry ${r.entry}: 'git undo rescue ${r.entry}' brings the entry back`;
     case "rescue-path-exists":
       return `'${escapeControls(r.path)}' exists: git undo rescue writes only where nothing is (choose another path)`;
+    case "rescue-in-stash":
+      return `the stash list already has ${r.id} (git stash list)`;
+    case "undo-file-blocked":
+      return r.what === "lock"
+        ? `${r.path} is a ${r.is}, not git-undo's lock; nothing is recorded or restored while it is there: rm -r ${shellQuoted(r.path)}`
+        : `${r.path} is a ${r.is}, not git-undo's file; nothing is restored while it is there: rm -r ${shellQuoted(r.path)}`;
+    case "lock-foreign":
+      return `${r.path} is held by git-undo on another host (${r.host ?? "?"}, pid ${r.pid ?? "?"}), sharing this repository; if no git-undo runs there, remove it: rm ${shellQuoted(r.path)}`;
+    case "lock-busy":
+      return `another git-undo is recording or restoring in this worktree (${r.path}${r.pid !== null ? ` held by pid ${r.pid}` : ""}); try again`;
+    case "numbers-used-up":
+      return `no snapshot number is left after ${r.ref}; delete it if you did not make it (git update-ref -d ${r.ref})`;
   }
 }
 

@@ -50,7 +50,17 @@ export type Refusal =
   | { kind: "rescue-needs-path"; id: string }
   | { kind: "rescue-stash-part"; id: string; entry: string }
   /** rescue: a file would be written where something is. */
-  | { kind: "rescue-path-exists"; path: string };
+  | { kind: "rescue-path-exists"; path: string }
+  /** rescue: the stash list has the entry already. */
+  | { kind: "rescue-in-stash"; id: string }
+  /** Something other than a plain file stands where git-undo keeps one of its files (`what`: its lock, or another). */
+  | { kind: "undo-file-blocked"; path: string; is: string; what: "lock" | "file" }
+  /** capture.lock held by a git-undo on another host sharing the repository. */
+  | { kind: "lock-foreign"; path: string; host: string | null; pid: number | null }
+  /** capture.lock still held by a live git-undo after the wait. */
+  | { kind: "lock-busy"; path: string; pid: number | null }
+  /** The snapshot numbers are used up: a ref at the highest name ends the sequence. */
+  | { kind: "numbers-used-up"; ref: string };
 
 export class Refused extends UndoError {
   constructor(

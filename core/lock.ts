@@ -9,7 +9,7 @@
 import { chmodSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync, type Stats } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { refuse, type UndoError } from "./errors.ts";
+import { refused, type Refused } from "./errors.ts";
 import { clearBrokenUndoFiles, undoFile } from "./undo-files.ts";
 import { seams } from "./seams.ts";
 
@@ -203,7 +203,7 @@ function removeQuietly(path: string): void {
 export function createIndexLock(indexFile: string, undoDir: string): boolean {
   mkdirSync(undoDir, { recursive: true });
   const stuck = clearBrokenUndoFiles(undoDir).find((b) => b.name === "indexLockOwner");
-  if (stuck) throw refuse(`${stuck.path} is a ${stuck.kind}, not git-undo's file; nothing is restored while it is there: rm -r '${stuck.path.replace(/'/g, "'\\''")}'`);
+  if (stuck) throw refused({ kind: "undo-file-blocked", path: stuck.path, is: stuck.kind, what: "file" });
   const me = `${process.pid} ${thisHost()}\n`;
   replaceFile(ownerFile(undoDir), me);
   try {
@@ -481,7 +481,7 @@ export function tryLock(undoDir: string): Lock | null {
   mkdirSync(undoDir, { recursive: true });
   const path = undoFile(undoDir, "captureLock");
   const stuck = clearBrokenUndoFiles(undoDir).find((b) => b.name === "captureLock");
-  if (stuck) throw refuse(`${path} is a ${stuck.kind}, not git-undo's lock; nothing is recorded or restored while it is there: rm -r '${path.replace(/'/g, "'\\''")}'`);
+  if (stuck) throw refused({ kind: "undo-file-blocked", path, is: stuck.kind, what: "lock" });
   if (!claimFile(path, `${process.pid} ${thisHost()}\n`, isStale)) return null;
   return { path, release: () => releaseFile(path) };
 }
@@ -506,22 +506,15 @@ export async function acquireLock(undoDir: string, waitMs = defaultLockWaitMs())
     // Waiting cannot help: nothing here can tell whether that host's git-undo still runs.
     if (status.state === "foreign") throw foreignLockRefusal(status);
     if (Date.now() >= deadline) {
-      throw refuse(
-        `another git-undo is recording or restoring in this worktree (${status.path}${status.pid !== null ? ` held by pid ${status.pid}` : ""}); try again`,
-      );
+      throw refused({ kind: "lock-busy", path: status.path, pid: status.pid });
     }
     await Bun.sleep(delay);
     delay = Math.min(delay * 2, 200);
   }
 }
 
-/** The refusal for a lock another host holds: the file, the host, and how to remove it. */
-export function foreignLockRefusal(status: LockStatus): UndoError {
-  return refuse(
-    `${status.path} is held by git-undo on another host (${status.host ?? "?"}, pid ${status.pid ?? "?"}), sharing this repository; ` +
-      `if no git-undo runs there, remove it: rm '${status.path.replace(/'/g, "'\\''")}'`,
-  );
-}
+/** The refusal for a lock another host holds: the file, the host and the pid. */
+const foreignLockRefusal = (status: LockStatus): Refused => refused({ kind: "lock-foreign", path: status.path, host: status.host, pid: status.pid });
 
 export async function withLock<T>(undoDir: string, fn: () => Promise<T>, waitMs?: number): Promise<T> {
   const lock = await acquireLock(undoDir, waitMs);

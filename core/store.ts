@@ -4,7 +4,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cut, describeChange, describeOperationChange, SUMMARY_WIDTH } from "./describe.ts";
-import { fatal, refuse } from "./errors.ts";
+import { fatal, refused } from "./errors.ts";
 import { commitText, commitsToKeep, encodeMessage, FORMAT_VERSION, groupsOf, headTrailer, reflogTrailer, isReadable, KEEP_DATE, KEEP_MESSAGE, MAX_PARENTS, MAX_SNAPSHOT_NUMBER, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, snapshotRef, type ObjectId, type ReflogEntry, type Snapshot, type SnapshotEntry, type SnapshotKind, type Trailers } from "./format.ts";
 import { hasEscapedBytes } from "./bytes.ts";
 import { GitError } from "./git.ts";
@@ -272,7 +272,7 @@ async function createRef(repo: Repo, snaps: readonly Pick<NumberedRef, "number">
   for (let number = highest + 1, attempt = 0; attempt < 10; attempt++) {
     if (number > MAX_SNAPSHOT_NUMBER) {
       // Ten digits are all a snapshot name has: a ref at the end (fetched from elsewhere, most likely) ends the sequence.
-      throw refuse(`no snapshot number is left after ${snapshotRef(repo.snapshotPrefix, highest)}; delete it if you did not make it (git update-ref -d ${snapshotRef(repo.snapshotPrefix, highest)})`);
+      throw refused({ kind: "numbers-used-up", ref: snapshotRef(repo.snapshotPrefix, highest) });
     }
     const ref = snapshotRef(repo.snapshotPrefix, number);
     try {

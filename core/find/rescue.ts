@@ -81,7 +81,7 @@ export async function composeRescue(repo: Repo, scratch: string, now: CurrentSta
   let summary: string;
   const short = (oid: ObjectId) => oid.slice(0, 7);
   if (rescue.kind === "stash") {
-    if (cur.stash.some((e) => e.commit === rescue.commit)) throw refuse(`the stash list already has ${short(rescue.commit)} (git stash list)`);
+    if (cur.stash.some((e) => e.commit === rescue.commit)) throw refused({ kind: "rescue-in-stash", id: short(rescue.commit) });
     next.stash = [{ commit: rescue.commit, message: rescue.message }, ...cur.stash];
     const stashRef: RefLine = { name: "refs/stash", object: rescue.commit, type: "commit", symrefTarget: null, peeledObject: null, peeledType: null };
     next.refs = sortRefs([...next.refs.filter((r) => r.name !== "refs/stash"), stashRef]);
