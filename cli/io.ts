@@ -2,10 +2,18 @@
 // the two output streams. cli/main.ts takes them from the process for `git
 // undo`, and a test passes its own to run a command in its own process; below
 // main nothing asks the process where it is or what its environment holds.
+import type { Readable, Writable } from "node:stream";
 import type { Env } from "../core/git.ts";
 
 /** Where output goes instead of a file descriptor: each write's bytes, whole. */
 export type Sink = (bytes: Uint8Array) => void;
+
+/** A terminal a command takes over (the picker): its keyboard and its screen. */
+export interface TerminalStreams {
+  input: Readable;
+  /** With the terminal's `columns` and `rows`, emitting "resize" when they change. */
+  output: Writable;
+}
 
 export interface CommandIO {
   /** The folder the command runs in (after any -C). */
@@ -17,10 +25,12 @@ export interface CommandIO {
   stderr: Sink | null;
   /** The Bun running the command (what init writes into the hooks unless GIT_UNDO_BUN names another). */
   runtime: string;
+  /** The terminal the command runs in, asked for only by a command that takes it over; null when there is none. */
+  terminal: () => TerminalStreams | null;
 }
 
 /** Before any command (a test drawing the picker's frames): no folder, no variables, the file descriptors. */
-const NO_COMMAND: CommandIO = { cwd: "", env: {}, stdout: null, stderr: null, runtime: "" };
+const NO_COMMAND: CommandIO = { cwd: "", env: {}, stdout: null, stderr: null, runtime: "", terminal: () => null };
 let current: CommandIO = NO_COMMAND;
 
 /** The command now running gets `io`: its variables, folder and streams (cli/main.ts, once per command). */

@@ -29,8 +29,11 @@ test("Git keeps working, silently, when Bun is missing and when the toolkit fold
   r.git(["commit", "-q", "--allow-empty", "-m", "with bun"]);
   snaps = await expectRecorded(r, snaps, /^commit: with bun$/, { gitDir });
 
-  // No Bun anywhere the hook looks: Git works, nothing is printed, the mark waits.
+  // No Bun anywhere the hook looks (cli/find-bun.sh: the one init named, the
+  // toolkit's .tools/ and node_modules/, PATH, ~/.bun): Git works, nothing is
+  // printed, the mark waits.
   unlinkSync(bun);
+  unlinkSync(join(toolkit, "node_modules"));
   let res = git(["commit", "-q", "--allow-empty", "-m", "without bun"]);
   expect(res.stdout + res.stderr).toBe("");
   expect(r.g("log", "-1", "--format=%s")).toBe("without bun");

@@ -5,7 +5,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { fitHints, wrapWords } from "../cli/wrap.ts";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { hasTmux, Terminal } from "./helpers/tmux.ts";
+import { VirtualTerminal } from "./helpers/vterm.ts";
 
 // Ages go on between two runs: left out of what is compared.
 const words = (lines: string) => lines.replace(/\d+\s+(second|minute)s?\s+ago/g, "").split(/\s+/).filter(Boolean);
@@ -81,14 +81,14 @@ test("COLUMNS=80: did-you-mean and error lines break at spaces; without a width 
   expect(option.stderr).toContain("'--skip-missing'");
 });
 
-const terminals: Terminal[] = [];
-afterEach(() => {
-  for (const t of terminals.splice(0)) t.kill();
+const terminals: VirtualTerminal[] = [];
+afterEach(async () => {
+  for (const t of terminals.splice(0)) await t.kill();
 });
 
-test.skipIf(!hasTmux())("80 columns: the picker's footer shows whole hints, Esc quit and ^F this file among them", async () => {
+test("80 columns: the picker's footer shows whole hints, Esc quit and ^F this file among them", async () => {
   const r = longSummary();
-  const t = new Terminal(r, 80, 24);
+  const t = new VirtualTerminal(r, 80, 24);
   terminals.push(t);
   t.start(["pick"]);
   await t.waitForText("Restoring #1");

@@ -1,15 +1,15 @@
-// git undo pick in a real terminal (tmux): open it, move, preview, filter,
-// confirm, and the repository ends up in the chosen state.
+// git undo pick on a terminal (in-process, helpers/vterm.ts): open it, move,
+// preview, filter, confirm, and the repository ends up in the chosen state.
 import { afterEach, expect, test } from "bun:test";
 import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { hasTmux, Terminal } from "./helpers/tmux.ts";
+import { VirtualTerminal } from "./helpers/vterm.ts";
 
-const terminals: Terminal[] = [];
-afterEach(() => {
-  for (const t of terminals.splice(0)) t.kill();
+const terminals: VirtualTerminal[] = [];
+afterEach(async () => {
+  for (const t of terminals.splice(0)) await t.kill();
 });
 const open = (r: TestRepo, cols = 100, rows = 30) => {
-  const t = new Terminal(r, cols, rows);
+  const t = new VirtualTerminal(r, cols, rows);
   terminals.push(t);
   t.start(["pick"]);
   return t;
@@ -27,7 +27,7 @@ function threeStates(): TestRepo {
   return r;
 }
 
-test.skipIf(!hasTmux())("pick lists snapshots newest first and previews the highlighted one's plan", async () => {
+test("pick lists snapshots newest first and previews the highlighted one's plan", async () => {
   const r = threeStates();
   const t = open(r);
   // The cursor starts on the state `git undo` would restore: #2, just older than the position #3.
@@ -52,7 +52,7 @@ test.skipIf(!hasTmux())("pick lists snapshots newest first and previews the high
   expect(await t.exitCode()).toBe(1);
 });
 
-test.skipIf(!hasTmux())("typing filters by path, summary and number; Enter, y restores and reports", async () => {
+test("typing filters by path, summary and number; Enter, y restores and reports", async () => {
   const r = threeStates();
   const before = r.g("rev-parse", "HEAD~1");
   const t = open(r);
@@ -84,7 +84,7 @@ test.skipIf(!hasTmux())("typing filters by path, summary and number; Enter, y re
   expect(latest.restored).toBe(2);
 });
 
-test.skipIf(!hasTmux())("?text lists the snapshots whose files hold it (index or working tree), and restores one", async () => {
+test("?text lists the snapshots whose files hold it (index or working tree), and restores one", async () => {
   const r = makeRepo();
   r.commit("one", { "a.txt": "plain\n" });
   r.ok("snapshot"); // #1
@@ -113,7 +113,7 @@ test.skipIf(!hasTmux())("?text lists the snapshots whose files hold it (index or
   expect(r.read("notes.txt")).toBe("the Lost Idea\n");
 });
 
-test.skipIf(!hasTmux())("answering no goes back to the list; nothing changes until confirmed", async () => {
+test("answering no goes back to the list; nothing changes until confirmed", async () => {
   const r = threeStates();
   const before = fingerprint(r);
   const t = open(r);

@@ -2,25 +2,15 @@
 // every line to the width, so no line wraps and the frame stays whole.
 import { afterEach, expect, test } from "bun:test";
 import { makeRepo } from "./helpers/repo.ts";
-import { hasTmux, Terminal } from "./helpers/tmux.ts";
+import { VirtualTerminal } from "./helpers/vterm.ts";
+import { expectWholeFrame } from "./helpers/pick-frame.ts";
 
-const terminals: Terminal[] = [];
-afterEach(() => {
-  for (const t of terminals.splice(0)) t.kill();
+const terminals: VirtualTerminal[] = [];
+afterEach(async () => {
+  for (const t of terminals.splice(0)) await t.kill();
 });
 
-/** Every row of the picker starts with a guide symbol: a wrapped line would not. */
-function expectWholeFrame(screen: string, cols: number): void {
-  const rows = screen.replace(/\n+$/, "").split("\n");
-  expect(rows[0]).toMatch(/^◆ {2}Pick a state/);
-  expect(rows[rows.length - 1]).toMatch(/^└ {2}/);
-  for (const row of rows) {
-    expect(row).toMatch(/^[◆│├└]/);
-    expect(Bun.stringWidth(row)).toBeLessThanOrEqual(cols);
-  }
-}
-
-test.skipIf(!hasTmux())("60 columns: long branch names, summaries, paths and diff lines never break the frame", async () => {
+test("60 columns: long branch names, summaries, paths and diff lines never break the frame", async () => {
   const r = makeRepo({ branch: "a-very-long-branch-name-that-goes-on-and-on" });
   const long = `${"deeply/nested/".repeat(6)}file-with-a-long-name.txt`;
   r.commit("one", { "a.txt": "one\n" });
@@ -31,7 +21,7 @@ test.skipIf(!hasTmux())("60 columns: long branch names, summaries, paths and dif
     r.write("a.txt", `edit ${i}\n`);
     r.ok("snapshot");
   }
-  const t = new Terminal(r, 60, 24);
+  const t = new VirtualTerminal(r, 60, 24);
   terminals.push(t);
   t.start(["pick"]);
   let s = await t.waitForText("Restoring #13");
@@ -59,19 +49,19 @@ test.skipIf(!hasTmux())("60 columns: long branch names, summaries, paths and dif
   expect(await t.exitCode()).toBe(1);
 });
 
-test.skipIf(!hasTmux())("a resized terminal is redrawn whole at its new size", async () => {
+test("a resized terminal is redrawn whole at its new size", async () => {
   const r = makeRepo();
   r.commit("one", { "a.txt": "one\n" });
   r.ok("snapshot");
   r.commit("two", { "a.txt": "two\n" });
   r.ok("snapshot");
-  const t = new Terminal(r, 130, 24);
+  const t = new VirtualTerminal(r, 130, 24);
   terminals.push(t);
   t.start(["pick"]);
   // Wide: the preview is beside the list.
   let s = await t.waitForText("Restoring #1");
   expect(s.split("\n").some((l) => /#1 .*│ .*Restoring #1|[●○].*#2.*│/.test(l))).toBe(true);
-  Bun.spawnSync({ cmd: ["tmux", "-L", t.socket, "resize-window", "-t", "0", "-x", "60", "-y", "20"], env: r.env });
+  t.resize(60, 20);
   s = await t.waitFor((x) => x.includes("├── what restoring it does"), "the narrow layout");
   expectWholeFrame(s, 60);
   t.keys("Escape");

@@ -1,16 +1,16 @@
-// The picker's partial actions in a real terminal (tmux): Ctrl-R reverts the
+// The picker's partial actions on a terminal (in-process, helpers/vterm.ts): Ctrl-R reverts the
 // highlighted snapshot's change, keeping what came after; Ctrl-F in the diff
 // view restores only the file in view. Both confirm first, as Enter does.
 import { afterEach, expect, test } from "bun:test";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { hasTmux, Terminal } from "./helpers/tmux.ts";
+import { VirtualTerminal } from "./helpers/vterm.ts";
 
-const terminals: Terminal[] = [];
-afterEach(() => {
-  for (const t of terminals.splice(0)) t.kill();
+const terminals: VirtualTerminal[] = [];
+afterEach(async () => {
+  for (const t of terminals.splice(0)) await t.kill();
 });
 const open = (r: TestRepo, cols = 120, rows = 32) => {
-  const t = new Terminal(r, cols, rows);
+  const t = new VirtualTerminal(r, cols, rows);
   terminals.push(t);
   t.start(["pick"]);
   return t;
@@ -28,7 +28,7 @@ function states(): TestRepo {
   return r;
 }
 
-test.skipIf(!hasTmux())("Ctrl-R offers the revert of the highlighted change; y reverts it and keeps the later edit", async () => {
+test("Ctrl-R offers the revert of the highlighted change; y reverts it and keeps the later edit", async () => {
   const r = states();
   const t = open(r);
   const s = await t.waitForText("Restoring #2");
@@ -43,7 +43,7 @@ test.skipIf(!hasTmux())("Ctrl-R offers the revert of the highlighted change; y r
   expect(r.read("b.txt")).toBe("b2\n");
 });
 
-test.skipIf(!hasTmux())("Ctrl-F in the diff view restores only the file in view; n goes back without changing anything", async () => {
+test("Ctrl-F in the diff view restores only the file in view; n goes back without changing anything", async () => {
   const r = states();
   const t = open(r);
   await t.waitForText("Restoring #2");

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { settled } from "./helpers/auto.ts";
-import { hasTmux, Terminal } from "./helpers/tmux.ts";
+import { VirtualTerminal } from "./helpers/vterm.ts";
 import { userState } from "./helpers/lost-work.ts";
 import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
 
@@ -254,7 +254,7 @@ describe("git undo rescue", () => {
     expect(r.undo(["rescue", "ab"]).code).toBe(129);
   });
 
-  test.skipIf(!hasTmux())("the picker lists lost work after the snapshots; Enter, y rescues it as git undo rescue does", async () => {
+  test("the picker lists lost work after the snapshots; Enter, y rescues it as git undo rescue does", async () => {
     const r = makeRepo();
     r.commit("base", { "a.txt": "a\n" });
     await r.okIn("snapshot");
@@ -264,7 +264,7 @@ describe("git undo rescue", () => {
     r.git(["stash", "drop", "-q"]);
     await r.okIn("snapshot", "-m", "after the drop");
     const before = userState(r);
-    const t = new Terminal(r, 120, 30);
+    const t = new VirtualTerminal(r, 120, 30);
     try {
       t.start(["pick"]);
       await t.waitForText("lost work (no ref or snapshot holds it; Enter rescues)");
@@ -278,7 +278,7 @@ describe("git undo rescue", () => {
       expect(await t.exitCode()).toBe(0);
       expect(t.screen()).toContain(`Rescued stash entry 'On main: dropped idea' (${stash.slice(0, 7)})`);
     } finally {
-      t.kill();
+      await t.kill();
     }
     expect(r.git(["stash", "list", "--format=%H"]).stdout).toBe(`${stash}\n`);
     expect(r.undo([]).code).toBe(0);

@@ -10,7 +10,7 @@ import type { StateSide } from "../../core/plan.ts";
 import { captureLive, unchanged } from "../../core/capture.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
-import { color, isTerminal, out, RECORDING_OFF } from "../ui.ts";
+import { color, out, RECORDING_OFF } from "../ui.ts";
 import { hooksEnabled } from "../../core/hooks.ts";
 import { PickModel, rowsOf } from "../pick/model.ts";
 import { planPreviews, type PreviewSource } from "../pick/preview.ts";
@@ -44,7 +44,8 @@ export const pick: Command = {
   options: {},
   async run(_, io) {
     // The picker is a conversation with a person: refuse before touching anything.
-    if (!(await isTerminal(0)) || !(await isTerminal(1))) {
+    const terminal = io.terminal();
+    if (!terminal) {
       throw refuse("git undo pick needs a terminal; use 'git undo list' to see the snapshots and 'git undo restore <n>' to restore one");
     }
     const repo = await openRepo(io);
@@ -60,7 +61,7 @@ export const pick: Command = {
     }));
     const readable = snaps.filter(isReadable);
     const search = (text: string) => snapshotsHolding(repo, readable, text);
-    const prompt = new PickPrompt({ model, previews: lazyPreviews(repo, from), search });
+    const prompt = new PickPrompt({ model, previews: lazyPreviews(repo, from), search, input: terminal.input, output: terminal.output });
 
     // Lost work (what no ref or snapshot holds) is found in the background and listed after the snapshots.
     const lost = findLost(repo).then(async (work) => {

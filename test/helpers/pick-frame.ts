@@ -1,0 +1,13 @@
+// What every picker frame must be, whatever the terminal: whole rows, none wider than it.
+import { expect } from "bun:test";
+
+/** Every row of the picker starts with a guide symbol: a wrapped line would not. */
+export function expectWholeFrame(screen: string, cols: number): void {
+  const rows = screen.replace(/\n+$/, "").split("\n");
+  expect(rows[0]).toMatch(/^◆ {2}Pick a state/);
+  expect(rows[rows.length - 1]).toMatch(/^└ {2}/);
+  for (const row of rows) {
+    expect(row).toMatch(/^[◆│├└]/);
+    expect(Bun.stringWidth(row)).toBeLessThanOrEqual(cols);
+  }
+}
