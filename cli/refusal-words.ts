@@ -1,7 +1,8 @@
 // The words for the core's typed refusals (core/errors.ts Refusal): each kind
 // once, for the error line, the picker's preview, doctor and the worker's log.
-import { Refused, type Refusal } from "../core/errors.ts";
-import { escapeControls } from "../core/text.ts";
+import { Refused, type HookProblem, type Refusal } from "../core/errors.ts";
+import { snapshotTime } from "../core/history.ts";
+import { escapeControls, nameList } from "../core/text.ts";
 
 /** A path as one sh word. */
 const shellQuoted = (path: string): string => `'${path.replace(/'/g, "'\\''")}'`;
@@ -62,6 +63,83 @@ export function refusalText(r: Refusal): string {
       return `another git-undo is recording or restoring in this worktree (${r.path}${r.pid !== null ? ` held by pid ${r.pid}` : ""}); try again`;
     case "numbers-used-up":
       return `no snapshot number is left after ${r.ref}; delete it if you did not make it (git update-ref -d ${r.ref})`;
+    case "bad-age":
+      return `bad age '${r.value}' for '${r.key}': use forms like 90d, 2.weeks, 6.months or never`;
+    case "nothing-to-step":
+      return r.direction === "undo" && r.empty ? "nothing to undo: no snapshots yet" : `nothing to ${r.direction}`;
+    case "too-few-steps":
+      return `cannot ${r.direction} ${r.steps} steps: only ${r.available} ${r.available === 1 ? "is" : "are"} available`;
+    case "not-a-snapshot-number":
+      return `'${r.arg}' is not a snapshot number (such as 12, or @{yesterday})`;
+    case "not-a-git-date":
+      return `'${r.date}' is not a date Git understands`;
+    case "none-at-date":
+      return `no snapshot was recorded at or before ${r.date}; the first is #${r.first} from ${snapshotTime(r.firstDate)}`;
+    case "hooks-in-the-way":
+      return `cannot install the hooks:\n  ${r.problems.map(hookProblemText).join("\n  ")}`;
+    case "pathspec-magic":
+      return `pathspec magic is not supported here: '${r.spec}'`;
+    case "pathspec-outside-tree":
+      return `'${r.spec}' is outside the working tree`;
+    case "bad-regex":
+      return `not a regular expression Git can use: '${escapeControls(r.pattern)}'${r.reason ? ` (${escapeControls(r.reason)})` : ""}`;
+    case "no-such-ref":
+      return `no ref '${r.ref}' in snapshot #${r.number} or now`;
+    case "pathspec-no-match":
+      return `pathspec '${r.spec}' did not match any file in snapshot #${r.number} or now`;
+    case "bare-no-index":
+      return "a bare repository has no index";
+    case "files-not-recorded":
+      return r.number === null
+        ? "the files are not recorded here (undo.worktree is false)"
+        : `snapshot #${r.number} has no record of the files (${r.why === "no-work-tree" ? "it was recorded without a work tree" : "undo.worktree was false"})`;
+    case "revert-oldest":
+      return `snapshot #${r.number} is the oldest one: there is no state before it to revert to`;
+    case "nothing-to-change":
+      return r.revert ? `nothing to revert: what #${r.number} changed is not in the current state` : `nothing to restore: ${r.what} already as in #${r.number}`;
+    case "keep-entry-damaged":
+      return `snapshot #${r.number} is damaged: its keep entry does not give back tag ${r.tag}`;
+    case "paths-git-refuses":
+      return `snapshot #${r.number} records ${r.paths.length === 1 ? "a path" : "paths"} Git refuses to write: ${nameList(r.paths)}`;
+    case "rescue-ambiguous":
+      return `the id ${r.prefix} is ambiguous: ${r.ids.join(", ")}`;
+    case "rescue-not-a-file":
+      return `${r.id} is a ${r.is}, not a file's content: it comes back without a path`;
+    case "rescue-own-commit":
+      return `${r.id} is one of git-undo's own commits (a snapshot deleted since), not lost work`;
+    case "rescue-branch-exists":
+      return `${r.ref.replace(/^refs\/heads\//, "branch ")} exists: the rescue would replace it (delete or rename it first)`;
+    case "rescue-bad-branch":
+      return `${r.ref} is not a valid branch name`;
+    case "rescue-no-files":
+      return r.bare ? "a bare repository has no files to write" : "the files are not recorded here (undo.worktree is false), so a written file could not be taken back";
+    case "rescue-bad-path":
+      return `'${escapeControls(r.path)}' is not a path Git would write`;
+    case "rescue-not-a-folder":
+      return `'${escapeControls(r.path)}' is a ${r.is}, not a folder: choose another path`;
+    case "no-such-snapshot":
+      return `no snapshot #${r.number}${r.range ? ` (this worktree has #${r.range[0]} to #${r.range[1]})` : ""}`;
+    case "restore-not-started":
+      return `could not restore: ${r.diskFull ? "no space left on the device" : errorText(r.cause)}; nothing was changed`;
+    case "operation-not-ended":
+      return `could not end the operation in progress (${r.markers.join(", ")} still there)`;
+    case "restore-rolled-back":
+      return `restore of #${r.number} failed and was rolled back, nothing changed: ${errorText(r.cause)}`;
+    case "rollback-failed":
+      return `restore of #${r.number} failed (${errorText(r.cause)}) and rolling it back failed too (${r.failures.join("; ")}); the state before the restore is snapshot #${r.before ?? "?"} (git undo restore ${r.before ?? "?"})`;
+  }
+}
+
+function hookProblemText(p: HookProblem): string {
+  switch (p.why) {
+    case "tracked":
+      return `${p.path} is tracked by this repository; git-undo does not change tracked files (add its block yourself, or use another core.hooksPath)`;
+    case "local-exists":
+      return `${p.path} exists already; git-undo keeps your ${p.hook ?? "own"} hook there when it chains it: move that file away`;
+    case "not-regular":
+      return `${p.path} is not a regular file`;
+    case "not-executable":
+      return `${p.path} exists but is not executable, so Git does not run it; make it executable or remove it`;
   }
 }
 

@@ -7,7 +7,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cut, refLabel } from "./describe.ts";
-import { refuse, refused } from "./errors.ts";
+import { refused } from "./errors.ts";
 import { compareBytes, pathKey, type HeadState, type ObjectId, type RefLine, type Snapshot, type StashEntry, type StateTree } from "./format.ts";
 import { nulRecords } from "./bytes.ts";
 import { loadState } from "./read-state.ts";
@@ -102,7 +102,7 @@ export async function composePartial(repo: Repo, scratch: string, now: CurrentSt
   for (const typed of sel.refs) {
     if (typed === "HEAD") throw refused({ kind: "ref-not-by-name", ref: "HEAD" });
     const full = resolveRefName(typed, cur.refs, src.refs);
-    if (full === null) throw refuse(`no ref '${typed}' in snapshot #${source.number} or now`);
+    if (full === null) throw refused({ kind: "no-such-ref", ref: typed, number: source.number });
     if (full.startsWith("refs/undo/") || full === "refs/stash") throw refused({ kind: "ref-not-by-name", ref: full });
     refNames.add(full);
   }
@@ -135,12 +135,12 @@ export async function composePartial(repo: Repo, scratch: string, now: CurrentSt
   // Files and index entries.
   const wantIndex = has("index");
   const wantWorktree = has("worktree");
-  if (wantIndex && (src.index === undefined || cur.index === undefined)) throw refuse("a bare repository has no index");
+  if (wantIndex && (src.index === undefined || cur.index === undefined)) throw refused({ kind: "bare-no-index" });
   if (wantWorktree && (src.worktree === undefined || cur.worktree === undefined)) {
-    throw refuse(
+    throw refused(
       src.worktree === undefined
-        ? `snapshot #${source.number} has no record of the files (${src.index === undefined ? "it was recorded without a work tree" : "undo.worktree was false"})`
-        : "the files are not recorded here (undo.worktree is false)",
+        ? { kind: "files-not-recorded", number: source.number, why: src.index === undefined ? "no-work-tree" : "worktree-off" }
+        : { kind: "files-not-recorded", number: null, why: "worktree-off" },
     );
   }
   if (sel.paths.length) {
@@ -159,7 +159,7 @@ export async function composePartial(repo: Repo, scratch: string, now: CurrentSt
       r.matchedBy.forEach((i) => matchedBy.add(i));
     }
     const unmatched = sel.paths.filter((_, i) => !matchedBy.has(i));
-    if (unmatched.length) throw refuse(`pathspec '${unmatched[0]}' did not match any file in snapshot #${source.number} or now`);
+    if (unmatched.length) throw refused({ kind: "pathspec-no-match", spec: unmatched[0]!, number: source.number });
     // The picker names a file as `:(top,literal)<path>`: said as the path.
     what.push(...sel.paths.map((p) => p.replace(/^:\(top,literal\)/, "")));
   } else {

@@ -60,7 +60,67 @@ export type Refusal =
   /** capture.lock still held by a live git-undo after the wait. */
   | { kind: "lock-busy"; path: string; pid: number | null }
   /** The snapshot numbers are used up: a ref at the highest name ends the sequence. */
-  | { kind: "numbers-used-up"; ref: string };
+  | { kind: "numbers-used-up"; ref: string }
+  /** An age (undo.expire, gc --expire) in no form git-undo reads. */
+  | { kind: "bad-age"; key: string; value: string }
+  /** undo or redo with nowhere to go (`empty`: no snapshot at all). */
+  | { kind: "nothing-to-step"; direction: "undo" | "redo"; empty: boolean }
+  | { kind: "too-few-steps"; direction: "undo" | "redo"; steps: number; available: number }
+  /** A snapshot argument that is no number, or a date Git cannot read. */
+  | { kind: "not-a-snapshot-number"; arg: string }
+  | { kind: "not-a-git-date"; date: string }
+  /** No snapshot at or before a date; `first` is the oldest one and its date (unix seconds). */
+  | { kind: "none-at-date"; date: string; first: number; firstDate: number }
+  /** init cannot install a hook: each file in the way and why. */
+  | { kind: "hooks-in-the-way"; problems: HookProblem[] }
+  /** A pathspec with magic other than `:/`, or outside the working tree. */
+  | { kind: "pathspec-magic"; spec: string }
+  | { kind: "pathspec-outside-tree"; spec: string }
+  /** A -G pattern Git cannot compile, with Git's reason. */
+  | { kind: "bad-regex"; pattern: string; reason: string }
+  /** A partial restore naming a ref neither side has, or a path no file matches. */
+  | { kind: "no-such-ref"; ref: string; number: number }
+  | { kind: "pathspec-no-match"; spec: string; number: number }
+  /** A partial restore of the index in a bare repository, or of files one side did not record. */
+  | { kind: "bare-no-index" }
+  | { kind: "files-not-recorded"; number: number | null; why: "no-work-tree" | "worktree-off" }
+  /** revert of the oldest snapshot; a revert or partial restore that changes nothing (`what`: the description of what was asked). */
+  | { kind: "revert-oldest"; number: number }
+  | { kind: "nothing-to-change"; revert: boolean; number: number; what: string }
+  /** A snapshot whose keep entry does not give back a tag it names. */
+  | { kind: "keep-entry-damaged"; number: number; tag: string }
+  /** A snapshot recording paths Git refuses to write. */
+  | { kind: "paths-git-refuses"; number: number; paths: string[] }
+  /** rescue: more than one lost object has the prefix; an id with a path that is no file's content; git-undo's own commit. */
+  | { kind: "rescue-ambiguous"; prefix: string; ids: string[] }
+  | { kind: "rescue-not-a-file"; id: string; is: "stash entry" | "commit" }
+  | { kind: "rescue-own-commit"; id: string }
+  /** rescue: the branch it would create exists or is no valid name. */
+  | { kind: "rescue-branch-exists"; ref: string }
+  | { kind: "rescue-bad-branch"; ref: string }
+  /** rescue of a file where no file can be written and taken back. */
+  | { kind: "rescue-no-files"; bare: boolean }
+  /** rescue to a path Git would not write, or through something that is no folder. */
+  | { kind: "rescue-bad-path"; path: string }
+  | { kind: "rescue-not-a-folder"; path: string; is: "symbolic link" | "file" }
+  /** No snapshot of that number; `range` is the lowest and highest there are (null: none). */
+  | { kind: "no-such-snapshot"; number: number; range: [number, number] | null }
+  /** A restore failed before changing anything (`disk-full`: no space left on the device). */
+  | { kind: "restore-not-started"; cause: Error; diskFull: boolean }
+  /** Git's --quit left an operation's markers behind. */
+  | { kind: "operation-not-ended"; markers: string[] }
+  /** A restore failed and was rolled back: nothing changed. */
+  | { kind: "restore-rolled-back"; number: number; cause: Error }
+  /** A restore failed and so did its rollback: `before` is the snapshot of the state before it. */
+  | { kind: "rollback-failed"; number: number; cause: Error; failures: string[]; before: number | null };
+
+/** A file init cannot install a hook at, and why. */
+export interface HookProblem {
+  path: string;
+  why: "tracked" | "local-exists" | "not-regular" | "not-executable";
+  /** The hook's name, for "local-exists". */
+  hook?: string;
+}
 
 export class Refused extends UndoError {
   constructor(
@@ -68,7 +128,7 @@ export class Refused extends UndoError {
     kind: ErrorKind = "refused",
   ) {
     // What a log shows when nothing words it: the kind and its facts.
-    super(`${refusal.kind} ${JSON.stringify(refusal)}`, kind);
+    super(`${refusal.kind} ${JSON.stringify(refusal, (_, v: unknown) => (v instanceof Error ? v.message : v))}`, kind);
     this.name = "Refused";
   }
 }

@@ -2,7 +2,7 @@
 // (log -- <pathspec>), by a change of content (log -S/-G) and by content (grep).
 import { posix } from "node:path";
 import { relative } from "node:path";
-import { fatal, refused, usage } from "./errors.ts";
+import { fatal, refused } from "./errors.ts";
 import { itemPairs, type LostCommit, type LostItem, type LostStash, type LostWork } from "./find/lost.ts";
 import { blobAfter, diffTreePairs, EMPTY_TREE } from "./find/tree-diff.ts";
 import { readBlobs, readObjects } from "./objects.ts";
@@ -12,7 +12,6 @@ import { decodeBytes } from "./bytes.ts";
 import { parseGitDate } from "./history.ts";
 import { hashLengthOf, type Repo } from "./repo.ts";
 import { checkStash, problemOf } from "./validate.ts";
-import { escapeControls } from "./text.ts";
 
 /** The snapshots recorded in [since, until] (committer dates; either end open), given as Git dates. */
 export async function snapshotsBetween(repo: Repo, snaps: readonly SnapshotEntry[], since?: string, until?: string): Promise<SnapshotEntry[]> {
@@ -35,10 +34,10 @@ export function statePathspecs(repo: Repo, pathspecs: readonly string[]): string
   for (const p of pathspecs) {
     let rel: string;
     if (p.startsWith(":/")) rel = p.slice(2);
-    else if (p.startsWith(":")) throw usage(`pathspec magic is not supported here: '${p}'`);
+    else if (p.startsWith(":")) throw refused({ kind: "pathspec-magic", spec: p }, "usage");
     else rel = posix.join(prefix, p);
     rel = posix.normalize(rel === "" ? "." : rel);
-    if (rel === ".." || rel.startsWith("../")) throw usage(`'${p}' is outside the working tree`);
+    if (rel === ".." || rel.startsWith("../")) throw refused({ kind: "pathspec-outside-tree", spec: p }, "usage");
     for (const t of FILE_TREES) out.push(rel === "." ? t : `${t}/${rel}`);
   }
   return out;
@@ -167,7 +166,7 @@ async function badPattern(repo: Repo, flags: readonly string[], e: unknown): Pro
   if (probe.exitCode === 0) return null;
   const reason = probe.stderr.trim().split("\n").pop()?.replace(/^(fatal|error): /, "") ?? "";
   const pattern = flags[0]!.slice(2);
-  return usage(`not a regular expression Git can use: '${escapeControls(pattern)}'${reason ? ` (${escapeControls(reason)})` : ""}`);
+  return refused({ kind: "bad-regex", pattern, reason }, "usage");
 }
 
 export interface GrepMatch {

@@ -2,7 +2,7 @@
 // streak, and the targets of undo and redo.
 import { mkdirSync } from "node:fs";
 import { appendToFile, readUndoFile, replaceFile } from "./lock.ts";
-import { refuse, refused, fatal, usage } from "./errors.ts";
+import { refused, fatal } from "./errors.ts";
 import { decodeMessage, isReadable, snapshotNumber, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
 import { loadStates } from "./read-state.ts";
 import { SnapshotRefused } from "./validate.ts";
@@ -201,14 +201,13 @@ export type Direction = "undo" | "redo";
 /** The snapshot `git undo N` (or `git undo redo N`) would restore; refuses when there are too few. */
 export function navigationTarget(snaps: readonly SnapshotEntry[], direction: Direction, steps: number): Snapshot {
   const p = position(snaps);
-  if (p === null) throw refuse(direction === "undo" ? "nothing to undo: no snapshots yet" : "nothing to redo");
+  if (p === null) throw refused({ kind: "nothing-to-step", direction, empty: true });
   const all = candidates(snaps);
   const pool = direction === "undo" ? all.filter((s) => s.number < p).reverse() : all.filter((s) => s.number > p);
   const target = pool[steps - 1];
   if (!target) {
-    const what = direction === "undo" ? "undo" : "redo";
-    if (pool.length === 0) throw refuse(`nothing to ${what}`);
-    throw refuse(`cannot ${what} ${steps} steps: only ${pool.length} ${pool.length === 1 ? "is" : "are"} available`);
+    if (pool.length === 0) throw refused({ kind: "nothing-to-step", direction, empty: false });
+    throw refused({ kind: "too-few-steps", direction, steps, available: pool.length });
   }
   return target;
 }
@@ -216,10 +215,7 @@ export function navigationTarget(snaps: readonly SnapshotEntry[], direction: Dir
 /** Snapshot number n of the sequence, or a clear error. */
 export function findSnapshot(snaps: readonly SnapshotEntry[], n: number): SnapshotEntry {
   const s = snaps.find((x) => x.number === n);
-  if (!s) {
-    const range = snaps.length ? ` (this worktree has #${snaps[0]!.number} to #${snaps[snaps.length - 1]!.number})` : "";
-    throw fatal(`no snapshot #${n}${range}`);
-  }
+  if (!s) throw refused({ kind: "no-such-snapshot", number: n, range: snaps.length ? [snaps[0]!.number, snaps[snaps.length - 1]!.number] : null }, "fatal");
   return s;
 }
 
@@ -248,7 +244,7 @@ export function parseSnapshotNumber(arg: string): number | null {
 export async function parseGitDate(repo: Repo, date: string): Promise<number> {
   const r = await repo.git.run(["-c", `undo.date=${date}`, "config", "--type=expiry-date", "undo.date"], { okExit: [1, 128, 129] });
   const answer = new TextDecoder().decode(r.stdout).trim();
-  if (r.exitCode !== 0 || !/^[0-9]+$/.test(answer)) throw usage(`'${date}' is not a date Git understands`);
+  if (r.exitCode !== 0 || !/^[0-9]+$/.test(answer)) throw refused({ kind: "not-a-git-date", date }, "usage");
   const t = Number(answer);
   return Number.isSafeInteger(t) ? t : Infinity;
 }
@@ -275,7 +271,7 @@ export async function resolveSnapshotArg(repoOrOpen: Repo | (() => Promise<Repo>
   const at = AT_DATE.exec(arg);
   if (!at) {
     const n = parseSnapshotNumber(arg);
-    if (n === null) throw usage(`'${arg}' is not a snapshot number (such as 12, or @{yesterday})`);
+    if (n === null) throw refused({ kind: "not-a-snapshot-number", arg }, "usage");
     return n;
   }
   // Git's @{1} (an earlier value of a ref) and @{-1} (the branch before) are no dates:
@@ -293,7 +289,7 @@ export async function resolveSnapshotArg(repoOrOpen: Repo | (() => Promise<Repo>
   if (best) return best.number;
   if (!all.length) throw refused({ kind: "no-snapshots" });
   const first = all.reduce((a, b) => (b.date < a.date ? b : a));
-  throw refuse(`no snapshot was recorded at or before ${at[1]}; the first is #${first.number} from ${snapshotTime(first.date)}`);
+  throw refused({ kind: "none-at-date", date: at[1]!, first: first.number, firstDate: first.date });
 }
 
 /** A ref under refs/undo/ that is not a snapshot, and why. */

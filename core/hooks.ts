@@ -26,7 +26,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { toolkitRoot } from "./bundle.ts";
-import { refuse, refused } from "./errors.ts";
+import { refused, type HookProblem } from "./errors.ts";
 import { replaceFile } from "./lock.ts";
 import { gitBool, type Repo } from "./repo.ts";
 import { undoFile } from "./undo-files.ts";
@@ -290,7 +290,7 @@ export async function planInstall(repo: Repo, opts: InstallOptions): Promise<Ins
     throw refused({ kind: "hooks-folder-outside", dir: folder.dir, origin: folder.origin ? folder.origin.replace(/^file:/, "") : null });
   }
   const root = opts.root ?? TOOLKIT_ROOT;
-  const problems: string[] = [];
+  const problems: HookProblem[] = [];
   const changes: HookChange[] = [];
   const exclude: string[] = [];
   const unchainedHooks: Unchained[] = [];
@@ -311,7 +311,7 @@ export async function planInstall(repo: Repo, opts: InstallOptions): Promise<Ins
       const rel = relative(real(repo.workTree!), join(real(folder.dir), name));
       const tracked = (await repo.git.text(["ls-files", "-z", "--", `:(literal)${rel}`])).length > 0;
       if (tracked) {
-        problems.push(`${rel} is tracked by this repository; git-undo does not change tracked files (add its block yourself, or use another core.hooksPath)`);
+        problems.push({ path: rel, why: "tracked" });
         continue;
       }
       if (st === null && !(await repo.git.succeeds(["check-ignore", "-q", "--", rel]))) exclude.push(rel);
@@ -324,7 +324,7 @@ export async function planInstall(repo: Repo, opts: InstallOptions): Promise<Ins
     const chainTo = (): string | null => {
       const local = path + CHAIN_SUFFIX;
       if (existsSync(local) || isSymlink(local)) {
-        problems.push(`${local} exists already; git-undo keeps your ${name} hook there when it chains it: move that file away`);
+        problems.push({ path: local, why: "local-exists", hook: name });
         return null;
       }
       return local;
@@ -363,7 +363,7 @@ export async function planInstall(repo: Repo, opts: InstallOptions): Promise<Ins
       continue;
     }
     if (!st.isFile()) {
-      problems.push(`${path} is not a regular file`);
+      problems.push({ path, why: "not-regular" });
       continue;
     }
     const content = readFileSync(path, "utf8");
@@ -374,7 +374,7 @@ export async function planInstall(repo: Repo, opts: InstallOptions): Promise<Ins
       continue;
     }
     if ((st.mode & 0o111) === 0) {
-      problems.push(`${path} exists but is not executable, so Git does not run it; make it executable or remove it`);
+      problems.push({ path, why: "not-executable" });
       continue;
     }
     if (shellInterpreter(content) === null) {
@@ -386,7 +386,7 @@ export async function planInstall(repo: Repo, opts: InstallOptions): Promise<Ins
     changes.push({ name, path, action: "insert", content: insertBlock(content, rendered.block), mode: st.mode & 0o7777 });
   }
   for (const rel of chainExcludes) if (!(await repo.git.succeeds(["check-ignore", "-q", "--", rel]))) exclude.push(rel);
-  if (problems.length) throw refuse(`cannot install the hooks:\n  ${problems.join("\n  ")}`);
+  if (problems.length) throw refused({ kind: "hooks-in-the-way", problems });
   return { folder, changes, exclude, unchained: unchainedHooks };
 }
 

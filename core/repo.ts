@@ -1,6 +1,6 @@
 // Repository discovery and git-undo's configuration.
 import { basename, join, resolve } from "node:path";
-import { fatal, usage } from "./errors.ts";
+import { fatal, refused } from "./errors.ts";
 import { Git, GitError, type Env } from "./git.ts";
 import { phase } from "./trace.ts";
 
@@ -369,6 +369,6 @@ export function ageSeconds(value: string): number | null | undefined {
 /** An age given on the command line (`gc --expire`): as ageSeconds, refused with the forms it takes. */
 export function parseAge(key: string, value: string): number | null {
   const seconds = ageSeconds(value);
-  if (seconds === undefined) throw usage(`bad age '${value}' for '${key}': use forms like 90d, 2.weeks, 6.months or never`);
+  if (seconds === undefined) throw refused({ kind: "bad-age", key, value }, "usage");
   return seconds;
 }

@@ -3,7 +3,8 @@
 // without Git: the clarifications' worked example of undo and redo, and the
 // rules it rests on, as tables.
 import { describe, expect, test } from "bun:test";
-import { UndoError } from "../core/errors.ts";
+import { Refused, UndoError } from "../core/errors.ts";
+import { errorText } from "../cli/refusal-words.ts";
 import type { Snapshot, SnapshotEntry, SnapshotKind } from "../core/format.ts";
 import { candidates, navigationTarget, position, streak, type Direction } from "../core/history.ts";
 
@@ -80,7 +81,17 @@ describe("rules", () => {
   });
 
   test("too few steps: refused, saying how many there are", async () => {
-    expect(() => navigationTarget(base, "undo", 5)).toThrow(/only 2 are available/);
-    expect(() => navigationTarget([], "undo", 1)).toThrow(/nothing to undo/);
+    const thrown = (f: () => unknown): unknown => {
+      try {
+        f();
+      } catch (e) {
+        return e;
+      }
+      return null;
+    };
+    const tooFew = thrown(() => navigationTarget(base, "undo", 5));
+    expect(tooFew instanceof Refused && tooFew.refusal).toEqual({ kind: "too-few-steps", direction: "undo", steps: 5, available: 2 });
+    expect(errorText(tooFew)).toMatch(/only 2 are available/);
+    expect(errorText(thrown(() => navigationTarget([], "undo", 1)))).toBe("nothing to undo: no snapshots yet");
   });
 });

@@ -34,8 +34,8 @@ test("60 columns: long branch names, summaries, paths and diff lines never break
   s = await t.waitForText("diff --git");
   expectWholeFrame(s, 60);
   t.keys("PageDown");
-  await Bun.sleep(200);
-  expectWholeFrame(t.screen(), 60);
+  s = await t.waitFor((x) => x !== s, "the next page of the diff");
+  expectWholeFrame(s, 60);
   // A typed filter narrows the list and the frame is still whole.
   t.keys("Tab");
   t.type("deeply");

@@ -9,13 +9,12 @@ import { lstatSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ComposedTarget, CurrentState } from "../compose.ts";
 import { cut } from "../describe.ts";
-import { refuse, refused, usage } from "../errors.ts";
+import { refused } from "../errors.ts";
 import { compareBytes, headTrailer, isReadable, type ObjectId, type RefLine, type SnapshotEntry, type StateTree } from "../format.ts";
 import { encodeBytes } from "../bytes.ts";
 import { writeStateTree } from "../capture.ts";
 import type { Repo } from "../repo.ts";
 import { isSafePath, isValidRefName } from "../validate.ts";
-import { escapeControls } from "../text.ts";
 import type { LostCommitObject, LostWork } from "./lost.ts";
 
 /** What a rescue adds to the current state. */
@@ -41,14 +40,14 @@ export function rescueTarget(work: LostWork, id: string, path: string | null): R
   if (!/^[0-9a-f]{4,64}$/.test(prefix)) throw refused({ kind: "rescue-not-an-id", id }, "usage");
   const found = [...work.commits.keys(), ...work.blobs.keys()].filter((o) => o.startsWith(prefix));
   if (found.length === 0) throw refused({ kind: "rescue-not-lost", prefix });
-  if (found.length > 1) throw refuse(`the id ${prefix} is ambiguous: ${found.map((o) => o.slice(0, work.abbrev)).join(", ")}`);
+  if (found.length > 1) throw refused({ kind: "rescue-ambiguous", prefix, ids: found.map((o) => o.slice(0, work.abbrev)) });
   const oid = found[0]!;
   const commit = work.commits.get(oid);
   if (!commit) {
     if (path === null) throw refused({ kind: "rescue-needs-path", id: oid.slice(0, work.abbrev) }, "usage");
     return { kind: "file", blob: oid, path };
   }
-  if (path !== null) throw usage(`${oid.slice(0, work.abbrev)} is a ${stashOf(work, oid) ? "stash entry" : "commit"}, not a file's content: it comes back without a path`);
+  if (path !== null) throw refused({ kind: "rescue-not-a-file", id: oid.slice(0, work.abbrev), is: stashOf(work, oid) ? "stash entry" : "commit" }, "usage");
   return commitTarget(work, commit);
 }
 
@@ -58,7 +57,7 @@ function stashOf(work: LostWork, oid: ObjectId) {
 
 function commitTarget(work: LostWork, commit: LostCommitObject): RescueTarget {
   const short = commit.id.slice(0, work.abbrev);
-  if (commit.ownCommit) throw refuse(`${short} is one of git-undo's own commits (a snapshot deleted since), not lost work`);
+  if (commit.ownCommit) throw refused({ kind: "rescue-own-commit", id: short });
   const whole = work.stashParts.get(commit.id);
   if (whole !== undefined) throw refused({ kind: "rescue-stash-part", id: short, entry: whole.slice(0, work.abbrev) });
   const stash = stashOf(work, commit.id);
@@ -89,15 +88,15 @@ export async function composeRescue(repo: Repo, scratch: string, now: CurrentSta
     summary = `rescued stash entry: ${rescue.message}`;
   } else if (rescue.kind === "branch") {
     const taken = cur.refs.find((r) => r.name === rescue.ref || rescue.ref.startsWith(`${r.name}/`) || r.name.startsWith(`${rescue.ref}/`));
-    if (taken) throw refuse(`${taken.name.replace(/^refs\/heads\//, "branch ")} exists: the rescue would replace it (delete or rename it first)`);
-    if (!isValidRefName(rescue.ref)) throw refuse(`${rescue.ref} is not a valid branch name`);
+    if (taken) throw refused({ kind: "rescue-branch-exists", ref: taken.name });
+    if (!isValidRefName(rescue.ref)) throw refused({ kind: "rescue-bad-branch", ref: rescue.ref });
     next.refs = sortRefs([...next.refs, { name: rescue.ref, object: rescue.commit, type: "commit", symrefTarget: null, peeledObject: null, peeledType: null }]);
     const branch = rescue.ref.slice("refs/heads/".length);
     description = `commit ${short(rescue.commit)} as branch ${branch}`;
     summary = `rescued ${short(rescue.commit)} as branch ${branch}: ${rescue.subject}`;
   } else {
     if (repo.workTree === null || cur.worktree === undefined) {
-      throw refuse(repo.workTree === null ? "a bare repository has no files to write" : "the files are not recorded here (undo.worktree is false), so a written file could not be taken back");
+      throw refused({ kind: "rescue-no-files", bare: repo.workTree === null });
     }
     checkFreePath(repo.workTree, rescue.path);
     next.worktree = await withFile(repo, scratch, cur.worktree, rescue.blob, rescue.path);
@@ -120,7 +119,7 @@ const sortRefs = (refs: RefLine[]): RefLine[] => refs.sort((a, b) => compareByte
  * of the working tree).
  */
 function checkFreePath(top: string, path: string): void {
-  if (!isSafePath(encodeBytes(path))) throw usage(`'${escapeControls(path)}' is not a path Git would write`);
+  if (!isSafePath(encodeBytes(path))) throw refused({ kind: "rescue-bad-path", path }, "usage");
   const parts = path.split("/");
   for (let i = 1; i <= parts.length; i++) {
     const rel = parts.slice(0, i).join("/");
@@ -131,7 +130,7 @@ function checkFreePath(top: string, path: string): void {
       return; // nothing there: neither is anything below it
     }
     if (i === parts.length) throw refused({ kind: "rescue-path-exists", path });
-    if (!st.isDirectory()) throw refuse(`'${escapeControls(rel)}' is ${st.isSymbolicLink() ? "a symbolic link" : "a file"}, not a folder: choose another path`);
+    if (!st.isDirectory()) throw refused({ kind: "rescue-not-a-folder", path: rel, is: st.isSymbolicLink() ? "symbolic link" : "file" });
   }
 }
 

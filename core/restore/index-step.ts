@@ -3,8 +3,7 @@
 // merge wrote refreshed.
 import { existsSync, linkSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { refuse } from "../errors.ts";
-import { nameList } from "../text.ts";
+import { refused as refusedFor } from "../errors.ts";
 import { decodeUnmerged, pathKey, type ObjectId } from "../format.ts";
 import type { FileChange, RestorePlan } from "../plan.ts";
 import type { Repo } from "../repo.ts";
@@ -37,7 +36,7 @@ export async function snapshotEntries(repo: Repo, plan: RestorePlan, env: Record
   const r = await repo.git.run(["update-index", "-z", "--index-info"], { env, input });
   const refused = [...r.stderr.matchAll(/^Ignoring path (.*)$/gm)].map((m) => m[1]!);
   if (refused.length) {
-    throw refuse(`snapshot #${plan.target.number} records ${refused.length === 1 ? "a path" : "paths"} Git refuses to write: ${nameList(refused)}`);
+    throw refusedFor({ kind: "paths-git-refuses", number: plan.target.number, paths: refused });
   }
 }
 

@@ -25,10 +25,9 @@
 // tests can kill it.
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { fatal, refuse, UndoError } from "../errors.ts";
+import { fatal, refused, UndoError } from "../errors.ts";
 import { RestoreRefused } from "../plan.ts";
 import type { OperationMarker, Snapshot, SnapshotEntry } from "../format.ts";
-import { GitError } from "../git.ts";
 import { navigationTarget, readableSnapshot } from "../history.ts";
 import { acquireLock, clearDeadIndexLock, createIndexLock, indexLockPath, releaseIndexLock } from "../lock.ts";
 import { withScratch, writeTagObjects } from "../objects.ts";
@@ -77,7 +76,7 @@ function changeBase(snaps: readonly SnapshotEntry[], change: Snapshot): Snapshot
   const from = change.trailers.kind === "restore" ? change.trailers.from : undefined;
   if (from !== undefined && snaps.some((s) => s.number === from)) return readableSnapshot(snaps, from);
   const i = snaps.findIndex((s) => s.number === change.number);
-  if (i <= 0) throw refuse(`snapshot #${change.number} is the oldest one: there is no state before it to revert to`);
+  if (i <= 0) throw refused({ kind: "revert-oldest", number: change.number });
   return readableSnapshot(snaps, snaps[i - 1]!.number);
 }
 
@@ -144,7 +143,7 @@ async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Sn
   });
   if (composed?.conflicts.length) plan.blockers.unshift(revertBlocker(target.number, composed.conflicts));
   else if (composed && planIsEmpty(plan)) {
-    throw refuse(composed.kind === "revert" ? `nothing to revert: what #${target.number} changed is not in the current state` : `nothing to restore: ${composed.description.replace(/ from #\d+$/, "")} already as in #${target.number}`);
+    throw refused({ kind: "nothing-to-change", revert: composed.kind === "revert", number: target.number, what: composed.description.replace(/ from #\d+$/, "") });
   }
   // A dry run asks the merge whether it would go through. A real restore lets the
   // merge itself decide, first of all steps: it checks every path before writing.
@@ -171,9 +170,9 @@ export async function restore(repo: Repo, request: RestoreRequest, opts: Restore
       // UndoError saying what was rolled back; anything else failed while the
       // state was still being read or checked, before any change.
       if (e instanceof UndoError) throw e;
-      const code = (e as NodeJS.ErrnoException).code;
-      const why = code === "ENOSPC" || /No space left on device/i.test((e as Error).message) ? "no space left on the device" : (e as Error).message;
-      throw fatal(`could not restore: ${why}; nothing was changed`);
+      const cause = e instanceof Error ? e : new Error(String(e));
+      const diskFull = (e as NodeJS.ErrnoException).code === "ENOSPC" || /No space left on device/i.test(cause.message);
+      throw refused({ kind: "restore-not-started", cause, diskFull }, "fatal");
     } finally {
       indexLock?.release();
     }
@@ -277,14 +276,10 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     return result;
   } catch (e) {
     const failures = await journal.rollback();
-    const why = e instanceof UndoError || e instanceof GitError ? e.message : (e as Error).message;
-    if (failures.length) {
-      throw fatal(
-        `restore of #${target.number} failed (${why}) and rolling it back failed too (${failures.join("; ")}); the state before the restore is snapshot #${plan.from.number ?? "?"} (git undo restore ${plan.from.number ?? "?"})`,
-      );
-    }
+    const cause = e instanceof Error ? e : new Error(String(e));
+    if (failures.length) throw refused({ kind: "rollback-failed", number: target.number, cause, failures, before: plan.from.number }, "fatal");
     if (e instanceof UndoError && e.kind === "refused" && journal.empty) throw e;
-    throw fatal(`restore of #${target.number} failed and was rolled back, nothing changed: ${why}`);
+    throw refused({ kind: "restore-rolled-back", number: target.number, cause }, "fatal");
   } finally {
     await nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
     guard();
@@ -301,7 +296,7 @@ async function writeBackTags(repo: Repo, scratch: string, plan: RestorePlan): Pr
   if (!tags.length) return;
   const written = await writeTagObjects(repo, scratch, tags.map((t) => t.content));
   const wrong = tags.filter((t, i) => written[i] !== t.id);
-  if (wrong.length) throw refuse(`snapshot #${plan.target.number} is damaged: its keep entry does not give back tag ${wrong[0]!.id}`);
+  if (wrong.length) throw refused({ kind: "keep-entry-damaged", number: plan.target.number, tag: wrong[0]!.id });
 }
 
 /** End the operations in progress with Git's own --quit (index and files stay as they are). */
@@ -326,6 +321,6 @@ async function endOperations(repo: Repo): Promise<OperationMarker[]> {
     }
   }
   const left = await currentMarkers(repo);
-  if (left.length) throw fatal(`could not end the operation in progress (${left.join(", ")} still there)`);
+  if (left.length) throw refused({ kind: "operation-not-ended", markers: left }, "fatal");
   return ended;
 }
