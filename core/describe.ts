@@ -1,10 +1,9 @@
 // Summary lines: what a new snapshot changed, in a few words.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { branchName, decodeRefs, decodeStash, decodeState, decodeUnmerged, refParts, type HeadState, type ObjectId, type OperationMarker, type RefLine, type StashEntry, type StateTree } from "./format.ts";
 import { decodeBytes } from "./bytes.ts";
 import { readObjects } from "./objects.ts";
 import { escapeControls } from "./text.ts";
+import { operationFacts, type OperationFacts } from "./operation.ts";
 import { emptyTreeOf, type Repo } from "./repo.ts";
 
 /** Longest summary line we write; lists are cut with "and N more". */
@@ -270,49 +269,30 @@ const OPERATION_WORDS: Record<OperationMarker, string> = {
   sequencer: "cherry-pick",
 };
 
-function readGitFile(repo: Repo, name: string): string | null {
-  try {
-    return decodeBytes(readFileSync(join(repo.gitDir, name)));
-  } catch {
-    return null;
-  }
-}
-
-const firstLine = (text: string | null): string => (text ?? "").split("\n", 1)[0]!.trim();
-
-/** The operation as a word (`merge`, `rebase`), for one that has ended and left no files to read. */
-export function operationWord(markers: readonly OperationMarker[], repo?: Repo): string {
+/** The operation as a word (`merge`, `rebase`, `am`), by its markers and, when known, its facts. */
+export function operationWord(markers: readonly OperationMarker[], facts?: OperationFacts): string {
   const m = markers[0];
   if (!m) return "operation";
-  if (m === "rebase-apply" && repo && readGitFile(repo, "rebase-apply/applying") !== null) return "am";
-  if (m === "sequencer" && repo && /^(?:revert|r)\b/.test(firstLine(readGitFile(repo, "sequencer/todo")))) return "revert";
+  if (facts?.am) return "am";
+  if (facts?.revert) return "revert";
   return OPERATION_WORDS[m];
 }
 
-/**
- * The operation in progress in a few words, read from Git's own files now:
- * `merge of topic` (MERGE_MSG), `rebase of feature` (head-name), `am`, `cherry-pick`.
- */
-export function operationLabel(repo: Repo, markers: readonly OperationMarker[]): string {
-  const word = operationWord(markers, repo);
+/** The operation in progress in a few words: `merge of topic` (MERGE_MSG), `rebase of feature` (head-name), `am`, `cherry-pick`. */
+export function operationLabel(markers: readonly OperationMarker[], facts: OperationFacts): string {
+  const word = operationWord(markers, facts);
   if (word === "merge") {
-    const m = /^Merge (?:remote-tracking )?(?:branch|branches|tag|commit) '([^']+)'/.exec(firstLine(readGitFile(repo, "MERGE_MSG")));
+    const m = /^Merge (?:remote-tracking )?(?:branch|branches|tag|commit) '([^']+)'/.exec(facts.mergeMessage);
     return m ? `merge of ${m[1]}` : "merge";
   }
-  if (word === "rebase") {
-    const dir = markers[0] === "rebase-merge" ? "rebase-merge" : "rebase-apply";
-    const head = firstLine(readGitFile(repo, `${dir}/head-name`));
-    return head.startsWith("refs/heads/") ? `rebase of ${branchName(head)}` : "rebase";
-  }
+  if (word === "rebase") return facts.rebaseHead.startsWith("refs/heads/") ? `rebase of ${branchName(facts.rebaseHead)}` : "rebase";
   return word;
 }
 
 /** Why an interactive rebase handed control back, from the last step it did: `for edit at <subject>`, `at a break`. */
-function rebaseStop(repo: Repo): string | null {
-  const done = readGitFile(repo, "rebase-merge/done");
-  if (done === null) return null;
-  const last = done.split("\n").filter((l) => l.trim() && !l.startsWith("#")).pop()?.trim() ?? "";
-  const [command = "", ...rest] = last.split(/\s+/);
+function rebaseStop(facts: OperationFacts): string | null {
+  if (facts.lastRebaseStep === null) return null;
+  const [command = "", ...rest] = facts.lastRebaseStep.split(/\s+/);
   if (command === "edit" || command === "e") {
     // `edit <oid> [# ]<subject>`
     const subject = rest.slice(1).join(" ").replace(/^# /, "");
@@ -354,14 +334,15 @@ export async function describeOperationChange(repo: Repo, c: ChangeSummaryInput)
     if (c.reflogMessage && !ABORT_REFLOG.test(c.reflogMessage)) return cut(c.reflogMessage);
     return c.reflogMessage ? `${word} aborted` : `${word} ended`;
   }
-  const label = operationLabel(repo, now);
+  const facts = operationFacts(repo.gitDir, now);
+  const label = operationLabel(now, facts);
   const conflicts = conflictPathsOf(c.state.indexUnmerged);
   const started = now.join() !== prev.markers.join();
   const freshConflicts = conflicts.some((p) => !prev.conflicts.includes(p));
   if (started || freshConflicts) {
     // Git handed control back: say where it stopped.
     if (conflicts.length) return cut(listPhrase(`${label} stopped: conflict in`, conflicts, SUMMARY_WIDTH, " "));
-    const stop = now[0] === "rebase-merge" ? rebaseStop(repo) : null;
+    const stop = now[0] === "rebase-merge" ? rebaseStop(facts) : null;
     if (stop) return cut(`${label} stopped ${stop}`);
     if (now[0] === "MERGE_HEAD" || now[0] === "CHERRY_PICK_HEAD" || now[0] === "REVERT_HEAD") return cut(`${label} waiting for its commit`);
     if (now[0] === "BISECT_LOG" && started) return cut(`bisect started`);
@@ -369,7 +350,7 @@ export async function describeOperationChange(repo: Repo, c: ChangeSummaryInput)
   }
   // During the operation: what changed, and which operation it is part of.
   const what = c.reflogMessage || (await describeChange(repo, c.prevTree, c.state, c.tree, prev));
-  const word = operationWord(now, repo);
+  const word = operationWord(now, facts);
   return cut(what.startsWith(word) ? what : `${what} (${label})`);
 }
 
