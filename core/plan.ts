@@ -127,8 +127,6 @@ export type RefProblem =
   | /** A branch (refs/heads/) naming something other than a commit: Git writes only commits there. */ { name: string; why: "not-a-commit"; type: string }
   | /** A symbolic ref that would end up naming itself, through the refs in `loop`. */ { name: string; why: "loop"; loop: string[] };
 
-export type BlockerKind = Blocker["kind"];
-
 /** A part of the target left as it is because objects it needs are gone (--skip-missing). */
 export type NotRestored =
   | { kind: "ref"; name: string; object: ObjectId }

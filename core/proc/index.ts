@@ -12,8 +12,6 @@ import type { ProcessInfo, ProcessTable } from "./types.ts";
 
 export type { ProcessInfo, ProcessTable } from "./types.ts";
 
-export type BackendName = ProcessTable["backend"];
-
 const cache = new Map<string, ProcessTable | null>();
 
 /**
