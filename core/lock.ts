@@ -12,6 +12,7 @@ import { basename, dirname, join } from "node:path";
 import { refused, type Refused } from "./errors.ts";
 import { clearBrokenUndoFiles, undoFile } from "./undo-files.ts";
 import { seams } from "./seams.ts";
+import { pidAlive, processStartMs, selfPid } from "./proc/index.ts";
 
 export interface Lock {
   path: string;
@@ -19,37 +20,11 @@ export interface Lock {
 }
 
 
-/**
- * Whether a process with this pid is alive (EPERM: it exists but belongs to
- * someone else). A zombie is not: it has exited and only waits for its parent
- * to collect its status, so whatever it held it holds no more.
- */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  return !isZombie(pid);
-}
-
-/** Whether /proc says the process has exited and not been reaped (state Z, or X while it goes). */
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // "pid (comm) state ...": comm may hold spaces and parentheses.
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state === "Z" || state === "X";
-  } catch {
-    return false; // no /proc: only kill(0) can tell
-  }
-}
-
 /** This machine's name as the owner files write it. */
 export const thisHost = (): string => hostname();
 
 /** "<pid>@<host>", naming a temporary file or folder by its owner (the host kept to file-name characters). */
-export const ownerTag = (): string => `${process.pid}@${fileSafeHost(thisHost())}`;
+export const ownerTag = (): string => `${selfPid}@${fileSafeHost(thisHost())}`;
 const fileSafeHost = (host: string): string => host.replace(/[^A-Za-z0-9._-]/g, "_");
 
 /** Whether a temporary file named with ownerTag, last changed at `changedMs`, belongs to a gone process of this host. */
@@ -59,41 +34,11 @@ export function tagOwnerGone(tag: string, changedMs: number): boolean {
   return ownerGone(Number(m[1]), changedMs);
 }
 
-/** Clock ticks per second in /proc/<pid>/stat (USER_HZ: 100 on every Linux architecture Bun runs on). */
-const USER_HZ = 100;
 /**
- * /proc/stat's btime is whole seconds, and the start time a tick: a live owner
+ * The boot time (/proc/uptime) and the start time (a tick) are not exact: a live owner
  * is only judged to have started after its file when it did by more than this.
  */
 const START_SLACK_MS = 2000;
-
-let bootMs: number | null | undefined;
-function bootTimeMs(): number | null {
-  if (bootMs === undefined) {
-    try {
-      const m = /^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"));
-      bootMs = m ? Number(m[1]) * 1000 : null;
-    } catch {
-      bootMs = null;
-    }
-  }
-  return bootMs;
-}
-
-/** When the process with this pid started (ms since the epoch), from /proc; null where /proc cannot tell. */
-export function processStartMs(pid: number): number | null {
-  const boot = bootTimeMs();
-  if (boot === null) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // "pid (comm) state ...": comm may hold spaces and parentheses; field 22 is the start time.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = Number(fields[22 - 3]);
-    return Number.isFinite(ticks) ? boot + (ticks * 1000) / USER_HZ : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Whether a pid written on this host at `writtenMs` no longer names its
@@ -204,7 +149,7 @@ export function createIndexLock(indexFile: string, undoDir: string): boolean {
   mkdirSync(undoDir, { recursive: true });
   const stuck = clearBrokenUndoFiles(undoDir).find((b) => b.name === "indexLockOwner");
   if (stuck) throw refused({ kind: "undo-file-blocked", path: stuck.path, is: stuck.kind, what: "file" });
-  const me = `${process.pid} ${thisHost()}\n`;
+  const me = `${selfPid} ${thisHost()}\n`;
   replaceFile(ownerFile(undoDir), me);
   try {
     closeSync(openSync(lockOf(indexFile), "wx", 0o644));
@@ -320,7 +265,7 @@ export async function asRefWriter<T>(undoDir: string, work: () => Promise<T>): P
   const path = undoFile(undoDir, "refWriteOwner");
   try {
     mkdirSync(undoDir, { recursive: true });
-    replaceFile(path, `${process.pid} ${thisHost()}\n`);
+    replaceFile(path, `${selfPid} ${thisHost()}\n`);
   } catch {
     /* without it a killed transaction's locks are only named by doctor */
   }
@@ -465,7 +410,7 @@ export function claimFile(path: string, content: string, stale: (current: string
 export function releaseFile(path: string): void {
   try {
     const [pid] = readFileSync(path, "utf8").trim().split(" ");
-    if (Number(pid) === process.pid) unlinkSync(path);
+    if (Number(pid) === selfPid) unlinkSync(path);
   } catch {
     /* already gone */
   }
@@ -482,7 +427,7 @@ export function tryLock(undoDir: string): Lock | null {
   const path = undoFile(undoDir, "captureLock");
   const stuck = clearBrokenUndoFiles(undoDir).find((b) => b.name === "captureLock");
   if (stuck) throw refused({ kind: "undo-file-blocked", path, is: stuck.kind, what: "lock" });
-  if (!claimFile(path, `${process.pid} ${thisHost()}\n`, isStale)) return null;
+  if (!claimFile(path, `${selfPid} ${thisHost()}\n`, isStale)) return null;
   return { path, release: () => releaseFile(path) };
 }
 

@@ -24,8 +24,8 @@ import {
 import { setPriority } from "node:os";
 import { join } from "node:path";
 import { markerFiles } from "./operation.ts";
-import { claimFile, indexLockHeld, pidAlive, releaseFile, withUndoFile } from "./lock.ts";
-import type { ProcessTable } from "./proc/index.ts";
+import { claimFile, indexLockHeld, releaseFile, withUndoFile } from "./lock.ts";
+import { pidAlive, selfPid, type ProcessTable } from "./proc/index.ts";
 import type { Repo } from "./repo.ts";
 import { undoFile, UNDO_FILES } from "./undo-files.ts";
 
@@ -288,7 +288,7 @@ const RESERVATION_WAIT_MS = 1000;
  */
 export function claimWorker(undoDir: string, gitDir: string, table: ProcessTable | null, opts: { waitForHook?: boolean } = {}): boolean {
   const path = undoFile(undoDir, "workerPid");
-  const mine = process.pid;
+  const mine = selfPid;
   clearStrangePidFile(undoDir);
   const deadline = Date.now() + (opts.waitForHook === false ? 0 : RESERVATION_WAIT_MS);
   for (;;) {
@@ -421,7 +421,7 @@ export async function lowerPriority(): Promise<void> {
   try {
     const ionice = Bun.which("ionice");
     if (!ionice) return;
-    const p = Bun.spawn([ionice, "-c", "2", "-n", "7", "-p", String(process.pid)], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    const p = Bun.spawn([ionice, "-c", "2", "-n", "7", "-p", String(selfPid)], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
     await p.exited;
   } catch {
     /* no I/O classes here */
@@ -459,7 +459,7 @@ export function releaseWorker(undoDir: string): void {
 export function logLine(undoDir: string, message: string): void {
   const path = undoFile(undoDir, "workerLog");
   try {
-    const line = `${new Date().toISOString()} [${process.pid}] ${message.replace(/\n+$/, "").replace(/\n/g, "\n    ")}\n`;
+    const line = `${new Date().toISOString()} [${selfPid}] ${message.replace(/\n+$/, "").replace(/\n/g, "\n    ")}\n`;
     appendFileSync(path, line);
     if (statSync(path).size > LOG_LIMIT) {
       const body = readFileSync(path, "utf8");

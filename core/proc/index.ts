@@ -1,10 +1,11 @@
 // The process table: which processes exist, their parent, name and start
 // time. The worker asks it which Git command a hook ran under and whether
-// that command still runs; locks ask it whether their owner is alive. Two
+// that command still runs; locks ask it whether their owner is alive, and
+// when it started (pidAlive, processStartMs), and name this one (selfPid). Two
 // backends behind one interface: Linux's /proc, and `ps` for macOS and the
 // BSDs, which have no /proc. GIT_UNDO_PROCESS_TABLE=ps|proc|none picks one
 // (the suite runs the process-dependent tests with each).
-import { procBackend } from "./linux.ts";
+import { procBackend, procStat } from "./linux.ts";
 
 export { selfCpuMs } from "./linux.ts";
 import { psBackend } from "./ps.ts";
@@ -38,3 +39,24 @@ function choose(wanted: string): ProcessTable | null {
 export function sameProcess(table: ProcessTable, p: ProcessInfo | undefined, knownAtMs: number): p is ProcessInfo {
   return p !== undefined && !p.zombie && p.startMs <= knownAtMs + table.resolutionMs;
 }
+
+/** This process's pid: what git-undo writes into its lock and owner files. */
+export const selfPid: number = process.pid;
+
+/**
+ * Whether a process with this pid is alive (EPERM: it exists but belongs to
+ * someone else). A zombie is not: it has exited and only waits for its parent
+ * to collect its status, so whatever it held it holds no more (/proc tells;
+ * without it only kill(0) can).
+ */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  return !(procStat(pid)?.zombie ?? false);
+}
+
+/** When the process with this pid started (ms since the epoch), from /proc; null where /proc cannot tell. */
+export const processStartMs = (pid: number): number | null => procStat(pid)?.startMs ?? null;

@@ -5,11 +5,23 @@ import type { ProcessInfo, ProcessTable } from "./types.ts";
 /** Clock ticks per second in /proc/<pid>/stat (USER_HZ: 100 on every architecture Bun runs on). */
 const USER_HZ = 100;
 
-/** When the machine booted (ms since the epoch), from /proc/uptime (hundredths of a second), read once. */
+/** When the machine booted (ms since the epoch), from /proc/uptime (hundredths of a second). */
 function bootMs(): number | null {
   try {
     const up = Number(readFileSync("/proc/uptime", "latin1").split(" ")[0]);
     return Number.isFinite(up) ? Date.now() - up * 1000 : null;
+  } catch {
+    return null;
+  }
+}
+
+let boot: number | null | undefined;
+/** One process from /proc (the boot time read once per process); null without /proc or without that pid. */
+export function procStat(pid: number): ProcessInfo | null {
+  boot ??= bootMs();
+  if (boot === null || !Number.isInteger(pid) || pid <= 0) return null;
+  try {
+    return parseStat(pid, readFileSync(`/proc/${pid}/stat`, "latin1"), boot);
   } catch {
     return null;
   }

@@ -16,6 +16,7 @@ import { MODE } from "../mode.ts";
 
 import { indexInfo, snapshotEntries } from "./index-step.ts";
 import type { StepContext, WorktreeOutcome } from "./types.ts";
+import { selfPid } from "../proc/index.ts";
 
 /** The working-tree merge's private index, and the two trees it merges between. */
 export interface MergeIndex {
@@ -114,7 +115,7 @@ async function holdCurrentFolder(repo: Repo, plan: RestorePlan): Promise<{ cwd: 
   if (!emptying) return { cwd: here?.abs, release: () => null };
   let keeper: string | null = null;
   if (!versionAtLeast(await gitVersion(repo), KEEPS_ITS_FOLDER_SINCE)) {
-    const file = join(here.abs, `.git-undo-keep-${process.pid}`);
+    const file = join(here.abs, `.git-undo-keep-${selfPid}`);
     try {
       writeFileSync(file, "", { flag: "wx" });
       keeper = file;
