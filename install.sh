@@ -66,7 +66,7 @@ say "Installed the locked dependencies into $root/node_modules/"
 # The CLI and the worker start from one bundle rather than every module
 # (core/bundle.ts); when it cannot be built they run from the sources.
 # (No transpiler cache into ~/.bun either, as the launcher runs.)
-if BUN_RUNTIME_TRANSPILER_CACHE_PATH=0 "$bun" "$root/core/bundle.ts" >/dev/null; then
+if BUN_RUNTIME_TRANSPILER_CACHE_PATH=0 "$bun" "$root/build/bundle.ts" >/dev/null; then
   say "Built the bundle into $root/dist/"
 else
   say "Note: could not build the bundle; git-undo runs from its sources"

@@ -5,14 +5,16 @@
 // launcher and the hooks start dist/cli/main.js or dist/worker/main.js when
 // that file exists; the bundle checks itself against the sources it was made
 // from and, when any has changed since (a checkout being edited, a pull),
-// runs the sources instead. Nothing outside this module knows the manifest.
-//
-//   bun core/bundle.ts    build it (install.sh and test/run do)
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+// runs the sources instead. This module owns the cache's freshness: the list
+// of sources it was made from (its manifest), which nothing else reads or
+// writes. The build itself is a build step, build/bundle.ts (`bun
+// build/bundle.ts`; install.sh and test/run run it), which seals the bundle here.
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 /** Where the bundle goes, under the toolkit. */
-const OUT = "dist";
+export const BUNDLE_DIR = "dist";
+const OUT = BUNDLE_DIR;
 /** Its list of sources: each with its size, mtime and content hash when built. */
 const MANIFEST = "sources.json";
 /**
@@ -23,7 +25,8 @@ const MANIFEST = "sources.json";
 const SOURCE_DIRS = ["cli", "core", "worker"];
 const EXTRA_SOURCES = ["package.json"];
 
-const ENTRIES = ["cli", "worker"] as const;
+/** The entry points built, each `<entry>/main.ts` into `dist/<entry>/main.js`. */
+export const ENTRIES = ["cli", "worker"] as const;
 export type Entry = (typeof ENTRIES)[number];
 
 interface SourceFile {
@@ -140,63 +143,20 @@ export async function runEntry(entry: Entry, modulePath: string, run: (argv: str
   return run(argv);
 }
 
-/** How long a chunk no build uses any more stays, for a process started before the rebuild that has yet to load it. */
-const OLD_CHUNK_MS = 24 * 60 * 60 * 1000;
-
-/**
- * Build dist/ from the sources. A process started from the previous bundle
- * may still load a command's chunk after this build: chunks are named by
- * their content, so the new ones go in beside the old, and old ones go only
- * a day later. The manifest goes first and comes back last, so a half-updated
- * bundle is never taken as matching; it describes the sources as read before
- * the build, so one edited during it leaves the bundle stale, never wrongly fresh.
- */
-export async function buildBundle(root: string): Promise<void> {
-  const files = sourcePaths(root).map((p) => sourceFile(root, p));
-  const out = join(root, OUT);
-  const staging = join(root, `${OUT}.${process.pid}.tmp`);
-  rmSync(staging, { recursive: true, force: true });
-  try {
-    const result = await Bun.build({
-      entrypoints: ENTRIES.map((e) => join(root, e, "main.ts")),
-      root,
-      outdir: staging,
-      target: "bun",
-      splitting: true,
-      minify: true,
-      naming: { entry: "[dir]/[name].[ext]", chunk: "[name]-[hash].[ext]" },
-    });
-    if (!result.success) throw new AggregateError(result.logs, "bun build failed");
-    mkdirSync(out, { recursive: true });
-    rmSync(join(out, MANIFEST), { force: true });
-    const built = new Set<string>();
-    for (const name of readdirSync(staging)) {
-      if (ENTRIES.includes(name as Entry)) continue;
-      built.add(name);
-      if (!existsSync(join(out, name))) renameSync(join(staging, name), join(out, name));
-    }
-    for (const e of ENTRIES) {
-      mkdirSync(join(out, e), { recursive: true });
-      renameSync(join(staging, e, "main.js"), join(out, e, "main.js"));
-    }
-    for (const name of readdirSync(out)) {
-      const path = join(out, name);
-      if (!built.has(name) && name.endsWith(".js") && Date.now() - statSync(path).mtimeMs > OLD_CHUNK_MS) rmSync(path, { force: true });
-    }
-    writeManifest(root, { files });
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
+/** The sources as they are now, for the manifest of a bundle about to be built from them. */
+export interface SourceSnapshot {
+  readonly files: readonly SourceFile[];
 }
 
-// Only as `bun core/bundle.ts`: never from a bundle that holds this module.
-if (import.meta.main && import.meta.path.endsWith(".ts")) {
-  const root = toolkitRoot();
-  try {
-    await buildBundle(root);
-    console.log(`built ${relative(process.cwd(), join(root, OUT)) || OUT}/`);
-  } catch (e) {
-    console.error(`core/bundle.ts: ${(e as Error).message}`);
-    process.exit(1);
-  }
+/** Read the sources before a build: a source edited during it leaves the bundle stale, never wrongly fresh. */
+export const snapshotSources = (root: string): SourceSnapshot => ({ files: sourcePaths(root).map((p) => sourceFile(root, p)) });
+
+/** Before a build writes into dist/: the bundle is not taken as matching any sources until sealed again. */
+export function unsealBundle(root: string): void {
+  rmSync(join(root, OUT, MANIFEST), { force: true });
+}
+
+/** After a build: the bundle matches `sources` (those read before it). */
+export function sealBundle(root: string, sources: SourceSnapshot): void {
+  writeManifest(root, { files: [...sources.files] });
 }

@@ -1,4 +1,4 @@
-// The bundle (core/bundle.ts) is a cache of the sources: the launcher runs it
+// The bundle (core/bundle.ts, built by build/bundle.ts) is a cache of the sources: the launcher runs it
 // while it matches them, and the sources as soon as any has changed, so an
 // edited checkout never runs old code; a rebuild brings it back into use.
 import { expect, test } from "bun:test";
@@ -20,7 +20,7 @@ function doctor(toolkit: string, cwd: string, env: Record<string, string>): stri
 }
 
 function build(toolkit: string): void {
-  const r = Bun.spawnSync({ cmd: [process.execPath, join(toolkit, "core", "bundle.ts")], cwd: toolkit, stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync({ cmd: [process.execPath, join(toolkit, "build", "bundle.ts")], cwd: toolkit, stdout: "pipe", stderr: "pipe" });
   expect(r.stderr.toString()).toBe("");
   expect(r.exitCode).toBe(0);
 }
@@ -34,7 +34,7 @@ test("the launcher runs the bundle while it matches the sources, the sources onc
 
   // No bundle: the sources, and doctor says so with what it costs and how to build one.
   expect(help(toolkit, r.dir, r.env).ran).toBe("sources");
-  expect(doctor(toolkit, r.dir, r.env)).toMatch(/note\s+git-undo runs from its sources, with no bundle .* about 10 ms slower; .*core\/bundle\.ts' builds it/);
+  expect(doctor(toolkit, r.dir, r.env)).toMatch(/note\s+git-undo runs from its sources, with no bundle .* about 10 ms slower; .*build\/bundle\.ts' builds it/);
   build(toolkit);
   expect(existsSync(join(toolkit, "dist", "cli", "main.js"))).toBe(true);
   expect(existsSync(join(toolkit, "dist", "worker", "main.js"))).toBe(true);

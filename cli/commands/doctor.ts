@@ -216,7 +216,7 @@ export const doctor: Command = {
 
     // Without a bundle (a checkout not set up with install.sh, a package packed where Bun was missing) every command loads each module.
     const bundle = bundleState(TOOLKIT_ROOT);
-    const buildIt = `${shq(bun)} ${shq(join(TOOLKIT_ROOT, "core", "bundle.ts"))}${existsSync(join(TOOLKIT_ROOT, "install.sh")) && existsSync(join(TOOLKIT_ROOT, ".git")) ? " (or install.sh)" : ""}`;
+    const buildIt = `${shq(bun)} ${shq(join(TOOLKIT_ROOT, "build", "bundle.ts"))}${existsSync(join(TOOLKIT_ROOT, "install.sh")) && existsSync(join(TOOLKIT_ROOT, ".git")) ? " (or install.sh)" : ""}`;
     if (bundle.state === "stale") {
       note(`the bundle in ${bundle.dir} is older than the sources: git-undo runs from the sources (about 10 ms slower a command) until ${buildIt} builds it again`);
     } else if (bundle.state === "absent") {

@@ -13,7 +13,7 @@ export const CLI = existsSync(join(ROOT, "dist", "cli", "main.js")) ? join(ROOT,
 /** A copy of the toolkit (sources only, no bundle; dependencies linked) that a test may break. */
 export function copyToolkit(): string {
   const dir = join(tempDir("toolkit"), "git-undo");
-  for (const part of ["core", "cli", "worker", "hooks", "package.json"]) cpSync(join(ROOT, part), join(dir, part), { recursive: true });
+  for (const part of ["core", "cli", "worker", "hooks", "build", "package.json"]) cpSync(join(ROOT, part), join(dir, part), { recursive: true });
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
   return dir;
 }
