@@ -9,8 +9,9 @@
 // of sources it was made from (its manifest), which nothing else reads or
 // writes. The build itself is a build step, build/bundle.ts (`bun
 // build/bundle.ts`; install.sh and test/run run it), which seals the bundle here.
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { replaceFile } from "./lock.ts";
 
 /** Where the bundle goes, under the toolkit. */
 export const BUNDLE_DIR = "dist";
@@ -116,10 +117,7 @@ export function bundleFresh(root: string): boolean {
 }
 
 function writeManifest(root: string, manifest: Manifest): void {
-  const path = join(root, OUT, MANIFEST);
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(manifest));
-  renameSync(tmp, path);
+  replaceFile(join(root, OUT, MANIFEST), JSON.stringify(manifest));
 }
 
 /** Whether the toolkit at `root` has a bundle, and whether it matches the sources (doctor). */
@@ -134,8 +132,7 @@ export function bundleState(root: string): { state: "fresh" | "stale" | "absent"
  * runs from a bundle that no longer matches its sources; then the sources'
  * module of the same entry runs instead.
  */
-export async function runEntry(entry: Entry, modulePath: string, run: (argv: string[]) => Promise<never>): Promise<never> {
-  const argv = process.argv.slice(2);
+export async function runEntry(entry: Entry, modulePath: string, argv: string[], run: (argv: string[]) => Promise<never>): Promise<never> {
   if (modulePath.endsWith(".js")) {
     const root = toolkitRoot();
     if (!bundleFresh(root)) return ((await import(join(root, entry, "main.ts"))) as { run: typeof run }).run(argv);

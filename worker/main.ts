@@ -296,4 +296,4 @@ export async function run(argv: string[]): Promise<never> {
 }
 
 // A bundle older than the sources hands over to them (core/bundle.ts).
-if (import.meta.main) await runEntry("worker", import.meta.path, run);
+if (import.meta.main) await runEntry("worker", import.meta.path, process.argv.slice(2), run);
