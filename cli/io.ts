@@ -4,6 +4,7 @@
 // main nothing asks the process where it is or what its environment holds.
 import type { Readable, Writable } from "node:stream";
 import type { Env } from "../core/git.ts";
+import type { ProcessGuard } from "../core/restore/index.ts";
 
 /** Where output goes instead of a file descriptor: each write's bytes, whole. */
 export type Sink = (bytes: Uint8Array) => void;
@@ -27,10 +28,12 @@ export interface CommandIO {
   runtime: string;
   /** The terminal the command runs in, asked for only by a command that takes it over; null when there is none. */
   terminal: () => TerminalStreams | null;
+  /** What the process does to keep a restore whole (signals held, index.lock released at exit); null in a test's own process. */
+  guard: ProcessGuard | null;
 }
 
 /** Before any command (a test drawing the picker's frames): no folder, no variables, the file descriptors. */
-const NO_COMMAND: CommandIO = { cwd: "", env: {}, stdout: null, stderr: null, runtime: "", terminal: () => null };
+const NO_COMMAND: CommandIO = { cwd: "", env: {}, stdout: null, stderr: null, runtime: "", terminal: () => null, guard: null };
 let current: CommandIO = NO_COMMAND;
 
 /** The command now running gets `io`: its variables, folder and streams (cli/main.ts, once per command). */

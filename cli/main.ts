@@ -5,6 +5,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { runEntry, toolkitRoot } from "../core/bundle.ts";
 import { fatal, Refused, UndoError, usage } from "../core/errors.ts";
 import { RestoreRefused } from "../core/plan.ts";
+import type { ProcessGuard } from "../core/restore/index.ts";
 import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
@@ -229,9 +230,26 @@ function processTerminal(): TerminalStreams | null {
   return isatty(0) && isatty(1) ? { input: process.stdin, output: process.stdout } : null;
 }
 
+/** This process keeps a restore whole: Ctrl-C, SIGTERM and a closing terminal wait for it, index.lock goes at exit. */
+const processGuard: ProcessGuard = {
+  holdInterruptions() {
+    const wait = () => {};
+    const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+    for (const s of signals) process.on(s, wait);
+    return () => {
+      for (const s of signals) process.off(s, wait);
+    };
+  },
+  atExit(fn) {
+    process.once("exit", fn);
+    return () => process.off("exit", fn);
+  },
+};
+
 /** The command line run to its end, in the process's folder, environment and terminal, as the process's exit code. */
 export async function run(argv: string[]): Promise<never> {
-  process.exit(await runCommand(argv, { cwd: processCwd(), env: process.env, stdout: null, stderr: null, runtime: process.execPath, terminal: processTerminal }));
+  const io: CommandIO = { cwd: processCwd(), env: process.env, stdout: null, stderr: null, runtime: process.execPath, terminal: processTerminal, guard: processGuard };
+  process.exit(await runCommand(argv, io));
 }
 
 // A bundle older than the sources hands over to them (core/bundle.ts).

@@ -40,7 +40,7 @@ export async function runRestore(request: RestoreRequest, values: Parsed["values
     if ("number" in request) throw fatal(`no snapshot #${request.number}: ${RECORDING_OFF}`);
   }
   const force = Boolean(values.force);
-  const result = await restore(repo, request, { force, dryRun: Boolean(values["dry-run"]), skipMissing: Boolean(values["skip-missing"]) });
+  const result = await restore(repo, request, { force, dryRun: Boolean(values["dry-run"]), skipMissing: Boolean(values["skip-missing"]), ...(io.guard ? { guard: io.guard } : {}) });
   const lines = reportLines(result, { age: (t) => relativeAge(t), strong: color.bold, dim: color.dim }, force);
   for (const l of fitToOutput(lines, 1)) out(l);
   return result.dryRun && result.plan.blockers.length ? 1 : 0;

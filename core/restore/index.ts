@@ -42,13 +42,13 @@ import { composeRescue } from "../find/rescue.ts";
 
 import { applyPlan, failAfter } from "./apply.ts";
 import { startNextIndex } from "./index-step.ts";
-import { Journal, ignoreSignals } from "./journal.ts";
+import { Journal } from "./journal.ts";
 import { differences, goBack, partsAfter, sameButMarkers, steppedOver, waysBack } from "./outcome.ts";
-import type { RestoreOptions, RestoreRequest, RestoreResult } from "./types.ts";
+import type { ProcessGuard, RestoreOptions, RestoreRequest, RestoreResult } from "./types.ts";
 import { checkWorktree, mergeIndexFor } from "./worktree.ts";
 
 // What callers of the restore use, from one place.
-export { STEPS, type GoBack, type PartDifference, type RestoreOptions, type RestoreRequest, type RestoreResult, type Step, type SteppedChange } from "./types.ts";
+export { STEPS, type GoBack, type PartDifference, type ProcessGuard, type RestoreOptions, type RestoreRequest, type RestoreResult, type Step, type SteppedChange } from "./types.ts";
 
 export const refusal = (blockers: readonly Blocker[]): RestoreRefused => new RestoreRefused(blockers);
 
@@ -106,7 +106,7 @@ interface IndexLock {
  * Take index.lock, first removing one that a restore killed on this host left
  * (its owner file says so, core/lock.ts); one a Git command holds is refused.
  */
-function takeIndexLock(repo: Repo): IndexLock {
+function takeIndexLock(repo: Repo, guard: ProcessGuard | undefined): IndexLock {
   const path = indexLockPath(repo.indexFile);
   clearDeadIndexLock(repo.indexFile, repo.undoDir);
   if (!createIndexLock(repo.indexFile, repo.undoDir)) throw refusal([{ kind: "index-lock", target: 0, names: [path] }]);
@@ -114,9 +114,10 @@ function takeIndexLock(repo: Repo): IndexLock {
   const release = () => {
     if (!held) return;
     held = false;
+    forget();
     releaseIndexLock(repo.indexFile, repo.undoDir);
   };
-  process.once("exit", release);
+  const forget = guard?.atExit(release) ?? (() => {});
   return { release };
 }
 
@@ -162,7 +163,7 @@ export async function restore(repo: Repo, request: RestoreRequest, opts: Restore
   const lock = await acquireLock(repo.undoDir);
   try {
     // index.lock next: a Git command writing the index right now makes the state a moving target.
-    const indexLock = opts.dryRun || repo.bare ? null : takeIndexLock(repo);
+    const indexLock = opts.dryRun || repo.bare ? null : takeIndexLock(repo, opts.guard);
     try {
       return await withScratch(repo, (scratch) => restoreLocked(repo, scratch, request, opts, indexLock !== null));
     } catch (e) {
@@ -211,7 +212,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
   if (plan.blockers.length) throw refusal(plan.blockers);
 
   const journal = new Journal();
-  const guard = ignoreSignals();
+  const guard = opts.guard?.holdInterruptions() ?? (() => {});
   // Ending an operation (below) can change the index: T's is built after it then.
   let nextIndex = plan.operations.length && opts.force ? null : startNextIndex(repo, scratch, plan);
   try {

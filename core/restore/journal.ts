@@ -28,16 +28,6 @@ export class Journal {
   }
 }
 
-/** Hold off Ctrl-C while files and refs move: a half-done restore is worse than a late one. */
-export function ignoreSignals(): () => void {
-  const noop = () => {};
-  const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
-  for (const s of signals) process.on(s, noop);
-  return () => {
-    for (const s of signals) process.off(s, noop);
-  };
-}
-
 /**
  * One ref of an update-ref -z command: its name, then ids. Only plain refs
  * get here, and a plain ref always has an object (core/validate.ts checkRefs).

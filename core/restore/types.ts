@@ -23,6 +23,16 @@ export interface RestoreOptions {
   dryRun?: boolean;
   /** Restore what can be, leaving refs, HEAD and stash entries whose objects are gone (plan.notRestored). */
   skipMissing?: boolean;
+  /** How the process running the restore keeps it from being cut short (the CLI's: cli/io.ts); none: nothing held. */
+  guard?: ProcessGuard;
+}
+
+/** What the process running a restore does for it: the core asks, the entry point knows the process. */
+export interface ProcessGuard {
+  /** Hold off interruptions (Ctrl-C, a terminal closing) until the returned function is called: a half-done restore is worse than a late one. */
+  holdInterruptions(): () => void;
+  /** Run `fn` if the process exits before the returned function is called (index.lock released). */
+  atExit(fn: () => void): () => void;
 }
 
 export const STEPS = ["record-first", "refs", "symbolic-refs", "head", "worktree", "index", "stash", "record"] as const;
