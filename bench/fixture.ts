@@ -8,11 +8,11 @@
 // Each is built once per set of parameters and cached under
 // <tmpdir>/git-undo-bench/<key>/; the cached copy is never modified. A
 // benchmark that changes the repository takes a `workingCopy()` of it.
-import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
+import { $ } from "zx";
 import { rng } from "../test/helpers/rng.ts";
 
 export type FixtureSize = "medium" | "large";
@@ -144,7 +144,7 @@ export async function fixture(options: FixtureOptions = {}): Promise<Fixture> {
 export async function workingCopy(options: FixtureOptions & { label?: string } = {}): Promise<WorkingCopy> {
   const cached = await fixture(options);
   const base = mkdtempSync(join(tmpdir(), `git-undo-bench-${options.label ?? "copy"}-`));
-  execFileSync("cp", ["-a", join(dirname(cached.repo), "repo"), join(dirname(cached.repo), "home"), base]);
+  await $({ quiet: true })`cp -a ${join(dirname(cached.repo), "repo")} ${join(dirname(cached.repo), "home")} ${base}`;
   const home = join(base, "home");
   const copy: WorkingCopy = {
     ...cached,
@@ -283,10 +283,10 @@ function generate(opts: FixtureParams): Generated {
 
 // --- building ---------------------------------------------------------------
 
-function git(cwd: string, env: Record<string, string>, args: string[], input?: Uint8Array): string {
-  const r = Bun.spawnSync({ cmd: ["git", ...args], cwd, env, stdin: input ?? "ignore", stdout: "pipe", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")} failed (${r.exitCode}): ${r.stderr.toString()}`);
-  return r.stdout.toString();
+/** Git for building a fixture (zx: a script that shells out; the timed commands go through Bun.spawn, bench/common.ts). */
+async function git(cwd: string, env: Record<string, string>, args: string[], input?: Uint8Array): Promise<string> {
+  const r = await $({ cwd, env, quiet: true, ...(input ? { input: Buffer.from(input) } : {}) })`git ${args}`;
+  return r.stdout;
 }
 
 function writeFiles(repo: string, files: readonly { path: string; content: string }[]): void {
@@ -384,9 +384,9 @@ function historyStream(files: Generated["tracked"], commits: number, seed: numbe
 /** Refresh the index after the clock has moved past every file's mtime, so no entry is racily clean. */
 async function settleIndex(repo: string, env: Record<string, string>): Promise<void> {
   await Bun.sleep(1100);
-  git(repo, env, ["update-index", "-q", "--refresh"]);
+  await git(repo, env, ["update-index", "-q", "--refresh"]);
   // Rewrite the index once more with a later timestamp in case the refresh had nothing to write.
-  git(repo, env, ["status", "--porcelain", "-uno"]);
+  await git(repo, env, ["status", "--porcelain", "-uno"]);
 }
 
 async function build(root: string, opts: FixtureParams): Promise<void> {
@@ -395,22 +395,22 @@ async function build(root: string, opts: FixtureParams): Promise<void> {
   const repo = join(root, "repo");
   mkdirSync(home);
   const env = benchEnv(home);
-  git(root, env, ["init", "-q", "-b", "main", repo]);
-  git(repo, env, ["config", "user.name", "Bench User"]);
-  git(repo, env, ["config", "user.email", "bench@example.com"]);
+  await git(root, env, ["init", "-q", "-b", "main", repo]);
+  await git(repo, env, ["config", "user.name", "Bench User"]);
+  await git(repo, env, ["config", "user.email", "bench@example.com"]);
   const gen = generate(opts);
   process.stderr.write(`fixture: generating ${gen.tracked.length} tracked and ${gen.untracked.length} untracked files, ${opts.commits} commits, in ${root}\n`);
   // Objects go into one pack; the files are written by us, and the index is
   // read from the last commit (a primed cache-tree, as after a real commit) then refreshed.
   const stream = opts.commits > 1 ? historyStream(gen.tracked, opts.commits, opts.seed) : importStream(gen.tracked);
-  git(repo, env, ["fast-import", "--quiet"], stream);
+  await git(repo, env, ["fast-import", "--quiet"], stream);
   writeFiles(repo, gen.tracked);
   for (const f of gen.tracked) if (f.mode === "100755") chmodSync(join(repo, f.path), 0o755);
   writeFiles(repo, gen.untracked);
   writeFiles(repo, gen.ignored);
-  git(repo, env, ["read-tree", "HEAD"]);
+  await git(repo, env, ["read-tree", "HEAD"]);
   await settleIndex(repo, env);
-  const dirty = git(repo, env, ["status", "--porcelain", "-uno"]);
+  const dirty = await git(repo, env, ["status", "--porcelain", "-uno"]);
   if (dirty.trim()) throw new Error(`fixture: the checkout is not clean:\n${dirty.slice(0, 500)}`);
   writeFileSync(
     join(root, "manifest.json"),
