@@ -1,10 +1,10 @@
-// Summary lines: what a new snapshot changed, in a few words.
-import { branchName, decodeRefs, decodeStash, decodeState, decodeUnmerged, refParts, type HeadState, type ObjectId, type OperationMarker, type RefLine, type StashEntry, type StateTree } from "./format.ts";
-import { decodeBytes } from "./bytes.ts";
-import { readObjects } from "./objects.ts";
+// Summary lines: what a new snapshot changed, in a few words. Pure: the facts
+// come from core/change-facts.ts (Git's diffs and the previous snapshot's
+// parts) and core/operation.ts (the operation's files); nothing here reads.
+import { branchName, decodeUnmerged, refParts, type HeadState, type OperationMarker, type RefLine, type StashEntry, type StateTree } from "./format.ts";
 import { escapeControls } from "./text.ts";
-import { operationFacts, type OperationFacts } from "./operation.ts";
-import { emptyTreeOf, type Repo } from "./repo.ts";
+import type { OperationFacts } from "./operation.ts";
+import type { ChangeFacts, PreviousParts } from "./change-facts.ts";
 
 /** Longest summary line we write; lists are cut with "and N more". */
 export const SUMMARY_WIDTH = 72;
@@ -76,34 +76,8 @@ export function parseNameStatus(out: string): [string, string][] {
   return pairs;
 }
 
-/** What the previous snapshot's tree holds that the summary compares with. */
-export interface PreviousParts {
-  head: string | null;
-  refs: RefLine[];
-  stash: StashEntry[];
-  markers: OperationMarker[];
-  /** Conflicted paths (UTF-8 text). */
-  conflicts: string[];
-}
-
-const conflictPathsOf = (blob: Uint8Array | undefined): string[] =>
+export const conflictPathsOf = (blob: Uint8Array | undefined): string[] =>
   blob ? [...new Set(decodeUnmerged(blob).map((e) => Buffer.from(e.path).toString("utf8")))] : [];
-
-/** The parts of a snapshot's tree the summary compares with, in one cat-file. */
-export async function previousParts(repo: Repo, prevTree: ObjectId): Promise<PreviousParts> {
-  const [head, refs, stash, state, unmerged] = await readObjects(
-    repo,
-    ["HEAD", "refs", "stash", "state", "index-unmerged"].map((n) => `${prevTree}:${n}`),
-  );
-  const text = (o: typeof head) => (o ? decodeBytes(o.content) : "");
-  return {
-    head: head ? decodeBytes(head.content) : null,
-    refs: decodeRefs(text(refs)),
-    stash: decodeStash(text(stash)),
-    markers: decodeState(text(state)),
-    conflicts: conflictPathsOf(unmerged?.content),
-  };
-}
 
 /** What a change did to paths, in the order a summary names them. */
 type PathWord = "discarded" | "staged" | "unstaged" | "untracked" | "removed from the index" | "discarded edits" | "removed untracked" | "deleted" | "edited";
@@ -120,61 +94,28 @@ const PATH_WORDS: readonly PathWord[] = [
 ];
 
 /**
- * `git diff-tree -r -z --name-status` of several pairs of trees in one
- * process (`--stdin`): for each pair, its paths by status letter. Each pair's
- * entries follow a line naming the two trees.
- */
-export async function treeDiffs(repo: Repo, pairs: readonly (readonly [string, string])[]): Promise<Map<string, string>[]> {
-  const out = await repo.git.text(["diff-tree", "--stdin", "-r", "-z", "--no-renames", "--name-status"], {
-    input: pairs.map(([a, b]) => `${a} ${b}\n`).join(""),
-  });
-  const diffs: Map<string, string>[] = [];
-  let i = 0;
-  while (i < out.length) {
-    const header = /^[0-9a-f]{40,64} [0-9a-f]{40,64}\n/.exec(out.slice(i, i + 140));
-    if (header) {
-      diffs.push(new Map());
-      i += header[0].length;
-      continue;
-    }
-    const statusEnd = out.indexOf("\0", i);
-    const pathEnd = out.indexOf("\0", statusEnd + 1);
-    if (statusEnd < 0 || pathEnd < 0 || !diffs.length) break;
-    diffs.at(-1)!.set(out.slice(statusEnd + 1, pathEnd), out.slice(i, statusEnd));
-    i = pathEnd + 1;
-  }
-  return diffs;
-}
-
-/**
  * Each path the index or the files changed at, by what happened to it.
  * `inIndex`/`inWorktree`: status letters of the index's and the files' paths
  * that differ from the previous snapshot; `unstaged`: the files against the
- * index now (null without a working tree).
+ * index now (null without a working tree); `stagedVsHead`: index paths that
+ * differ from HEAD's tree, among those that could go either way.
  */
-async function pathWords(
-  repo: Repo,
-  state: StateTree,
+function pathWords(
   inIndex: Map<string, string>,
   inWorktree: Map<string, string>,
   unstaged: Map<string, string> | null,
-): Promise<Map<PathWord, string[]>> {
+  stagedVsHead: ReadonlySet<string>,
+): Map<PathWord, string[]> {
   const words = new Map<PathWord, string[]>(PATH_WORDS.map((w) => [w, []]));
   const add = (w: PathWord, p: string) => words.get(w)!.push(p);
   // An index path that now differs from the file, or changed with it: staged
   // (`add -p`, an edit then `add`) or set back to HEAD (`reset`, `reset --hard`)?
-  // HEAD's tree says, in one more diff, only for those paths.
-  const ambiguous = [...inIndex].filter(([p, status]) => status !== "D" && (unstaged?.has(p) || inWorktree.has(p))).map(([p]) => p);
-  const head = headCommit(state);
-  const staged = ambiguous.length
-    ? parseNameStatus(
-        await repo.git.text(["diff-tree", "-r", "-z", "--no-renames", "--name-status", head ?? emptyTreeOf(repo), state.index ?? emptyTreeOf(repo), "--", ...ambiguous.map((p) => `:(literal)${p}`)]),
-      ).map(([, p]) => p)
-    : [];
+  // HEAD's tree says (core/change-facts.ts read it for those paths).
+  const ambiguous = new Set(ambiguousPaths(inIndex, inWorktree, unstaged));
   for (const [path, status] of inIndex) {
     const onDisk = unstaged?.get(path);
     if (status === "D" && onDisk === "A") add("removed from the index", path);
-    else if (!ambiguous.includes(path) || staged.includes(path)) add("staged", path);
+    else if (!ambiguous.has(path) || stagedVsHead.has(path)) add("staged", path);
     else if (inWorktree.has(path) && onDisk === undefined) add("discarded", path);
     else add("unstaged", path);
   }
@@ -189,12 +130,9 @@ async function pathWords(
   return words;
 }
 
-/** HEAD's commit, by the refs the state holds; null when HEAD's branch is unborn. */
-function headCommit(state: StateTree): string | null {
-  if (state.head.kind === "detached") return state.head.commit;
-  const target = state.head.target;
-  const line = state.refs.find((r) => r.name === target);
-  return line && line.type === "commit" ? line.object : null;
+/** Index paths that could be staged or set back: changed, not deleted, and differing from the file or changed with it. */
+export function ambiguousPaths(inIndex: ReadonlyMap<string, string>, inWorktree: ReadonlyMap<string, string>, unstaged: ReadonlyMap<string, string> | null): string[] {
+  return [...inIndex].filter(([p, status]) => status !== "D" && (unstaged?.has(p) || inWorktree.has(p))).map(([p]) => p);
 }
 
 /**
@@ -202,17 +140,11 @@ function headCommit(state: StateTree): string | null {
  * summary line: `branch feature created`, `staged: a.c`, `edited: a.c, b.c`,
  * `resolved: a.c` (a conflict the index no longer has)...
  */
-export async function describeChange(repo: Repo, prevTree: ObjectId, state: StateTree, tree: ObjectId, known?: PreviousParts): Promise<string> {
-  // What changed since the previous snapshot and, in the same process, how the files differ from the index now.
-  const pairs: [string, string][] = [[prevTree, tree]];
-  if (state.index !== undefined && state.worktree !== undefined) pairs.push([state.index, state.worktree]);
-  const [changed = new Map<string, string>(), unstaged = null] = await treeDiffs(repo, pairs);
-  const diff = [...changed].map(([path, status]) => [status, path] as const);
+export function describeChange(facts: ChangeFacts, state: StateTree, opts: { duringOperation?: boolean } = {}): string {
+  const diff = [...facts.changed].map(([path, status]) => [status, path] as const);
   const top = new Set(diff.map(([, p]) => p.split("/", 1)[0]!));
   const parts: string[] = [];
-
-  const needPrev = top.has("refs") || top.has("stash") || top.has("HEAD") || top.has("index-unmerged");
-  const prev = known ?? (needPrev ? await previousParts(repo, prevTree) : null);
+  const prev = facts.previous;
   const prevRefs = prev?.refs ?? [];
   const prevStash = prev?.stash ?? [];
   const prevHead = prev?.head ?? null;
@@ -247,13 +179,13 @@ export async function describeChange(repo: Repo, prevTree: ObjectId, state: Stat
   // index and files (two tree diffs, only when the index or the files changed):
   // `git add` stages, `git reset`/`rm --cached` unstage, `checkout -- f`
   // discards edits, `git clean` removes untracked files.
-  const words = await pathWords(repo, state, inIndex, inWorktree, pairs.length > 1 ? unstaged : null);
+  const words = pathWords(inIndex, inWorktree, facts.unstaged, facts.stagedVsHead);
   // Changes that went into a new stash entry are not news of their own.
   for (const [label, paths] of words) {
     if (paths.length && (!stashed || label === "untracked")) parts.push(listPhrase(label, paths));
   }
   const staged = ["staged", "unstaged", "removed from the index", "discarded"].flatMap((w) => words.get(w as PathWord) ?? []);
-  if (top.has("state") && !known) parts.push(state.state.length ? `${state.state.join(", ")} in progress` : "operation ended");
+  if (top.has("state") && !opts.duringOperation) parts.push(state.state.length ? `${state.state.join(", ")} in progress` : "operation ended");
   if (!top.has("worktree") && state.worktree === undefined && top.has("index") && !staged.length) parts.push("index changed");
   return cut(parts.length ? parts.join("; ") : "state changed");
 }
@@ -303,55 +235,45 @@ function rebaseStop(facts: OperationFacts): string | null {
   return null;
 }
 
-export interface ChangeSummaryInput {
-  prevTree: ObjectId;
-  state: StateTree;
-  tree: ObjectId;
-  /** HEAD's reflog message when this change wrote it, else "". */
-  reflogMessage: string;
-}
-
 /** Reflog lines that an operation's abort writes (merge --abort and cherry-pick --abort reset). */
 const ABORT_REFLOG = /^(?:reset: moving to |[\w -]+ \(abort\))/;
 
+/** Whether an operation may be part of this change: one in progress now, or a reflog line an abort writes. */
+export const operationMayBeInvolved = (state: StateTree, reflogMessage: string): boolean => state.state.length > 0 || ABORT_REFLOG.test(reflogMessage);
+
 /**
- * The summary of a change around an operation, or null when none is involved
- * (neither side has one in progress): `merge of topic stopped: conflict in
- * a.txt`, `resolved: a.txt (merge of topic)`, `merge aborted`, `rebase of
- * topic stopped for edit at <subject>`.
+ * A change around an operation: its summary, or, while the operation goes on
+ * with nothing of its own to say, how to word what changed (`during`); null
+ * when no operation is involved (neither side has one in progress).
+ * `merge of topic stopped: conflict in a.txt`, `resolved: a.txt (merge of
+ * topic)`, `merge aborted`, `rebase of topic stopped for edit at <subject>`.
  */
-export async function describeOperationChange(repo: Repo, c: ChangeSummaryInput): Promise<string | null> {
-  const now = c.state.state;
-  // Fast path, with no Git: no operation now, and no reflog line or not an abort's.
-  // (An operation that ended without one, `merge --quit` say, is then
-  // "operation ended" from describeChange's diff, which runs anyway.)
-  if (!now.length && !ABORT_REFLOG.test(c.reflogMessage)) return null;
-  const prev = await previousParts(repo, c.prevTree);
+export function operationSummary(state: StateTree, reflogMessage: string, prev: PreviousParts, facts: OperationFacts): { text: string } | { during: (what: string) => string } | null {
+  const now = state.state;
   if (!now.length && !prev.markers.length) return null;
   if (!now.length) {
     // Ended: finished (its reflog line says how) or aborted.
     const word = operationWord(prev.markers);
-    if (c.reflogMessage && !ABORT_REFLOG.test(c.reflogMessage)) return cut(c.reflogMessage);
-    return c.reflogMessage ? `${word} aborted` : `${word} ended`;
+    if (reflogMessage && !ABORT_REFLOG.test(reflogMessage)) return { text: cut(reflogMessage) };
+    return { text: reflogMessage ? `${word} aborted` : `${word} ended` };
   }
-  const facts = operationFacts(repo.gitDir, now);
   const label = operationLabel(now, facts);
-  const conflicts = conflictPathsOf(c.state.indexUnmerged);
+  const conflicts = conflictPathsOf(state.indexUnmerged);
   const started = now.join() !== prev.markers.join();
   const freshConflicts = conflicts.some((p) => !prev.conflicts.includes(p));
   if (started || freshConflicts) {
     // Git handed control back: say where it stopped.
-    if (conflicts.length) return cut(listPhrase(`${label} stopped: conflict in`, conflicts, SUMMARY_WIDTH, " "));
+    if (conflicts.length) return { text: cut(listPhrase(`${label} stopped: conflict in`, conflicts, SUMMARY_WIDTH, " ")) };
     const stop = now[0] === "rebase-merge" ? rebaseStop(facts) : null;
-    if (stop) return cut(`${label} stopped ${stop}`);
-    if (now[0] === "MERGE_HEAD" || now[0] === "CHERRY_PICK_HEAD" || now[0] === "REVERT_HEAD") return cut(`${label} waiting for its commit`);
-    if (now[0] === "BISECT_LOG" && started) return cut(`bisect started`);
-    if (started) return cut(`${label} stopped`);
+    if (stop) return { text: cut(`${label} stopped ${stop}`) };
+    if (now[0] === "MERGE_HEAD" || now[0] === "CHERRY_PICK_HEAD" || now[0] === "REVERT_HEAD") return { text: cut(`${label} waiting for its commit`) };
+    if (now[0] === "BISECT_LOG" && started) return { text: cut(`bisect started`) };
+    if (started) return { text: cut(`${label} stopped`) };
   }
   // During the operation: what changed, and which operation it is part of.
-  const what = c.reflogMessage || (await describeChange(repo, c.prevTree, c.state, c.tree, prev));
   const word = operationWord(now, facts);
-  return cut(what.startsWith(word) ? what : `${what} (${label})`);
+  const during = (what: string) => cut(what.startsWith(word) ? what : `${what} (${label})`);
+  return reflogMessage ? { text: during(reflogMessage) } : { during };
 }
 
 /** Steps of Git's rebase reflog lines, as a person would say them. */

@@ -3,7 +3,9 @@
 // the sequence kept within undo.limit. Nothing here reads the live state.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cut, describeChange, describeOperationChange, SUMMARY_WIDTH } from "./describe.ts";
+import { cut, describeChange, operationMayBeInvolved, operationSummary, SUMMARY_WIDTH } from "./describe.ts";
+import { changeFacts, previousParts } from "./change-facts.ts";
+import { operationFacts } from "./operation.ts";
 import { fatal, refused } from "./errors.ts";
 import { commitText, commitsToKeep, encodeMessage, FORMAT_VERSION, groupsOf, headTrailer, reflogTrailer, isReadable, KEEP_DATE, KEEP_MESSAGE, MAX_PARENTS, MAX_SNAPSHOT_NUMBER, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, snapshotRef, type ObjectId, type ReflogEntry, type Snapshot, type SnapshotEntry, type SnapshotKind, type Trailers } from "./format.ts";
 import { hasEscapedBytes } from "./bytes.ts";
@@ -113,14 +115,20 @@ async function summarize(repo: Repo, capture: LiveCapture): Promise<string> {
     return reflogMessage ? cut(reflogMessage) : "first snapshot";
   }
   // An operation started, stopped, ended or in progress: said in its own words (core/describe.ts).
-  const operation = await describeOperationChange(repo, { prevTree: latest.tree, state: capture.state, tree: capture.tree, reflogMessage });
-  if (operation !== null) return operation;
+  if (operationMayBeInvolved(capture.state, reflogMessage)) {
+    const prev = await previousParts(repo, latest.tree);
+    const operation = operationSummary(capture.state, reflogMessage, prev, operationFacts(repo.gitDir, capture.state.state));
+    if (operation !== null) {
+      if ("text" in operation) return operation.text;
+      return operation.during(describeChange(await changeFacts(repo, latest.tree, capture.state, capture.tree, prev), capture.state, { duringOperation: true }));
+    }
+  }
   // `git stash` writes "reset: moving to HEAD" to HEAD's reflog without moving
   // HEAD; then the stash, not that message, says what happened. Only in that
   // case is the difference read although the reflog has news.
   const maybeStash = capture.state.stash.length > 0 && sameCommit(capture.reflog, previousReflog);
   if (reflogMessage && !maybeStash) return cut(reflogMessage);
-  const described = await describeChange(repo, latest.tree, capture.state, capture.tree);
+  const described = describeChange(await changeFacts(repo, latest.tree, capture.state, capture.tree), capture.state);
   return reflogMessage && !described.includes("stash: ") ? cut(reflogMessage) : described;
 }
 

@@ -1,0 +1,113 @@
+// The facts a summary is worded from (core/describe.ts), read through Git:
+// what differs between the previous snapshot and the new state, the previous
+// snapshot's refs, HEAD, stash, markers and conflicts when they are needed,
+// and which index paths differ from HEAD among those that could go either way.
+// As few Git processes as the change needs: one diff-tree --stdin for both
+// comparisons, one cat-file for the previous parts, one diff-tree for HEAD.
+import { decodeBytes } from "./bytes.ts";
+import { decodeRefs, decodeStash, decodeState, type ObjectId, type OperationMarker, type RefLine, type StashEntry, type StateTree } from "./format.ts";
+import { ambiguousPaths, conflictPathsOf, parseNameStatus } from "./describe.ts";
+import { readObjects } from "./objects.ts";
+import { emptyTreeOf, type Repo } from "./repo.ts";
+
+/** What the previous snapshot's tree holds that the summary compares with. */
+export interface PreviousParts {
+  head: string | null;
+  refs: RefLine[];
+  stash: StashEntry[];
+  markers: OperationMarker[];
+  /** Conflicted paths (UTF-8 text). */
+  conflicts: string[];
+}
+
+/** The parts of a snapshot's tree the summary compares with, in one cat-file. */
+export async function previousParts(repo: Repo, prevTree: ObjectId): Promise<PreviousParts> {
+  const [head, refs, stash, state, unmerged] = await readObjects(
+    repo,
+    ["HEAD", "refs", "stash", "state", "index-unmerged"].map((n) => `${prevTree}:${n}`),
+  );
+  const text = (o: typeof head) => (o ? decodeBytes(o.content) : "");
+  return {
+    head: head ? decodeBytes(head.content) : null,
+    refs: decodeRefs(text(refs)),
+    stash: decodeStash(text(stash)),
+    markers: decodeState(text(state)),
+    conflicts: conflictPathsOf(unmerged?.content),
+  };
+}
+
+/**
+ * `git diff-tree -r -z --name-status` of several pairs of trees in one
+ * process (`--stdin`): for each pair, its paths by status letter. Each pair's
+ * entries follow a line naming the two trees.
+ */
+export async function treeDiffs(repo: Repo, pairs: readonly (readonly [string, string])[]): Promise<Map<string, string>[]> {
+  const out = await repo.git.text(["diff-tree", "--stdin", "-r", "-z", "--no-renames", "--name-status"], {
+    input: pairs.map(([a, b]) => `${a} ${b}\n`).join(""),
+  });
+  const diffs: Map<string, string>[] = [];
+  let i = 0;
+  while (i < out.length) {
+    const header = /^[0-9a-f]{40,64} [0-9a-f]{40,64}\n/.exec(out.slice(i, i + 140));
+    if (header) {
+      diffs.push(new Map());
+      i += header[0].length;
+      continue;
+    }
+    const statusEnd = out.indexOf("\0", i);
+    const pathEnd = out.indexOf("\0", statusEnd + 1);
+    if (statusEnd < 0 || pathEnd < 0 || !diffs.length) break;
+    diffs.at(-1)!.set(out.slice(statusEnd + 1, pathEnd), out.slice(i, statusEnd));
+    i = pathEnd + 1;
+  }
+  return diffs;
+}
+
+/** What a change did, as Git tells it. */
+export interface ChangeFacts {
+  /** Paths of the state tree that differ from the previous snapshot's, by status letter. */
+  changed: Map<string, string>;
+  /** The files against the index now, by status letter; null without a working tree. */
+  unstaged: Map<string, string> | null;
+  /** The previous snapshot's parts, when refs, the stash, HEAD or conflicts changed (or they were known). */
+  previous: PreviousParts | null;
+  /** Index paths that differ from HEAD's tree, among those that could be staged or set back. */
+  stagedVsHead: Set<string>;
+}
+
+/** HEAD's commit, by the refs the state holds; null when HEAD's branch is unborn. */
+function headCommit(state: StateTree): string | null {
+  if (state.head.kind === "detached") return state.head.commit;
+  const target = state.head.target;
+  const line = state.refs.find((r) => r.name === target);
+  return line && line.type === "commit" ? line.object : null;
+}
+
+/** The facts of the change from the snapshot with tree `prevTree` to `state` (tree `tree`); `previous` when already read. */
+export async function changeFacts(repo: Repo, prevTree: ObjectId, state: StateTree, tree: ObjectId, previous?: PreviousParts): Promise<ChangeFacts> {
+  // What changed since the previous snapshot and, in the same process, how the files differ from the index now.
+  const pairs: [string, string][] = [[prevTree, tree]];
+  if (state.index !== undefined && state.worktree !== undefined) pairs.push([state.index, state.worktree]);
+  const [changed = new Map<string, string>(), unstagedNow = null] = await treeDiffs(repo, pairs);
+  const unstaged = pairs.length > 1 ? unstagedNow : null;
+  const top = new Set([...changed.keys()].map((p) => p.split("/", 1)[0]!));
+  const needPrev = top.has("refs") || top.has("stash") || top.has("HEAD") || top.has("index-unmerged");
+  const prev = previous ?? (needPrev ? await previousParts(repo, prevTree) : null);
+  // Staged (`add -p`, an edit then `add`) or set back to HEAD (`reset`)? HEAD's tree says, for those paths only.
+  const inIndex = new Map<string, string>();
+  const inWorktree = new Map<string, string>();
+  for (const [path, status] of changed) {
+    if (path.startsWith("index/")) inIndex.set(path.slice(6), status);
+    else if (path.startsWith("worktree/")) inWorktree.set(path.slice(9), status);
+  }
+  const ambiguous = ambiguousPaths(inIndex, inWorktree, unstaged);
+  const head = headCommit(state);
+  const stagedVsHead = new Set(
+    ambiguous.length
+      ? parseNameStatus(
+          await repo.git.text(["diff-tree", "-r", "-z", "--no-renames", "--name-status", head ?? emptyTreeOf(repo), state.index ?? emptyTreeOf(repo), "--", ...ambiguous.map((p) => `:(literal)${p}`)]),
+        ).map(([, p]) => p)
+      : [],
+  );
+  return { changed, unstaged, previous: prev, stagedVsHead };
+}
