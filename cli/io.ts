@@ -5,6 +5,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { Env } from "../core/git.ts";
 import type { ProcessGuard } from "../core/restore/index.ts";
+import type { ProcessHost } from "./host.ts";
 
 /** Where output goes instead of a file descriptor: each write's bytes, whole. */
 export type Sink = (bytes: Uint8Array) => void;
@@ -30,10 +31,12 @@ export interface CommandIO {
   terminal: () => TerminalStreams | null;
   /** What the process does to keep a restore whole (signals held, index.lock released at exit); null in a test's own process. */
   guard: ProcessGuard | null;
+  /** The process itself, for a real terminal's streams, widths, signals and exit (cli/host.ts); null in a test's own process. */
+  host: ProcessHost | null;
 }
 
 /** Before any command (a test drawing the picker's frames): no folder, no variables, the file descriptors. */
-const NO_COMMAND: CommandIO = { cwd: "", env: {}, stdout: null, stderr: null, runtime: "", terminal: () => null, guard: null };
+const NO_COMMAND: CommandIO = { cwd: "", env: {}, stdout: null, stderr: null, runtime: "", terminal: () => null, guard: null, host: null };
 let current: CommandIO = NO_COMMAND;
 
 /** The command now running gets `io`: its variables, folder and streams (cli/main.ts, once per command). */

@@ -5,7 +5,6 @@ import { isAbsolute, join, resolve } from "node:path";
 import { runEntry, toolkitRoot } from "../core/bundle.ts";
 import { fatal, Refused, UndoError, usage } from "../core/errors.ts";
 import { RestoreRefused } from "../core/plan.ts";
-import type { ProcessGuard } from "../core/restore/index.ts";
 import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
@@ -15,7 +14,8 @@ import { phase, traceEnd, traceStart } from "../core/trace.ts";
 import { seamsFromEnv } from "../core/seams.ts";
 import { endPager, resetPager, takePagerOptions } from "./pager.ts";
 import { resetOutput, setColorConfig, takeColorOptions, write } from "./ui.ts";
-import { useIO, type CommandIO, type TerminalStreams } from "./io.ts";
+import { useIO, type CommandIO } from "./io.ts";
+import { processGuard, processHost, processTerminal } from "./host.ts";
 import { fitToOutput } from "./wrap.ts";
 
 function mainHelp(): string {
@@ -224,31 +224,9 @@ function processCwd(): string {
   }
 }
 
-/** The process's own terminal, when stdin and stdout are one (node:tty is loaded only when asked: it costs a start ~13 ms). */
-function processTerminal(): TerminalStreams | null {
-  const { isatty } = require("node:tty") as typeof import("node:tty");
-  return isatty(0) && isatty(1) ? { input: process.stdin, output: process.stdout } : null;
-}
-
-/** This process keeps a restore whole: Ctrl-C, SIGTERM and a closing terminal wait for it, index.lock goes at exit. */
-const processGuard: ProcessGuard = {
-  holdInterruptions() {
-    const wait = () => {};
-    const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
-    for (const s of signals) process.on(s, wait);
-    return () => {
-      for (const s of signals) process.off(s, wait);
-    };
-  },
-  atExit(fn) {
-    process.once("exit", fn);
-    return () => process.off("exit", fn);
-  },
-};
-
 /** The command line run to its end, in the process's folder, environment and terminal, as the process's exit code. */
 export async function run(argv: string[]): Promise<never> {
-  const io: CommandIO = { cwd: processCwd(), env: process.env, stdout: null, stderr: null, runtime: process.execPath, terminal: processTerminal, guard: processGuard };
+  const io: CommandIO = { cwd: processCwd(), env: process.env, stdout: null, stderr: null, runtime: process.execPath, terminal: processTerminal, guard: processGuard, host: processHost };
   process.exit(await runCommand(argv, io));
 }
 

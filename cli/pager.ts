@@ -53,7 +53,7 @@ export async function startPager(repo: Repo): Promise<void> {
   }
   const sink = pager.stdin;
   // Ctrl-C is for the pager (less stops a search with it); we end when it does.
-  process.on("SIGINT", () => {});
+  commandIO().host?.onInterrupt(() => {});
   setStdoutSink((bytes) => {
     try {
       sink.write(bytes);

@@ -12,6 +12,8 @@
 import type { SpinnerResult } from "@clack/prompts";
 import { seams } from "../core/seams.ts";
 import { isTerminal } from "./ui.ts";
+import { commandIO } from "./io.ts";
+import type { ProcessHost } from "./host.ts";
 
 /** Work done sooner shows nothing. */
 const SHOW_AFTER_MS = 400;
@@ -22,14 +24,15 @@ const INTERRUPTED = 130;
 export async function withSpinner<T>(label: string, work: () => Promise<T>): Promise<T> {
   const slow = seams.slowWorkMs;
   const run = slow ? () => Bun.sleep(slow).then(work) : work;
-  if (!(await isTerminal(2))) return run();
+  const host = commandIO().host;
+  if (!host || !(await isTerminal(2))) return run();
   let ended = false;
   let spin: SpinnerResult | null = null;
   const timer = setTimeout(() => {
     void import("@clack/prompts").then(({ spinner }) => {
       if (ended) return;
-      spin = spinner({ output: process.stderr, withGuide: false, cancelMessage: "interrupted", onCancel: () => process.exit(INTERRUPTED) });
-      keyboardLeftAlone(() => spin!.start(label));
+      spin = spinner({ output: host.stderr, withGuide: false, cancelMessage: "interrupted", onCancel: () => host.exit(INTERRUPTED) });
+      keyboardLeftAlone(host, () => spin!.start(label));
     });
   }, SHOW_AFTER_MS);
   try {
@@ -42,8 +45,8 @@ export async function withSpinner<T>(label: string, work: () => Promise<T>): Pro
 }
 
 /** Run `start`, then undo what it did to stdin: raw mode off, its key listeners gone, nothing read. */
-function keyboardLeftAlone(start: () => void): void {
-  const stdin = process.stdin;
+function keyboardLeftAlone(host: ProcessHost, start: () => void): void {
+  const stdin = host.stdin;
   const before = new Set(stdin.listeners("keypress"));
   const wasRaw = stdin.isTTY ? stdin.isRaw : false;
   start();

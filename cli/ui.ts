@@ -1,5 +1,5 @@
 // Output helpers shared by the commands: colours, relative dates, JSON.
-import { fstatSync, writeSync } from "node:fs";
+import { writeSync } from "node:fs";
 import type { Colors } from "picocolors/types";
 import { usage } from "../core/errors.ts";
 import { escapeControls, TERMINAL_UNSAFE } from "../core/text.ts";
@@ -48,23 +48,15 @@ export function colorEnabled(stream?: { isTTY?: boolean }): boolean {
   if (when !== "auto") return when === "always";
   if (commandEnv("NO_COLOR") || commandEnv("TERM") === "dumb") return false;
   if (stream) return Boolean(stream.isTTY);
-  // A terminal is a character device: anything else (a pipe, a file, a sink) needs no stream set up to tell.
-  return commandIO().stdout === null && isCharacterDevice(1) && Boolean(process.stdout.isTTY);
+  const io = commandIO();
+  return io.stdout === null && Boolean(io.host?.stdoutIsTerminal());
 }
 
-/** Whether the command's `fd` is a terminal. node:tty is loaded only for a character device: it costs a command's start ~13 ms. */
+/** Whether the command's `fd` is a terminal (a sink given instead is not). */
 export async function isTerminal(fd: 0 | 1 | 2): Promise<boolean> {
   const io = commandIO();
-  if ((fd === 1 && io.stdout) || (fd === 2 && io.stderr)) return false;
-  return isCharacterDevice(fd) && (await import("node:tty")).isatty(fd);
-}
-
-function isCharacterDevice(fd: number): boolean {
-  try {
-    return fstatSync(fd).isCharacterDevice();
-  } catch {
-    return false;
-  }
+  if ((fd === 1 && io.stdout) || (fd === 2 && io.stderr) || !io.host) return false;
+  return io.host.isTerminal(fd);
 }
 
 type Paint = (s: string) => string;
@@ -113,8 +105,9 @@ export function write(fd: 1 | 2, text: string): void {
       if (fd === 1) closed = true;
       return;
     }
-    if (code !== "EAGAIN") throw e;
-    (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(done));
+    const host = commandIO().host;
+    if (code !== "EAGAIN" || !host) throw e;
+    host.writeRest(fd, bytes.subarray(done));
   }
 }
 

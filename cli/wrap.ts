@@ -1,7 +1,6 @@
 // Fitting output to the terminal's width in words: a long line is broken at
 // spaces (the terminal would break it mid-word), and a row of key hints drops
 // whole items rather than being cut inside one.
-import { fstatSync } from "node:fs";
 import { commandEnv, commandIO } from "./io.ts";
 
 /** Lines no longer than this are never measured against the terminal: asking its width costs a start ~20 ms. */
@@ -18,14 +17,9 @@ const widthOf = (s: string): number => Bun.stringWidth(s.replace(SGR, ""));
 export function outputColumns(fd: 1 | 2): number | null {
   const env = commandEnv("COLUMNS");
   if (env !== undefined && /^[1-9][0-9]*$/.test(env.trim())) return Number(env.trim());
-  if ((fd === 1 ? commandIO().stdout : commandIO().stderr) !== null) return null;
-  try {
-    if (!fstatSync(fd).isCharacterDevice()) return null;
-  } catch {
-    return null;
-  }
-  const columns = (fd === 1 ? process.stdout : process.stderr).columns;
-  return typeof columns === "number" && columns > 0 ? columns : null;
+  const io = commandIO();
+  if ((fd === 1 ? io.stdout : io.stderr) !== null || !io.host) return null;
+  return io.host.columns(fd);
 }
 
 /**

@@ -61,7 +61,14 @@ export const pick: Command = {
     }));
     const readable = snaps.filter(isReadable);
     const search = (text: string) => snapshotsHolding(repo, readable, text);
-    const prompt = new PickPrompt({ model, previews: lazyPreviews(repo, from), search, input: terminal.input, output: terminal.output });
+    const prompt = new PickPrompt({
+      model,
+      previews: lazyPreviews(repo, from),
+      search,
+      input: terminal.input,
+      output: terminal.output,
+      ...(io.host ? { atExit: io.host.atExit } : {}),
+    });
 
     // Lost work (what no ref or snapshot holds) is found in the background and listed after the snapshots.
     const lost = findLost(repo).then(async (work) => {

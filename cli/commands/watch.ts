@@ -49,8 +49,7 @@ export const watch: Command = {
       stopping = true;
       poke();
     };
-    process.on("SIGINT", onSigint);
-    process.on("SIGTERM", onSigint);
+    const stopListening = io.host?.onInterrupt(onSigint) ?? (() => {});
 
     // Files left out for their size are named when that list changes, not at every recording.
     let leftOutSaid = "";
@@ -101,10 +100,9 @@ export const watch: Command = {
       }
     } finally {
       watcher.close();
-      process.off("SIGINT", onSigint);
-      process.off("SIGTERM", onSigint);
+      stopListening();
     }
-    process.stderr.write("stopped watching\n");
+    write(2, "stopped watching\n");
     return 0;
   },
 };

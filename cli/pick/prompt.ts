@@ -24,6 +24,8 @@ export interface PickOptions {
   search: (text: string) => Promise<ReadonlySet<number>>;
   input?: Readable;
   output?: Writable;
+  /** Run a function when the process exits (the alternate screen is left then); none in a test's own process. */
+  atExit?: (fn: () => void) => () => void;
 }
 
 export class PickPrompt extends Prompt<PickChoice> {
@@ -35,6 +37,7 @@ export class PickPrompt extends Prompt<PickChoice> {
   /** The "?" text waiting for typing to pause, and the timer that will search it. */
   private searchTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly searched = new Set<string>();
+  private readonly atExit: (fn: () => void) => () => void;
 
   constructor(opts: PickOptions) {
     super(
@@ -70,6 +73,7 @@ export class PickPrompt extends Prompt<PickChoice> {
     };
     this.view = view;
     this.search = opts.search;
+    this.atExit = opts.atExit ?? (() => () => {});
     // Esc first clears a filter being typed (and leaves the confirmation); only
     // an Esc with nothing to clear reaches clack, which cancels the picker.
     const self = this as unknown as { onKeypress: (char: string | undefined, key: Key) => unknown };
@@ -110,7 +114,7 @@ export class PickPrompt extends Prompt<PickChoice> {
     };
     out.write("\x1b[?1049h\x1b[H");
     out.on("resize", resized);
-    process.once("exit", leave);
+    const forget = this.atExit(leave);
     // Ages ("19s", "2 minutes ago") go on while the picker is open; clack redraws only what changed.
     const ticking = setInterval(() => this.redraw(), 1000);
     try {
@@ -118,7 +122,7 @@ export class PickPrompt extends Prompt<PickChoice> {
     } finally {
       clearInterval(ticking);
       out.off("resize", resized);
-      process.off("exit", leave);
+      forget();
       leave();
     }
   }

@@ -11,14 +11,14 @@ import type { RunResult } from "./repo.ts";
 let running = false;
 
 /** `git undo <args>` with `io`; one at a time (the CLI's output state is per process). */
-export async function runWithIO(args: string[], io: Omit<CommandIO, "runtime" | "guard">): Promise<number> {
+export async function runWithIO(args: string[], io: Omit<CommandIO, "runtime" | "guard" | "host">): Promise<number> {
   if (running) throw new Error("runWithIO: one command at a time");
   running = true;
   // The command sets the seams from its environment (core/seams.ts); the test's own come back after.
   const suite = { ...seams };
   try {
     // No process guard: a signal meant for the test runner is never held by a restore in it.
-    return await runCommand(args, { runtime: process.execPath, guard: null, ...io });
+    return await runCommand(args, { runtime: process.execPath, guard: null, host: null, ...io });
   } finally {
     Object.assign(seams, suite);
     running = false;
