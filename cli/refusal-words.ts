@@ -39,7 +39,7 @@ export function refusalText(r: Refusal): string {
       return `'${r.arg}' is not a date: git undo takes a snapshot number (such as 12, from 'git undo list') or @{<date>} (such as @{yesterday}); 'git undo <N>' goes back N steps`;
     case "no-snapshots":
       return "no snapshots yet (git undo snapshot records one)";
-    case "pathspec-outside":
+    case "run-outside-tree":
       return "run git undo log -- <pathspec> inside the working tree";
     case "rescue-not-an-id":
       return `'${escapeControls(r.id)}' is not an object id (4 to 64 hex digits, as 'git undo rescue' lists them)`;

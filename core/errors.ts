@@ -42,8 +42,8 @@ export type Refusal =
   | { kind: "not-a-date"; arg: string }
   /** A date asked of a history that has no snapshot. */
   | { kind: "no-snapshots" }
-  /** Pathspecs typed outside the working tree. */
-  | { kind: "pathspec-outside" }
+  /** log -- <pathspec> run from a folder outside the working tree. */
+  | { kind: "run-outside-tree" }
   /** rescue: the id is no object id, matches nothing lost, or is part of a stash entry. */
   | { kind: "rescue-not-an-id"; id: string }
   | { kind: "rescue-not-lost"; prefix: string }

@@ -29,7 +29,7 @@ const FILE_TREES = ["index", "worktree"] as const;
  */
 export function statePathspecs(repo: Repo, pathspecs: readonly string[]): string[] {
   const prefix = repo.workTree === null ? "" : relative(repo.workTree, repo.cwd).split("\\").join("/");
-  if (prefix.startsWith("..")) throw refused({ kind: "pathspec-outside" }, "usage");
+  if (prefix.startsWith("..")) throw refused({ kind: "run-outside-tree" }, "usage");
   const out: string[] = [];
   for (const p of pathspecs) {
     let rel: string;
