@@ -1,7 +1,7 @@
 // git-undo's CLI: pick the command, run it, turn every failure into one line
 // and Git's exit codes (0 done, 1 refused or nothing to do, 128 fatal, 129 usage).
 import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { runEntry, toolkitRoot } from "../core/bundle.ts";
 import { fatal, Refused, UndoError, usage } from "../core/errors.ts";
 import { RestoreRefused } from "../core/plan.ts";
@@ -57,7 +57,8 @@ function takeDirectories(argv: string[], cwd: string): { argv: string[]; cwd: st
     const dir = argv[i + 1];
     if (dir === undefined) throw usage("no directory given for '-C' (see 'git undo -h')");
     if (dir === "") continue;
-    const to = isAbsolute(dir) || cwd !== "" ? resolve(cwd, dir) : "";
+    // Joined, not normalised: `link/..` is the link's target's parent, as chdir finds it.
+    const to = isAbsolute(dir) ? dir : cwd !== "" ? `${cwd}/${dir}` : "";
     try {
       if (to === "") throw Object.assign(new Error("the current directory no longer exists"), { code: "ENOENT" });
       if (!statSync(to).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
@@ -67,7 +68,7 @@ function takeDirectories(argv: string[], cwd: string): { argv: string[]; cwd: st
       throw fatal(`cannot change to '${dir}': ${CHDIR_WHY[code] ?? (e as Error).message}`);
     }
     // As chdir would leave it: the physical path, which Git's own paths are in.
-    cwd = realpathSync(to);
+    cwd = realpathSync.native(to);
   }
   return { argv: argv.slice(i), cwd };
 }

@@ -2,7 +2,7 @@
 // mean" by Git's similarity rule, -C <path>, exact numbers, the exit codes the
 // README names, and one line per error.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { mostSimilar, parse, type Command } from "../cli/command.ts";
 import { COMMANDS } from "../cli/commands/index.ts";
@@ -211,6 +211,17 @@ describe("-C <path>", () => {
     r.write("b.txt", "new\n");
     expect(r.undo(["-C", r.dir, "snapshot"], { cwd: outside }).stdout).toMatch(/^#3 /);
     expect(snapshotRefs(r)).toHaveLength(3);
+  });
+
+  test("`link/..` is the link target's parent, as chdir and Git's own -C find it, not the folder the link is in", async () => {
+    const r = twoSnapshots();
+    mkdirSync(join(r.dir, "sub"));
+    const outside = tempDir("elsewhere");
+    symlinkSync(join(r.dir, "sub"), join(outside, "link"));
+    const viaLink = await r.run(["-C", "link/..", "list", "--json"], { cwd: outside });
+    expect(viaLink.code).toBe(0);
+    expect((JSON.parse(viaLink.stdout) as unknown[]).length).toBe(2);
+    expect(r.git(["-C", "link/..", "rev-parse", "--show-toplevel"], { cwd: outside }).stdout.trim()).toBe(realpathSync(r.dir));
   });
 
   test("a missing directory is fatal (128), no directory a usage error (129), each in one line", async () => {
