@@ -27,6 +27,14 @@ export interface ProcessHost {
   exit(code: number): never;
 }
 
+/** `fn` runs on each of `signals` instead of the default (ending the process), until the returned function is called. */
+function onSignals(signals: readonly NodeJS.Signals[], fn: () => void): () => void {
+  for (const s of signals) process.on(s, fn);
+  return () => {
+    for (const s of signals) process.off(s, fn);
+  };
+}
+
 function isCharacterDevice(fd: number): boolean {
   try {
     return fstatSync(fd).isCharacterDevice();
@@ -57,14 +65,7 @@ export const processHost: ProcessHost = {
   get stderr() {
     return process.stderr;
   },
-  onInterrupt(fn) {
-    process.on("SIGINT", fn);
-    process.on("SIGTERM", fn);
-    return () => {
-      process.off("SIGINT", fn);
-      process.off("SIGTERM", fn);
-    };
-  },
+  onInterrupt: (fn) => onSignals(["SIGINT", "SIGTERM"], fn),
   atExit(fn) {
     process.once("exit", fn);
     return () => process.off("exit", fn);
@@ -82,16 +83,6 @@ export function processTerminal(): TerminalStreams | null {
 
 /** This process keeps a restore whole: Ctrl-C, SIGTERM and a closing terminal wait for it, index.lock goes at exit. */
 export const processGuard: ProcessGuard = {
-  holdInterruptions() {
-    const wait = () => {};
-    const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
-    for (const s of signals) process.on(s, wait);
-    return () => {
-      for (const s of signals) process.off(s, wait);
-    };
-  },
-  atExit(fn) {
-    process.once("exit", fn);
-    return () => process.off("exit", fn);
-  },
+  holdInterruptions: () => onSignals(["SIGINT", "SIGTERM", "SIGHUP"], () => {}),
+  atExit: processHost.atExit,
 };

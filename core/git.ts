@@ -131,11 +131,6 @@ export class Git {
     return new Git(cwd, Git.internalEnv({ ...base, ...overrides }), { LC_ALL: env.LC_ALL, LANGUAGE: env.LANGUAGE });
   }
 
-  /** One of the variables Git runs with (the caller's, as bound). */
-  variable(name: string): string | undefined {
-    return this.baseEnv[name];
-  }
-
   private static internalEnv(env: Record<string, string>): Record<string, string> {
     env.GIT_UNDO_INTERNAL = "1";
     env[FALSE_VAR] = "false";

@@ -49,6 +49,9 @@ const withUnreadable = <T extends RefScan>(scan: T, unreadable: UnreadableRef[])
 const markersOf = (files: readonly string[], refs: readonly OperationMarker[]): OperationMarker[] =>
   OPERATION_MARKERS.filter((m) => files.includes(m) || refs.includes(m));
 
+/** The marker refs whose `cat-file --batch-check=%(objectname)` answer (one line each, in REF_MARKERS order) names an object. */
+const refMarkersIn = (answers: readonly string[]): OperationMarker[] => REF_MARKERS.filter((_, i) => answers[i] && !answers[i]!.endsWith(" missing"));
+
 // ---------------------------------------------------------------- files
 
 const FILES: RefStore = {
@@ -72,12 +75,12 @@ const FILES: RefStore = {
     // moves HEAD meanwhile must not lend its message to a state from before it.
     const head = fileHead(repo);
     return withUnreadable(
-      { refs, undoRefs, head, headReflog: fileHeadReflog(repo, head, refs), stash: fileStash(repo, refs), markers: markersOf(markerFiles(repo.gitDir), []) },
+      { refs, undoRefs, head, headReflog: fileHeadReflog(repo, head, refs), stash: fileStash(repo, refs), markers: markerFiles(repo.gitDir) },
       listed.unreadable,
     );
   },
   async markers(repo) {
-    return markersOf(markerFiles(repo.gitDir), []);
+    return markerFiles(repo.gitDir);
   },
 };
 
@@ -139,11 +142,7 @@ const REFTABLE: RefStore = {
   read: readThroughGit,
   async markers(repo) {
     const found = await repo.git.text(["cat-file", "--batch-check=%(objectname)"], { input: REF_MARKERS.map((n) => `${n}\n`).join("") });
-    const ids = found.split("\n");
-    return markersOf(
-      markerFiles(repo.gitDir),
-      REF_MARKERS.filter((_, i) => ids[i] && !ids[i]!.endsWith(" missing")),
-    );
+    return markersOf(markerFiles(repo.gitDir), refMarkersIn(found.split("\n")));
   },
 };
 
@@ -190,10 +189,7 @@ async function readThroughGit(repo: Repo): Promise<RefState> {
       head,
       headReflog: newest && !unborn ? newest : undefined,
       stash: refs.some((r) => r.name === "refs/stash") ? entries(stashLog) : [],
-      markers: markersOf(
-        markerFiles(repo.gitDir),
-        REF_MARKERS.filter((_, i) => markerIds[i] && !markerIds[i]!.endsWith(" missing")),
-      ),
+      markers: markersOf(markerFiles(repo.gitDir), refMarkersIn(markerIds)),
     },
     listing.unreadable,
   );

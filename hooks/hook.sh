@@ -55,12 +55,13 @@ case ${GIT_UNDO_INTERNAL:-}:${1:-} in
       '' | 0* | *[!0-9]*) ;;
       *) kill -0 "$git_undo_x" && { [ ! "$git_undo_u/pending" -nt "$git_undo_p" ] || { [ -f "$git_undo_u/probe" ] && [ ! "$git_undo_p" -nt "$git_undo_u/probe" ]; } || ! : >|"$git_undo_u/probe"; } && git_undo_x=wait ;;
     esac
-    # Bun as the launcher finds it (cli/find-bun.sh), the one init named
-    # first; in a subshell, so that nothing there can end this hook or touch
-    # its variables. Looked up only when a worker is to start.
-    [ "$git_undo_x" = wait ] || git_undo_x=$(bun_wanted=$git_undo_bun root=$git_undo_root && . "$git_undo_root/cli/find-bun.sh" && printf '%s' "$bun")
-    if [ "$git_undo_x" != wait ] && [ -x "$git_undo_x" ]; then
-      git_undo_bun=$git_undo_x
+    # The Bun init named; when it is gone, one as the launcher finds it
+    # (cli/find-bun.sh), in a subshell so that nothing there can end this
+    # hook or touch its variables. Looked up only when a worker is to start.
+    if [ "$git_undo_x" != wait ] && [ ! -x "$git_undo_bun" ]; then
+      git_undo_bun=$(bun_wanted='' root=$git_undo_root && . "$git_undo_root/cli/find-bun.sh" && printf '%s' "$bun")
+    fi
+    if [ "$git_undo_x" != wait ] && [ -x "$git_undo_bun" ]; then
       # Of two hooks finding no worker, only one starts it: the pid file is
       # created exclusively (noclobber) with this shell's pid, then the
       # worker's; the probe after each write keeps other hooks from checking

@@ -40,16 +40,7 @@ function parseStat(pid: number, line: string, boot: number): ProcessInfo | null 
 }
 
 export function procBackend(): ProcessTable | null {
-  const boot = bootMs();
-  if (boot === null) return null;
-  const one = (pid: number): ProcessInfo | null => {
-    if (!Number.isInteger(pid) || pid <= 0) return null;
-    try {
-      return parseStat(pid, readFileSync(`/proc/${pid}/stat`, "latin1"), boot);
-    } catch {
-      return null;
-    }
-  };
+  if (bootMs() === null) return null;
   return {
     backend: "proc",
     // A tick, and the boot time read from a clock that may have moved a little since.
@@ -57,14 +48,14 @@ export function procBackend(): ProcessTable | null {
     get(pids) {
       const found = new Map<number, ProcessInfo>();
       for (const pid of pids) {
-        const p = one(pid);
+        const p = procStat(pid);
         if (p) found.set(pid, p);
       }
       return found;
     },
     ancestry(pid, depth) {
       const chain: ProcessInfo[] = [];
-      for (let p = one(pid); p && chain.length < depth; p = p.ppid > 1 ? one(p.ppid) : null) chain.push(p);
+      for (let p = procStat(pid); p && chain.length < depth; p = p.ppid > 1 ? procStat(p.ppid) : null) chain.push(p);
       return chain;
     },
     commandLine(pid) {
