@@ -2,7 +2,8 @@
 // snapshot, gc, init's first recording of a large tree): @clack/prompts'
 // spinner, on a terminal only, shown once the work has run for SHOW_AFTER_MS
 // and cleared when it ends, so that what the command prints is the same with
-// or without it.
+// or without it. Not where CI=true: @clack/prompts then prints a line per
+// change and leaves the last one behind, which a build log does not need.
 //
 // The spinner as @clack/prompts starts it reads the keyboard raw, which would
 // swallow what the user types ahead for the shell, and ends the process with
@@ -24,8 +25,9 @@ const INTERRUPTED = 130;
 export async function withSpinner<T>(label: string, work: () => Promise<T>): Promise<T> {
   const slow = seams.slowWorkMs;
   const run = slow ? () => Bun.sleep(slow).then(work) : work;
-  const host = commandIO().host;
-  if (!host || !(await isTerminal(2))) return run();
+  const io = commandIO();
+  const host = io.host;
+  if (!host || io.env.CI === "true" || !(await isTerminal(2))) return run();
   let ended = false;
   let spin: SpinnerResult | null = null;
   const timer = setTimeout(() => {

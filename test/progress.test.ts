@@ -38,6 +38,16 @@ test.skipIf(!hasTmux())("grep --all on a terminal: the spinner shows while it se
   expect(screen).not.toContain(SPINNER);
 });
 
+test.skipIf(!hasTmux())("CI=true on a terminal: no spinner, and the output as without one", async () => {
+  const r = await history();
+  const t = new Terminal(r, 100, 20);
+  terminals.push(t);
+  t.start(["grep", "needle", "--all"], { ...slow(900), CI: "true" });
+  expect(await t.exitCode()).toBe(0);
+  expect(t.printedText()).not.toContain(SPINNER);
+  expect(t.screen()).toMatch(/^#3 a\.txt:1:needle 3\n#2 a\.txt:1:needle 2\n#1 a\.txt:1:needle 1\nEXIT=0/);
+});
+
 test.skipIf(!hasTmux())("Ctrl-C while gc's spinner runs: exit 130, every snapshot still there", async () => {
   const r = await history();
   const before = (await r.snapshotsIn()).length;

@@ -137,7 +137,8 @@ export function isolatedEnv(home: string, extra: Record<string, string> = {}): R
   prepareHome(home);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k.startsWith("GIT_")) continue;
+    // CI=true (set where CI runs the suite) changes what @clack/prompts draws on a terminal.
+    if (v === undefined || k.startsWith("GIT_") || k === "CI") continue;
     env[k] = v;
   }
   // The backend a run forces (core/proc) reaches the hooks and the worker.
