@@ -232,4 +232,5 @@ export async function run(argv: string[]): Promise<never> {
 }
 
 // A bundle older than the sources hands over to them (core/bundle.ts).
-if (import.meta.main) await runEntry("cli", import.meta.path, process.argv.slice(2), run);
+// No top-level await: the bundle is CommonJS (build/bundle.ts); run() ends the process.
+if (import.meta.main) void runEntry("cli", process.argv.slice(2), run);

@@ -1,16 +1,18 @@
-// The bundle: cli/main.ts and worker/main.ts built by Bun into dist/, every
-// module of each command in a few files, so that a command (and each worker
-// the hooks start) loads one chunk rather than thirty TypeScript files: about
-// 10 ms of every start. It is a cache of the sources and nothing else. The
-// launcher and the hooks start dist/cli/main.js or dist/worker/main.js when
-// that file exists; the bundle checks itself against the sources it was made
-// from and, when any has changed since (a checkout being edited, a pull),
-// runs the sources instead. This module owns the cache's freshness: the list
-// of sources it was made from (its manifest), which nothing else reads or
-// writes. The build itself is a build step, build/bundle.ts (`bun
-// build/bundle.ts`; install.sh and test/run run it), which seals the bundle here.
+// The bundle: cli/main.ts and worker/main.ts built by Bun into dist/, each
+// entry one file with Bun's bytecode beside it, so that a command (and each
+// worker the hooks start) loads one file it need not parse rather than
+// thirty TypeScript files: 4 to 10 ms of every start. It is a cache of the
+// sources and nothing else. The launcher and the hooks start
+// dist/cli/main.js or dist/worker/main.js when that file exists; the bundle
+// checks itself against the sources it was made from and, when any has
+// changed since (a checkout being edited, a pull), runs the sources instead.
+// This module owns the cache's freshness: the list of sources it was made
+// from (its manifest), which nothing else reads or writes. The build itself
+// is a build step, build/bundle.ts (`bun build/bundle.ts`; install.sh and
+// test/run run it), which seals the bundle here.
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { BUNDLED } from "./bundled.ts";
 import { replaceFile } from "./lock.ts";
 
 /** Where the bundle goes, under the toolkit. */
@@ -43,14 +45,19 @@ interface Manifest {
 }
 
 /**
- * The toolkit's folder: the nearest one above this module that holds hooks/
- * (core/ in the sources; dist/ or dist/cli in the bundle).
+ * The toolkit's folder: the nearest one holding hooks/ above the script Bun
+ * runs (Bun.main: cli/main.ts or worker/main.ts in the sources,
+ * dist/<entry>/main.js in the bundle, a test or bench script in a checkout),
+ * else above this module. Not this module's own folder first: the CommonJS
+ * bundle holds import.meta.dir as the folder it was built in.
  */
 export function toolkitRoot(): string {
-  let dir = import.meta.dir;
-  for (let i = 0; i < 4; i++) {
-    if (existsSync(join(dir, "hooks", "hook.sh"))) return dir;
-    dir = dirname(dir);
+  for (const start of [dirname(Bun.main), import.meta.dir]) {
+    let dir = start;
+    for (let i = 0; i < 4; i++) {
+      if (existsSync(join(dir, "hooks", "hook.sh"))) return dir;
+      dir = dirname(dir);
+    }
   }
   return dirname(import.meta.dir);
 }
@@ -132,8 +139,8 @@ export function bundleState(root: string): { state: "fresh" | "stale" | "absent"
  * runs from a bundle that no longer matches its sources; then the sources'
  * module of the same entry runs instead.
  */
-export async function runEntry(entry: Entry, modulePath: string, argv: string[], run: (argv: string[]) => Promise<never>): Promise<never> {
-  if (modulePath.endsWith(".js")) {
+export async function runEntry(entry: Entry, argv: string[], run: (argv: string[]) => Promise<never>): Promise<never> {
+  if (BUNDLED) {
     const root = toolkitRoot();
     if (!bundleFresh(root)) return ((await import(join(root, entry, "main.ts"))) as { run: typeof run }).run(argv);
   }

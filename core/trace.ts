@@ -5,6 +5,7 @@
 // Serial waits show as gaps between lines. Nothing is written when it is off.
 
 import { writeSync } from "node:fs";
+import { BUNDLED } from "./bundled.ts";
 
 let enabled = false;
 let gitProcesses = 0;
@@ -26,13 +27,13 @@ export function traceGit(args: readonly string[], startedAt: number): void {
 /**
  * A command begins, traced when its environment has GIT_UNDO_TRACE on: the
  * first line is Bun's start and the loading of the modules the command needed
- * so far, from the process's start to now, from the bundle (.js, core/bundle.ts) or the sources.
+ * so far, from the process's start to now, from the bundle (core/bundle.ts) or the sources.
  */
 export function traceStart(env: Readonly<Record<string, string | undefined>>): void {
   const v = env.GIT_UNDO_TRACE;
   enabled = v !== undefined && v !== "" && v !== "0" && v !== "false";
   gitProcesses = lines = 0;
-  if (enabled) emit(0, `phase start (Bun and modules, ${import.meta.path.endsWith(".js") ? "bundle" : "sources"})`);
+  if (enabled) emit(0, `phase start (Bun and modules, ${BUNDLED ? "bundle" : "sources"})`);
 }
 
 /** The command has ended: the total time and Git processes, when traced. */

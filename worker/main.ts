@@ -296,4 +296,5 @@ export async function run(argv: string[]): Promise<never> {
 }
 
 // A bundle older than the sources hands over to them (core/bundle.ts).
-if (import.meta.main) await runEntry("worker", import.meta.path, process.argv.slice(2), run);
+// No top-level await: the bundle is CommonJS (build/bundle.ts); run() ends the process.
+if (import.meta.main) void runEntry("worker", process.argv.slice(2), run);
