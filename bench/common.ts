@@ -4,9 +4,14 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildBundle } from "../build/bundle.ts";
 import type { WorkingCopy } from "./fixture.ts";
 
 export const ROOT = join(import.meta.dir, "..");
+
+// Every bench times git-undo as users run it: from the bundle, built now
+// from the sources as they are (a stale one would run the sources).
+await buildBundle(ROOT);
 
 export const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);

@@ -5,14 +5,14 @@
 // init's question draw on them), their widths, its signals and its exit. A
 // command run in a test's own process gets none of these, and goes without.
 // Below cli/main.ts, this is the one module that touches `process`.
-import { fstatSync } from "node:fs";
+import { fstatSync, readlinkSync, statSync } from "node:fs";
 import type { ProcessGuard } from "../core/restore/index.ts";
 import type { TerminalStreams } from "./io.ts";
 
 export interface ProcessHost {
-  /** Whether `fd` is a terminal (node:tty is loaded only for a character device: it costs a start ~13 ms). */
+  /** Whether `fd` is a terminal (fdIsTerminal). */
   isTerminal(fd: 0 | 1 | 2): Promise<boolean>;
-  /** The same for stdout, without loading node:tty (the colours' question, asked at every write). */
+  /** The same for stdout, synchronously (the colours' question, asked at every write). */
   stdoutIsTerminal(): boolean;
   /** The terminal's columns at `fd`; null when it is no terminal. */
   columns(fd: 1 | 2): number | null;
@@ -43,13 +43,42 @@ function isCharacterDevice(fd: number): boolean {
   }
 }
 
+/** Terminal devices by the name Linux's /proc/self/fd gives them: pseudo-terminals, consoles, serial lines. */
+const TERMINAL_DEVICE = /^\/dev\/(pts\/\d+|tty\w*|console)$/;
+
+/**
+ * Whether `fd` is a terminal, asking node:tty only when nothing cheaper can
+ * tell: loading it sets up Node's streams, about 8 ms of a start. Anything
+ * but a character device is none; /dev/null (scripts, `>/dev/null`) is none;
+ * on Linux a device named as a terminal is one.
+ */
+function fdIsTerminal(fd: number): boolean {
+  let st;
+  try {
+    st = fstatSync(fd);
+  } catch {
+    return false;
+  }
+  if (!st.isCharacterDevice()) return false;
+  try {
+    if (st.rdev === statSync("/dev/null").rdev) return false;
+  } catch {
+    /* no /dev/null: node:tty below */
+  }
+  try {
+    if (TERMINAL_DEVICE.test(readlinkSync(`/proc/self/fd/${fd}`))) return true;
+  } catch {
+    /* no /proc (macOS, the BSDs): node:tty below */
+  }
+  return (require("node:tty") as typeof import("node:tty")).isatty(fd);
+}
+
 export const processHost: ProcessHost = {
   async isTerminal(fd) {
-    return isCharacterDevice(fd) && (await import("node:tty")).isatty(fd);
+    return fdIsTerminal(fd);
   },
   stdoutIsTerminal() {
-    // A terminal is a character device: anything else (a pipe, a file) needs no stream set up to tell.
-    return isCharacterDevice(1) && Boolean(process.stdout.isTTY);
+    return fdIsTerminal(1);
   },
   columns(fd) {
     if (!isCharacterDevice(fd)) return null;
@@ -75,10 +104,27 @@ export const processHost: ProcessHost = {
   },
 };
 
-/** The process's own terminal, when stdin and stdout are one (node:tty is loaded only when asked: it costs a start ~13 ms). */
+/**
+ * picocolors, loaded without its own look at the terminal: as it loads it
+ * asks process.stdout whether it is one, which sets up Node's streams (about
+ * 8 ms of a start). FORCE_COLOR, set while it loads, answers first; git-undo
+ * decides on colour itself (cli/ui.ts) and uses only createColors.
+ */
+export function loadPicocolors(): typeof import("picocolors") {
+  const env = process.env;
+  const before = env.FORCE_COLOR;
+  env.FORCE_COLOR = "1";
+  try {
+    return require("picocolors") as typeof import("picocolors");
+  } finally {
+    if (before === undefined) delete env.FORCE_COLOR;
+    else env.FORCE_COLOR = before;
+  }
+}
+
+/** The process's own terminal, when stdin and stdout are one. */
 export function processTerminal(): TerminalStreams | null {
-  const { isatty } = require("node:tty") as typeof import("node:tty");
-  return isatty(0) && isatty(1) ? { input: process.stdin, output: process.stdout } : null;
+  return fdIsTerminal(0) && fdIsTerminal(1) ? { input: process.stdin, output: process.stdout } : null;
 }
 
 /** This process keeps a restore whole: Ctrl-C, SIGTERM and a closing terminal wait for it, index.lock goes at exit. */

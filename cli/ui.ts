@@ -5,12 +5,12 @@ import { usage } from "../core/errors.ts";
 import { escapeControls, TERMINAL_UNSAFE } from "../core/text.ts";
 import { parseColorWhen, type ColorWhen } from "../core/repo.ts";
 import { commandEnv, commandIO } from "./io.ts";
+import { loadPicocolors } from "./host.ts";
 
-// picocolors' default export decides on its own at import time, by asking
-// process.stdout whether it is a terminal: setting up that stream costs Bun
-// about 10 ms. We decide per call, and load it only when a colour is wanted.
+// picocolors is loaded only when a colour is wanted, without its own look at
+// the terminal (cli/host.ts); whether to colour is decided per call, below.
 let pc: Colors | undefined;
-const colors = (): Colors => (pc ??= (require("picocolors") as { createColors(on: boolean): Colors }).createColors(true));
+const colors = (): Colors => (pc ??= loadPicocolors().createColors(true));
 
 // Whether to colour, decided as Git decides: the command line (--color[=<when>],
 // --no-color) first, then color.undo / color.ui, then "auto": only when stdout

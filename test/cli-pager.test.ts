@@ -1,10 +1,11 @@
 // list and show page through Git's pager on a terminal (issue 17): the pager
 // Git would use (GIT_PAGER, core.pager, PAGER), pager.undo to turn it off or
-// name another, --no-pager; never when stdout is a pipe.
+// name another, --no-pager; never when stdout is a pipe or /dev/null.
 import { afterEach, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
+import { loadPicocolors } from "../cli/host.ts";
+import { CLI, makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
 import { hasTmux, Terminal } from "./helpers/tmux.ts";
 
 const terminals: Terminal[] = [];
@@ -83,4 +84,44 @@ test("piped, nothing is paged: the output is the list itself", () => {
   expect(res.code).toBe(0);
   expect(res.stdout).toMatch(/#1 /);
   expect(existsSync(p.file)).toBe(false);
+});
+
+test("stdout on /dev/null is no terminal: nothing is paged, nothing printed", () => {
+  const r = repoWithSnapshots();
+  const p = recordingPager("devnull");
+  const run = Bun.spawnSync({
+    cmd: ["sh", "-c", `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} list >/dev/null`],
+    cwd: r.dir,
+    env: { ...r.env, GIT_PAGER: p.command },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  expect(run.exitCode).toBe(0);
+  expect(run.stdout.toString() + run.stderr.toString()).toBe("");
+  expect(existsSync(p.file)).toBe(false);
+});
+
+test.skipIf(!hasTmux())("on a terminal, colours by default (color auto, NO_COLOR unset)", async () => {
+  const r = repoWithSnapshots();
+  r.git(["config", "pager.undo", "false"]);
+  const t = new Terminal(r, 120, 30);
+  terminals.push(t);
+  t.start(["list"], { NO_COLOR: "" });
+  expect(await t.exitCode()).toBe(0);
+  expect(t.screenWithEscapes()).toMatch(/\x1b\[[0-9;]*m#1/);
+});
+
+test("loading picocolors leaves FORCE_COLOR as it was, set or not", () => {
+  const before = process.env.FORCE_COLOR;
+  try {
+    delete process.env.FORCE_COLOR;
+    expect(loadPicocolors().createColors(true).red("x")).toBe("\x1b[31mx\x1b[39m");
+    expect("FORCE_COLOR" in process.env).toBe(false);
+    process.env.FORCE_COLOR = "0";
+    loadPicocolors();
+    expect(process.env.FORCE_COLOR).toBe("0");
+  } finally {
+    if (before === undefined) delete process.env.FORCE_COLOR;
+    else process.env.FORCE_COLOR = before;
+  }
 });
