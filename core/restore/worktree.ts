@@ -3,7 +3,6 @@
 // files it replaces, with the space it needs reserved, so that a failure
 // (a full disk included) puts every file back as it was.
 import { RestoreRefused } from "../plan.ts";
-import { createHash, randomBytes } from "node:crypto";
 import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, statfsSync, unlinkSync, writeFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { nameList } from "../text.ts";
@@ -437,8 +436,16 @@ function stdinPath(raw: Uint8Array): Buffer {
 }
 
 /** The object id Git gives a blob of these bytes (a symlink's target). */
-function blobId(repo: Repo, bytes: Uint8Array): ObjectId {
-  return createHash(repo.objectFormat).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+export function blobId(repo: Pick<Repo, "objectFormat">, bytes: Uint8Array): ObjectId {
+  // Bun's hasher, not node:crypto: loading that costs every restore about 5 ms.
+  return new Bun.CryptoHasher(repo.objectFormat).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+}
+
+/** `n` random bytes (Web Crypto, which hands out at most 64 KiB a call). */
+function randomBytes(n: number): Uint8Array {
+  const bytes = new Uint8Array(n);
+  for (let at = 0; at < n; at += 65536) crypto.getRandomValues(bytes.subarray(at, Math.min(n, at + 65536)));
+  return bytes;
 }
 
 /**
