@@ -3,7 +3,7 @@
 // whole items rather than being cut inside one.
 import { commandEnv, commandIO } from "./io.ts";
 
-/** Lines no longer than this are never measured against the terminal: asking its width costs a start ~20 ms. */
+/** Lines no longer than this are never measured against the terminal: asking its width starts a process (stty, cli/host.ts). */
 const NARROWEST = 60;
 
 const SGR = /\x1b\[[0-9;:]*m/g;

@@ -4,7 +4,10 @@
 // of ending in `E…`. Pipes, where the width is unknown, get whole lines.
 import { afterEach, expect, test } from "bun:test";
 import { fitHints, wrapWords } from "../cli/wrap.ts";
-import { makeRepo, type TestRepo } from "./helpers/repo.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
+import { hasTmux, Terminal } from "./helpers/tmux.ts";
 import { VirtualTerminal } from "./helpers/vterm.ts";
 
 // Ages go on between two runs: left out of what is compared.
@@ -103,4 +106,32 @@ test("80 columns: the picker's footer shows whole hints, Esc quit and ^F this fi
   expect(Bun.stringWidth(line)).toBeLessThanOrEqual(79);
   t.keys("Escape");
   expect(await t.exitCode()).toBe(1);
+});
+
+test.skipIf(!hasTmux())("on a real terminal of 64 columns, COLUMNS unset: the error line breaks at spaces within the terminal's width", async () => {
+  const r = longSummary();
+  const typed = "restore-the-snapshot-from-yesterday-morning";
+  const t = new Terminal(r, 64, 20);
+  try {
+    t.start([typed], { COLUMNS: "" });
+    expect(await t.exitCode()).toBe(1);
+    // One column short of the terminal, as at 80 (the cursor's column at the end).
+    const expected = wrapWords(`git undo: '${typed}' is not a git undo command. See 'git undo --help'.`, 63);
+    expect(expected.length).toBe(2);
+    expect(t.screen().split("\n").slice(0, 2)).toEqual(expected);
+  } finally {
+    t.kill();
+  }
+  // The width is stty's (cheaper than Node's streams): one that says 50 columns is believed.
+  const bin = tempDir("stty");
+  writeFileSync(join(bin, "stty"), '#!/bin/sh\n[ "$1" = size ] && [ -t 0 ] && echo "20 50"\n', { mode: 0o755 });
+  const narrow = new Terminal(r, 64, 20);
+  try {
+    narrow.start([typed], { COLUMNS: "", PATH: `${bin}:${r.env.PATH}` });
+    expect(await narrow.exitCode()).toBe(1);
+    const expected = wrapWords(`git undo: '${typed}' is not a git undo command. See 'git undo --help'.`, 49);
+    expect(narrow.screen().split("\n").slice(0, expected.length)).toEqual(expected);
+  } finally {
+    narrow.kill();
+  }
 });
