@@ -240,6 +240,10 @@ export interface Sample {
 export interface Target {
   ratio: number;
   spawns?: number;
+  /** The ratio is taken with the empty Bun's median (the floor case of the table) taken off this case's first. */
+  aboveFloor?: boolean;
+  /** The ratio is to this case's median rather than to the table's baseline. */
+  against?: Case;
 }
 
 /** One row of a table: the samples of one case, after the warm-up rounds. */
@@ -269,11 +273,16 @@ export class Case {
   maxSpawns(): number {
     return Math.max(0, ...this.samples.map((s) => s.spawns ?? 0));
   }
-  /** Whether the target holds against the baseline's median; null without a target. */
-  met(base: number): boolean | null {
+  /** The ratio the target is about: to the baseline's median (or the target's own), the floor taken off first when it says so. */
+  targetRatio(base: number, floor: number): number {
+    const t = this.target;
+    return (this.median() - (t?.aboveFloor ? floor : 0)) / (t?.against ? t.against.median() : base);
+  }
+  /** Whether the target holds; null without a target. */
+  met(base: number, floor = 0): boolean | null {
     if (!this.target) return null;
     const spawnsOk = this.target.spawns === undefined || this.maxSpawns() <= this.target.spawns;
-    return this.median() / base <= this.target.ratio && spawnsOk;
+    return this.targetRatio(base, floor) <= this.target.ratio && spawnsOk;
   }
 }
 
@@ -290,20 +299,23 @@ export function printTable(rows: readonly string[][]): void {
  * baseline case's median, its target and verdict, and its Git processes.
  * Returns how many targets were missed.
  */
-export function printCases(cases: readonly Case[], base: Case, baseLabel: string): number {
+export function printCases(cases: readonly Case[], base: Case, baseLabel: string, floor: Case | null = null): number {
   const b = base.median();
+  const f = floor?.median() ?? 0;
   let missed = 0;
   const rows = [["case", "median ms", "best ms", `x ${baseLabel}`, "target", "git processes", ""]];
   for (const c of cases) {
-    const met = c.met(b);
+    const met = c.met(b, f);
     if (met === false) missed++;
     const t = c.target;
+    // A target with its own terms shows the ratio it is about beside it.
+    const terms = t && (t.aboveFloor || t.against) ? ` ${t.aboveFloor ? "less empty Bun, " : ""}${t.against ? `x ${t.against.name}, ` : ""}now ${c.targetRatio(b, f).toFixed(2)}x` : "";
     rows.push([
       c.name,
       c.median().toFixed(0),
       c.best().toFixed(0),
       (c.median() / b).toFixed(2),
-      t ? `<= ${t.ratio}x${t.spawns !== undefined ? `, <= ${t.spawns}` : ""}` : "",
+      t ? `<= ${t.ratio}x${terms}${t.spawns !== undefined ? `, <= ${t.spawns}` : ""}` : "",
       c.spawns(),
       verdict(met),
     ]);

@@ -4,8 +4,9 @@
 // plumbing into valid snapshot commits), in the same run, rounds
 // interleaved: `git undo list` of all of them against `git for-each-ref
 // refs/undo/` of them (target, medium: at most 3x), `git for-each-ref` with
-// the fields list reads (for scale), and `git undo list -n 20`. Git
-// processes are counted for each git-undo command.
+// the fields list reads (for scale), and `git undo list -n 20` less the
+// empty Bun's start against `git for-each-ref --count=20` with subjects
+// (target, medium: at most 3x). Git processes are counted for each git-undo command.
 //
 // --history: what a long history costs the commands that should not depend
 // on it. Two copies of the medium fixture, with 100 and 5,000 snapshots
@@ -66,8 +67,12 @@ const SNAPSHOTS = Number(args.snapshots);
 /** The history sizes --history compares. */
 const SHORT = 100;
 const LONG = 5_000;
-/** `git undo list` of all the snapshots against `git for-each-ref` of them. */
-const LIST_TARGET: Record<FixtureSize, number | null> = { medium: 3, large: null };
+/**
+ * Medium: `git undo list` of all the snapshots at most 3x `git for-each-ref`
+ * of them; `git undo list -n 20`, less the empty Bun's start, at most 3x
+ * `git for-each-ref --count=20` of them with their subjects.
+ */
+const LIST_TARGET: Record<FixtureSize, { all: number; top: number } | null> = { medium: { all: 3, top: 3 }, large: null };
 /** At 5,000 snapshots against 100. */
 const HISTORY_TARGET = 1.2;
 const thousands = (n: number) => n.toLocaleString("en-US");
@@ -99,8 +104,9 @@ async function listBench(size: FixtureSize): Promise<boolean> {
     const target = LIST_TARGET[size];
     const forEachRef = new Case("git for-each-ref refs/undo/", WARMUP);
     const withMessages = new Case("git for-each-ref refs/undo/ with tree, date, message", WARMUP);
-    const listAll = new Case(`git undo list (all ${thousands(SNAPSHOTS)})`, WARMUP, target === null ? null : { ratio: target });
-    const listTop = new Case("git undo list -n 20", WARMUP);
+    const listAll = new Case(`git undo list (all ${thousands(SNAPSHOTS)})`, WARMUP, target === null ? null : { ratio: target.all });
+    const topRefs = new Case("git for-each-ref --count=20 with subjects", WARMUP);
+    const listTop = new Case("git undo list -n 20", WARMUP, target === null ? null : { ratio: target.top, aboveFloor: true, against: topRefs });
     const floor = new BunFloor(cli.bin);
     const bunStart = new Case("bun startup (empty script)", WARMUP);
     const cliCase = (c: Case, cmd: string[], expected: number) => (round: number) => {
@@ -113,6 +119,7 @@ async function listBench(size: FixtureSize): Promise<boolean> {
     const steps = [
       gitCase(forEachRef, ["for-each-ref", "refs/undo/"]),
       gitCase(withMessages, ["for-each-ref", "--format=%(refname)%00%(tree)%00%(committerdate:unix)%00%(contents)", "refs/undo/"]),
+      gitCase(topRefs, ["for-each-ref", "--count=20", "--format=%(refname) %(objectname) %(subject)", "refs/undo/snapshots/"]),
       cliCase(listAll, ["list"], SNAPSHOTS),
       cliCase(listTop, ["list", "-n", "20"], 20),
       (round: number) => bunStart.add(round, { ms: floor.run(wc.repo, cli.env).ms, spawns: null }),
@@ -128,7 +135,7 @@ async function listBench(size: FixtureSize): Promise<boolean> {
         `${RUNS} runs after ${WARMUP} warm-up, medians; git ${gitVersion()}, bun ${Bun.version}`,
     );
     console.log(`${load0} before, ${loadAverage()} after`);
-    const missed = printCases([forEachRef, withMessages, listAll, listTop, bunStart], forEachRef, "for-each-ref");
+    const missed = printCases([forEachRef, withMessages, topRefs, listAll, listTop, bunStart], forEachRef, "for-each-ref", bunStart);
     for (const c of [listAll, listTop]) console.log(`${c.name}: ${commandNames(c.commands)}`);
     return missed === 0;
   } finally {

@@ -30,8 +30,15 @@ if (args.help) {
 const RUNS = Number(args.runs);
 const WARMUP = Number(args.warmup);
 
-/** Against `git reset --hard HEAD~1`: on the medium repository Bun's start and git-undo's fixed costs weigh more. */
-const TARGET: Record<FixtureSize, Target> = { medium: { ratio: 4 }, large: { ratio: 2 } };
+/**
+ * Against `git reset --hard HEAD~1`. With the commit recorded already (as the
+ * hooks leave it), medium: at most 3x. Recording it first as well costs a
+ * recording more: 4x. Large: 2x either way.
+ */
+const TARGET: Record<FixtureSize, { recorded: Target; recordFirst: Target }> = {
+  medium: { recorded: { ratio: 3 }, recordFirst: { ratio: 4 } },
+  large: { recorded: { ratio: 2 }, recordFirst: { ratio: 2 } },
+};
 
 /** Returns whether every target was met. */
 async function bench(size: FixtureSize): Promise<boolean> {
@@ -49,8 +56,8 @@ async function bench(size: FixtureSize): Promise<boolean> {
       git("commit", "-q", "-a", "-m", `change ten files (${edit})`);
     };
     const reset = new Case("git reset --hard HEAD~1 (plain Git)", WARMUP);
-    const recordFirst = new Case("git undo (records the commit first)", WARMUP, TARGET[size]);
-    const recorded = new Case("git undo (nothing to record first)", WARMUP, TARGET[size]);
+    const recordFirst = new Case("git undo (records the commit first)", WARMUP, TARGET[size].recordFirst);
+    const recorded = new Case("git undo (nothing to record first)", WARMUP, TARGET[size].recorded);
     const floor = new BunFloor(cli.bin);
     const bunStart = new Case("bun startup (empty script)", WARMUP);
     const undo = (c: Case, round: number) => {
