@@ -13,7 +13,7 @@ import { decodeBytes } from "./bytes.ts";
 import { readFileSync } from "node:fs";
 import { text, type GitResult } from "./git.ts";
 import { markerFiles } from "./operation.ts";
-import { listRefs, looseSymrefs, peelFully, scanUndoRefs, type RefScan, type UnreadableRef } from "./refs.ts";
+import { listRefs, looseSymrefs, scanUndoRefs, type RefScan, type UnreadableRef } from "./refs.ts";
 import type { Repo } from "./repo.ts";
 
 /** The ref storage's part of a state: the refs and the snapshot refs, with what the files storage keeps as files. */
@@ -58,8 +58,6 @@ const FILES: RefStore = {
   async read(repo) {
     const [listed, undoRefs] = await Promise.all([listRefs(repo), scanUndoRefs(repo, repo.snapshotPrefix)]);
     const refs = listed.refs;
-    const deepTags = refs.filter((r) => r.peeledType === "tag");
-    if (deepTags.length > 0) await peelFully(repo, deepTags);
     // Symbolic refs are completed from their files: for-each-ref reports the end of a chain and skips dangling ones.
     const symrefs = looseSymrefs(repo);
     if (symrefs.size > 0) {
@@ -167,14 +165,12 @@ async function readThroughGit(repo: Repo): Promise<RefState> {
     reflog("refs/stash"),
   ]);
   const refs = listing.refs;
-  const deepTags = refs.filter((r) => r.peeledType === "tag");
   const symrefs = refs.filter((r) => r.symrefTarget);
-  await Promise.all([
-    deepTags.length > 0 ? peelFully(repo, deepTags) : undefined,
-    ...symrefs.map(async (r) => {
+  await Promise.all(
+    symrefs.map(async (r) => {
       r.symrefTarget = await git.line(["symbolic-ref", "--no-recurse", r.name]);
     }),
-  ]);
+  );
   refs.sort((a, b) => compareBytes(a.name, b.name));
   const [headCommit = "", ...markerIds] = detached.split("\n");
   const head: HeadState =

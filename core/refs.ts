@@ -13,6 +13,7 @@ import { GitError } from "./git.ts";
 import { forgetRefWriter, killedRefWriteStart } from "./lock.ts";
 import type { Repo } from "./repo.ts";
 import { snapshotCommits, type ListedRef, type SnapshotRef } from "./snapshot-commits.ts";
+import { peelTags } from "./tag-peels.ts";
 import { phase } from "./trace.ts";
 
 export type { SnapshotRef } from "./snapshot-commits.ts";
@@ -39,7 +40,8 @@ export interface UnreadableRef {
 }
 
 const FIELD = "%00";
-const REF_FORMAT = ["%(refname)", "%(objectname)", "%(objecttype)", "%(symref)", "%(*objectname)", "%(*objecttype)"].join(FIELD) + "%00%01%00";
+/** %(objecttype) reads only an object's header: tags are peeled by core/tag-peels.ts, which keeps what it peeled. */
+const REF_FORMAT = ["%(refname)", "%(objectname)", "%(objecttype)", "%(symref)"].join(FIELD) + "%00%01%00";
 const RECORD_END = "\0\x01\0\n";
 
 /**
@@ -64,19 +66,34 @@ const UNDO_FORMAT = "%(refname)%00%(objectname)%00%(symref)";
 const PER_WORKTREE = ["refs/bisect", "refs/worktree", "refs/rewritten"];
 
 /**
- * Every ref outside refs/undo/ with its type and peeled object, in one
- * for-each-ref. That one fails as a whole when a single ref's object cannot
- * be parsed (a malformed tag: Git 2.39+ exits 128 "parse_object_buffer
- * failed", 2.31 crashes), so only then the refs are read the slow way, which
- * parses nothing (readRefsUnparsed): a malformed object never stops recording.
+ * Every ref outside refs/undo/ with its type, in one for-each-ref, and what
+ * each tag among them peels to in full (`<tag>^{}`: core/tag-peels.ts, which
+ * peels only tags it has not seen). A tag that cannot be peeled keeps no
+ * peeled fields and is returned as unreadable, for doctor. The for-each-ref
+ * fails as a whole when a single ref's object is missing, so only then the
+ * refs are read the slow way, one object at a time (readRefsUnparsed): a
+ * broken object never stops recording.
  */
 export async function listRefs(repo: Repo): Promise<{ refs: RefLine[]; unreadable: UnreadableRef[] }> {
+  let refs: RefLine[];
   try {
-    return { refs: parseRefs(await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`, ...OUTSIDE_UNDO])), unreadable: [] };
+    refs = parseRefs(await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`, ...OUTSIDE_UNDO]));
   } catch (e) {
     if (!(e instanceof GitError)) throw e;
     return readRefsUnparsed(repo);
   }
+  const tags = refs.filter((r) => r.type === "tag" && r.object);
+  if (!tags.length) return { refs, unreadable: [] };
+  const peeled = await peelTags(repo, [...new Set(tags.map((t) => t.object!))]);
+  const unreadable: UnreadableRef[] = [];
+  for (const t of tags) {
+    const p = peeled.get(t.object!);
+    if (p) {
+      t.peeledObject = p.object;
+      t.peeledType = p.type;
+    } else unreadable.push({ name: t.name, object: t.object!, why: "unpeelable-tag" });
+  }
+  return { refs, unreadable };
 }
 
 /** Names, ids and symbolic targets only: for-each-ref reads no object for these. */
@@ -348,36 +365,12 @@ function parseRefs(out: string): RefLine[] {
   const refs: RefLine[] = [];
   for (const rec of out.split(RECORD_END)) {
     if (!rec) continue;
-    const [name = "", object = "", type = "", symref = "", peeled = "", peeledType = ""] = rec.split("\0");
+    const [name = "", object = "", type = "", symref = ""] = rec.split("\0");
     if (name.startsWith("refs/undo/")) continue;
-    const line: RefLine = {
-      name,
-      object: object || null,
-      type: type || null,
-      symrefTarget: symref || null,
-      peeledObject: type === "tag" ? peeled || null : null,
-      peeledType: type === "tag" ? peeledType || null : null,
-    };
+    const line: RefLine = { name, object: object || null, type: type || null, symrefTarget: symref || null, peeledObject: null, peeledType: null };
     refs.push(line);
   }
   return refs;
-}
-
-/** A tag of a tag: follow the chain to the end, as `<ref>^{}` does. */
-export async function peelFully(repo: Repo, lines: RefLine[]): Promise<void> {
-  const input = lines.map((l) => `${l.object}^{}\n`).join("");
-  const out = await repo.git.text(["cat-file", "--batch-check"], { input });
-  out
-    .split("\n")
-    .slice(0, lines.length)
-    .forEach((row, i) => {
-      const [oid = "", type = ""] = row.split(" ");
-      const line = lines[i]!;
-      if (type && type !== "missing") {
-        line.peeledObject = oid;
-        line.peeledType = type;
-      }
-    });
 }
 
 /** Loose symbolic refs and their immediate targets (symbolic refs are never packed). */

@@ -51,6 +51,8 @@ export const UNDO_FILES = {
   snapshotCommits: "snapshot-commits",
   /** Cache: state trees already validated (core/history.ts). */
   validTrees: "valid-trees",
+  /** Cache: what each tag the refs name peels to (core/tag-peels.ts). */
+  tagPeels: "tag-peels",
   /** Cache: the worktree index kept between recordings (core/kept-index.ts). */
   keptIndex: "worktree-index",
   /** Cache: what the kept index was made from (core/kept-index.ts). */
@@ -62,7 +64,7 @@ export type UndoFile = keyof typeof UNDO_FILES;
 /** The path of one of git-undo's files in a worktree's undo folder. */
 export const undoFile = (undoDir: string, name: UndoFile): string => join(undoDir, UNDO_FILES[name]);
 
-const CACHES = ["committer", "stateBlobs", "keepTree", "snapshotCommits", "validTrees", "keptIndexInfo"] as const satisfies readonly UndoFile[];
+const CACHES = ["committer", "stateBlobs", "keepTree", "snapshotCommits", "validTrees", "tagPeels", "keptIndexInfo"] as const satisfies readonly UndoFile[];
 
 /**
  * Drop every cache in one worktree's undo folder (uninstall; the next

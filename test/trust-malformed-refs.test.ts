@@ -1,8 +1,9 @@
-// One object Git cannot parse never stops recording. A ref to a malformed tag
-// makes the one for-each-ref that lists the refs with their peeled objects fail
-// as a whole (Git 2.39+ exits 128, Git 2.31 crashes); then, and only then, the
-// refs are read without parsing anything, the ref is recorded by its id and
-// type without peeled fields, and doctor names it.
+// One object Git cannot parse never stops recording. The refs are listed
+// with their types, which reads only each object's header; the tags among
+// them are peeled apart (core/tag-peels.ts, which keeps what it peeled). A
+// malformed tag cannot be peeled (the one for-each-ref that peeled every tag
+// failed as a whole on it: Git 2.39+ exits 128, Git 2.31 crashes): its ref is
+// recorded by its id and type without peeled fields, and doctor names it.
 import { expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -43,11 +44,11 @@ test("a ref to a malformed tag: recorded by its id without peeled fields, the ta
   const { r, bad } = withMalformedTag();
   const first = tracedSnapshot(r);
   expect(first.code).toBe(0);
-  // The fast listing was tried first and failed; the slow one read the refs.
+  // One listing, which parses no tag; the peel of the malformed one failed.
   const listings = first.commands.filter((c) => c.startsWith("for-each-ref") && c.includes("refs/[!u]*"));
-  expect(listings.length).toBe(2);
-  expect(listings[0]).toContain("%(*objectname)");
-  expect(listings[1]).not.toContain("%(*objectname)");
+  expect(listings.length).toBe(1);
+  expect(listings[0]).not.toContain("%(*objectname)");
+  expect(first.commands.filter((c) => c === "cat-file --batch-check").length).toBe(1);
   const [one] = snapshotRefs(r);
   expect(blobText(r, one!.tree, "refs")).toContain(`refs/tags/broken\t${bad}\ttag\t\t\t\n`);
   // The tag object itself is held by the snapshot, byte for byte.
@@ -56,8 +57,11 @@ test("a ref to a malformed tag: recorded by its id without peeled fields, the ta
   // Every reader takes the snapshot as valid.
   expect((await r.snapshotsIn())[0]!.unreadable).toBeUndefined();
 
+  // A tag that cannot be peeled is never kept as peeled: asked about again.
   r.write("a.txt", "2\n");
-  await r.okIn("snapshot");
+  const second = tracedSnapshot(r);
+  expect(second.code).toBe(0);
+  expect(second.commands.filter((c) => c === "cat-file --batch-check").length).toBe(1);
   const edited = userFingerprint(r);
   expect(r.undo([]).code).toBe(0);
   expect(r.read("a.txt")).toBe("1\n");
@@ -74,14 +78,39 @@ test("doctor names a ref whose tag cannot be read", async () => {
   expect(out).toMatch(new RegExp(`note .*refs/tags/broken points at a tag Git cannot read or peel \\(${bad}\\); snapshots record it by its id alone`));
 });
 
-test("without a malformed object the refs are listed once, peeled objects included", async () => {
+test("the refs are listed once; a tag is peeled once, then from what was kept; a damaged file is peeled again", async () => {
   const r = makeRepo();
   r.commit("one", { "a.txt": "1\n" });
   r.git(["tag", "-a", "-m", "v1", "v1"]);
-  const { code, commands } = tracedSnapshot(r);
-  expect(code).toBe(0);
-  const listings = commands.filter((c) => c.startsWith("for-each-ref") && c.includes("refs/[!u]*"));
+  r.git(["tag", "-a", "-m", "v1 of v1", "v1-again", "v1"]); // a tag of a tag: peeled to the commit
+  const peels = (commands: string[]) => commands.filter((c) => c === "cat-file --batch-check").length;
+  const first = tracedSnapshot(r);
+  expect(first.code).toBe(0);
+  const listings = first.commands.filter((c) => c.startsWith("for-each-ref") && c.includes("refs/[!u]*"));
   expect(listings.length).toBe(1);
-  expect(listings[0]).toContain("%(*objectname)");
-  expect(commands.filter((c) => c.startsWith("cat-file --batch-check") && !c.includes("=")).length).toBe(0);
+  expect(listings[0]).not.toContain("%(*objectname)");
+  expect(peels(first.commands)).toBe(1);
+  const commit = r.g("rev-parse", "HEAD");
+  const refsBlob = (tree: string) => blobText(r, tree, "refs");
+  const firstRefs = refsBlob(snapshotRefs(r)[0]!.tree);
+  expect(firstRefs).toContain(`refs/tags/v1\t${r.g("rev-parse", "v1")}\ttag\t\t${commit}\tcommit\n`);
+  expect(firstRefs).toContain(`refs/tags/v1-again\t${r.g("rev-parse", "v1-again")}\ttag\t\t${commit}\tcommit\n`);
+
+  r.write("a.txt", "2\n");
+  const second = tracedSnapshot(r);
+  expect(second.code).toBe(0);
+  expect(peels(second.commands)).toBe(0);
+  expect(refsBlob(snapshotRefs(r).at(-1)!.tree)).toContain(`refs/tags/v1-again\t${r.g("rev-parse", "v1-again")}\ttag\t\t${commit}\tcommit\n`);
+
+  // A kept peel that is not what the tag says is never there to be used: the
+  // file holds only what cat-file answered, line by line; a damaged one is peeled again.
+  const cache = join(r.gitDir(), "undo", "tag-peels");
+  expect(readFileSync(cache, "utf8").split("\n").filter(Boolean).length).toBe(2);
+  writeFileSync(cache, "garbage\n");
+  r.git(["tag", "-a", "-m", "v2", "v2"]);
+  const third = tracedSnapshot(r);
+  expect(third.code).toBe(0);
+  expect(peels(third.commands)).toBe(1);
+  expect(refsBlob(snapshotRefs(r).at(-1)!.tree)).toContain(`refs/tags/v2\t${r.g("rev-parse", "v2")}\ttag\t\t${commit}\tcommit\n`);
+  expect(readFileSync(cache, "utf8").split("\n").filter(Boolean).length).toBe(3);
 });

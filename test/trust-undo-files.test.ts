@@ -98,11 +98,13 @@ test("a folder at capture.lock or index-lock.owner: a refusal naming it and how 
   expect(r.read("a.txt")).toBe("3\n");
 });
 
-test("links and FIFOs at snapshot-commits and valid-trees: nothing hangs, nothing is written through, the next recording replaces them", async () => {
+test("links and FIFOs at snapshot-commits, valid-trees and tag-peels: nothing hangs, nothing is written through, the next recording replaces them", async () => {
   const { r, undo } = history();
+  r.git(["tag", "-a", "-m", "a tag to peel", "t1"]);
   const outside = join(tempDir("outside"), "precious.txt");
   writeFileSync(outside, "precious\n");
-  for (const name of ["snapshot-commits", "valid-trees"]) {
+  const caches = ["snapshot-commits", "valid-trees", "tag-peels"];
+  for (const name of caches) {
     rmSync(join(undo, name), { force: true });
     symlinkSync(outside, join(undo, name));
   }
@@ -113,8 +115,9 @@ test("links and FIFOs at snapshot-commits and valid-trees: nothing hangs, nothin
   everythingWorks(r);
   expect(readFileSync(outside, "utf8")).toBe("precious\n");
   expect(statSync(join(undo, "snapshot-commits")).isFile()).toBe(true);
+  expect(statSync(join(undo, "tag-peels")).isFile()).toBe(true);
 
-  for (const name of ["snapshot-commits", "valid-trees"]) {
+  for (const name of caches) {
     rmSync(join(undo, name), { force: true });
     expect(Bun.spawnSync({ cmd: ["mkfifo", join(undo, name)] }).exitCode).toBe(0);
   }
@@ -125,7 +128,7 @@ test("links and FIFOs at snapshot-commits and valid-trees: nothing hangs, nothin
   expect(r.undo(["snapshot"]).code).toBe(0);
   // The FIFOs are gone; the caches are plain files again (valid-trees once a reader checks a state).
   expect(r.undo(["list"]).code).toBe(0);
-  for (const name of ["snapshot-commits", "valid-trees"]) expect(statSync(join(undo, name)).isFile()).toBe(true);
+  for (const name of caches) expect(statSync(join(undo, name)).isFile()).toBe(true);
 });
 
 test("doctor names a folder it cannot write, unreadable snapshots, a snapshot whose commit is gone and objects snapshots hold that are gone", async () => {
