@@ -22,7 +22,10 @@
 //     fsmonitor or case folding;
 //   - each listed path still not ignored (an untracked file that became ignored
 //     leaves the fresh copy's tree; a tracked file deleted and recreated under
-//     an ignore rule comes back into it), none of them inside a repository
+//     an ignore rule comes back into it): git check-ignore, unless the ignore
+//     rules that can apply to them (the .gitignore of each folder above them,
+//     info/exclude, the user's excludes file) are, byte for byte, those under
+//     which check-ignore last found every one of them not ignored; none of them inside a repository
 //     nested since, none now a directory, and none a .gitattributes or
 //     .gitmodules file or a gitlink;
 //   - the attribute files outside the working tree unchanged, so that a file
@@ -42,9 +45,9 @@
 // the kept index is a split index, so a write is the entries that changed
 // rather than the whole file; its shared part lives where Git puts it,
 // <gitdir>/sharedindex.<id>, and goes when the kept index does.
-import { existsSync, lstatSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { compareBytes, type ObjectId } from "./format.ts";
 import { decodeBytes, encodeBytes, hasEscapedBytes } from "./bytes.ts";
 import { deleteIndexFile, deleteSharedIndex, sharedIndexesIn, sharedIndexOf, type RealIndex } from "./index-file.ts";
@@ -70,6 +73,12 @@ export interface KeptIndex {
   worktree: ObjectId;
   /** Every path where it may differ from the real index (decodeBytes form). */
   paths: string[];
+  /**
+   * ignoreRulesDigest() of the folders above `paths` when every one of them
+   * was last found not ignored under those rules; null (or absent) when that
+   * cannot be said, and check-ignore runs.
+   */
+  ignoreRules?: string | null;
 }
 
 /** An untracked file left out of the worktree tree for its size (undo.maxNewFileSize, docs/format.md). */
@@ -330,6 +339,62 @@ export function attributesDigest(repo: Repo): string {
   return Bun.hash(parts.join("\n")).toString(16);
 }
 
+/** Every folder above `paths`, the top of the working tree ("") included, sorted. */
+export function foldersAbove(paths: readonly string[]): string[] {
+  const dirs = new Set<string>([""]);
+  for (const p of paths) for (let at = p.lastIndexOf("/"); at > 0; at = p.lastIndexOf("/", at - 1)) dirs.add(p.slice(0, at));
+  return [...dirs].sort();
+}
+
+/** Files larger than this make the digest unknown (null): no .gitignore is that large. */
+const MAX_RULES_FILE = 1024 * 1024;
+
+/**
+ * Digest of every ignore rule that can apply to a path in `dirs`:
+ * info/exclude and the user's excludes file (core.excludesFile, else
+ * $XDG_CONFIG_HOME/git/ignore; links followed, as Git follows them), and the
+ * .gitignore of each of those folders, each by its content. Null when one
+ * cannot be read, or a .gitignore is a symbolic link (Git before 2.32 reads
+ * through it, later ones do not): check-ignore runs then.
+ */
+export function ignoreRulesDigest(repo: Repo, workTree: string, dirs: readonly string[]): string | null {
+  const configured = repo.settings.get("core.excludesfile");
+  const home = repo.env.HOME || homedir();
+  const xdg = repo.env.XDG_CONFIG_HOME || join(home, ".config");
+  const h = new Bun.CryptoHasher("sha256");
+  const add = (file: string, follow: boolean): boolean => {
+    let st;
+    try {
+      st = follow ? statSync(file) : lstatSync(file);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") return false;
+      h.update(`${file}\0none\0`);
+      return true;
+    }
+    if (!st.isFile()) {
+      if (st.isSymbolicLink()) return false;
+      h.update(`${file}\0other\0`);
+      return true;
+    }
+    if (st.size > MAX_RULES_FILE) return false;
+    try {
+      const content = readFileSync(file);
+      h.update(`${file}\0file\0${content.length}\0`).update(content);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const excludes = configured ? configured.replace(/^~(?=\/|$)/, home) : join(xdg, "git", "ignore");
+  // A relative core.excludesFile is read from where Git runs: not something to digest.
+  if (!isAbsolute(excludes)) return null;
+  const outside = [join(repo.commonDir, "info", "exclude"), excludes];
+  for (const f of outside) if (!add(f, true)) return null;
+  for (const d of dirs) if (!add(join(workTree, d, ".gitignore"), false)) return null;
+  return h.digest("hex");
+}
+
 /** The paths an `add -A --verbose` run changed, or null when its output cannot be read exactly. */
 export function changedPaths(stdout: Uint8Array, workTree: string): string[] | null {
   const out = decodeBytes(stdout);
@@ -457,6 +522,12 @@ async function followKept(
   const workTree = repo.workTree!;
   const env = { GIT_INDEX_FILE: taken };
   const settings = keptIndexSettings(repo);
+  // The ignore rules above the listed paths, read before any Git runs: when
+  // they are those under which each path was last found not ignored, no path
+  // can have become ignored, and check-ignore need not run.
+  const ruleDirs = sameEntries ? foldersAbove(kept.paths) : null;
+  const rulesBefore = ruleDirs ? ignoreRulesDigest(repo, workTree, ruleDirs) : null;
+  const rulesKnown = rulesBefore !== null && kept.ignoreRules === rulesBefore;
   // Updating the kept index is nearly all of a recording: start it first, check the rest while it runs.
   const stop = new AbortController();
   // When the real index moved on and its tree must be written as well (after
@@ -493,7 +564,11 @@ async function followKept(
     // Exit 1: none of them is ignored.
     return paths.length ? repo.git.run(["check-ignore", "--no-index", "-z", "--stdin"], { input, okExit: [0, 1, 128] }) : Promise.resolve({ exitCode: 1 });
   };
-  const ignoring = viaStatus ? shown.then((records) => checkIgnored(ignoreMatters(watched, records, real))) : checkIgnored(watched);
+  const ignoring = rulesKnown
+    ? Promise.resolve({ exitCode: 1 })
+    : viaStatus
+      ? shown.then((records) => checkIgnored(ignoreMatters(watched, records, real)))
+      : checkIgnored(watched);
   const layoutOk = layoutAllows(workTree, watched);
   // Settle all three before deciding, so that no Git is left writing the kept index.
   const [configNow, ignored, updated] = await Promise.allSettled([config, ignoring, updating]);
@@ -505,9 +580,16 @@ async function followKept(
   const worktree = updated.value.unchanged ? kept.worktree : await repo.git.line([...settings, "write-tree"], { env });
   const paths = changed.length ? [...new Set([...watched, ...changed])] : watched;
   const realIndex = sameEntries ? kept.realIndex : real.entries!;
+  // The rules are kept when check-ignore found every listed path not ignored
+  // under them (now, or at a recording before with the same rules): add -A
+  // listed no path it did not check (a path add -A lists may be ignored: a
+  // tracked file it removes), and the rules did not change while Git ran.
+  const watchedSet = changed.length ? new Set(watched) : null;
+  const allChecked = !watchedSet || changed.every((p) => watchedSet.has(p));
+  const ignoreRules = ruleDirs && rulesBefore !== null && allChecked && ignoreRulesDigest(repo, workTree, ruleDirs) === rulesBefore ? rulesBefore : null;
   return {
     capture: { index: moved.index, worktree, leftOut: updated.value.leftOut },
-    kept: { ...kept, realIndex, realFile: real.identity, index: moved.index, worktree, paths },
+    kept: { ...kept, realIndex, realFile: real.identity, index: moved.index, worktree, paths, ignoreRules },
   };
 }
 

@@ -5,7 +5,7 @@
 // run here, and says whether the kept index was used or, where it could give
 // a different tree, refused.
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captureLive } from "../core/capture.ts";
 import { record } from "../core/record.ts";
@@ -30,17 +30,23 @@ function specTrees(r: TestRepo): { index: string; worktree: string } {
   return { index, worktree: r.git(["write-tree"], { env }).stdout.trim() };
 }
 
-/** Record in-process (without the suite's cross-check, to see the recorder alone) and compare with plain Git. */
-async function recordAndCompare(r: TestRepo): Promise<{ fromKept: boolean }> {
+/**
+ * Record in-process (without the suite's cross-check, to see the recorder
+ * alone) and compare with plain Git; `checkedIgnores`: whether the recording
+ * ran git check-ignore.
+ */
+async function recordAndCompare(r: TestRepo): Promise<{ fromKept: boolean; checkedIgnores: boolean }> {
   const suite = seams.verifyKept;
   seams.verifyKept = false;
-  const out = await (async () => record(await openRepo(r.at()), { kind: "manual" }))().finally(() => {
+  const spawns = join(mkdtempSync(join(r.dir, "..", "spawns-")), "trace");
+  writeFileSync(spawns, "");
+  const out = await (async () => record(await openRepo({ cwd: r.dir, env: { ...r.env, GIT_UNDO_TRACE_SPAWNS: spawns } }), { kind: "manual" }))().finally(() => {
     seams.verifyKept = suite;
   });
   const { index, worktree } = specTrees(r);
   expect(out.capture.state.worktree).toBe(worktree);
   expect(out.capture.state.index).toBe(index);
-  return { fromKept: Boolean(out.capture.fromKept) };
+  return { fromKept: Boolean(out.capture.fromKept), checkedIgnores: /(^|\s)check-ignore\s/m.test(readFileSync(spawns, "utf8")) };
 }
 
 /** The shared index files in a git dir. */
@@ -429,5 +435,76 @@ describe("worktreeChanges", () => {
     expect(parse("DD both.c\0")).toBeUndefined();
     expect(parse(" M unterminated")).toBeUndefined();
     expect(parse("XY odd\0")).toBeUndefined();
+  });
+});
+
+// check-ignore runs only when the ignore rules above the kept paths may have
+// changed since each of them was last found not ignored (core/kept-index.ts
+// ignoreRulesDigest); every case still gives the spec's tree.
+describe("the ignore rules the kept index was checked under", () => {
+  /** withUntracked, then a recording that checks the kept paths and keeps the rules it checked them under. */
+  async function settled(): Promise<TestRepo> {
+    const r = await withUntracked();
+    expect(await recordAndCompare(r)).toEqual({ fromKept: true, checkedIgnores: true });
+    return r;
+  }
+
+  test("nothing changed, or an edit where the kept paths already are: no check-ignore", async () => {
+    const r = await settled();
+    expect(await recordAndCompare(r)).toEqual({ fromKept: true, checkedIgnores: false });
+    r.write("notes/todo.txt", "todo, edited\n");
+    expect(await recordAndCompare(r)).toEqual({ fromKept: true, checkedIgnores: false });
+  });
+
+  test("an edit elsewhere is checked once, then no more", async () => {
+    const r = await settled();
+    r.write("src/a.c", "edited\n");
+    expect(await recordAndCompare(r)).toEqual({ fromKept: true, checkedIgnores: false });
+    // src/a.c joined the kept paths unchecked: the next recording checks them all.
+    expect(await recordAndCompare(r)).toEqual({ fromKept: true, checkedIgnores: true });
+    expect(await recordAndCompare(r)).toEqual({ fromKept: true, checkedIgnores: false });
+  });
+
+  for (const [what, change] of [
+    ["a new .gitignore in a folder above a kept path", (r: TestRepo) => r.write("notes/more/.gitignore", "idea.txt\n")],
+    ["a rule added to the top .gitignore", (r: TestRepo) => r.write(".gitignore", "*.log\nsrc/new.c\n")],
+    ["a rule in .git/info/exclude", (r: TestRepo) => writeFileSync(join(r.gitDir(), "info", "exclude"), "notes/todo.txt\n")],
+    ["a rule in the user's excludes file", (r: TestRepo) => r.write(join("..", "home", ".config", "git", "ignore"), "notes/\n")],
+  ] as const) {
+    test(`${what}: checked, and the file it ignores leaves the tree`, async () => {
+      const r = await settled();
+      expect(await recordAndCompare(r)).toEqual({ fromKept: true, checkedIgnores: false });
+      change(r);
+      expect(await recordAndCompare(r)).toEqual({ fromKept: false, checkedIgnores: true });
+    });
+  }
+
+  test("a tracked file that is ignored, deleted after the rules were kept: never taken as checked", async () => {
+    const r = await withUntracked();
+    r.write("keep.log", "forced\n");
+    r.git(["add", "-f", "keep.log"]);
+    await recordAndCompare(r);
+    await recordAndCompare(r);
+    r.remove("keep.log");
+    await recordAndCompare(r);
+    r.write("keep.log", "back\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(false);
+  });
+
+  test("a relative core.excludesFile (read from where Git runs): checked every time", async () => {
+    const r = await withUntracked();
+    r.git(["config", "core.excludesFile", "my-ignores"]);
+    await recordAndCompare(r);
+    expect((await recordAndCompare(r)).checkedIgnores).toBe(true);
+    expect((await recordAndCompare(r)).checkedIgnores).toBe(true);
+  });
+
+  test("a .gitignore that is a symbolic link: checked every time", async () => {
+    const r = await withUntracked();
+    r.write("rules.txt", "*.tmp\n");
+    symlinkSync("../rules.txt", join(r.dir, "notes", ".gitignore"));
+    await recordAndCompare(r);
+    expect((await recordAndCompare(r)).checkedIgnores).toBe(true);
+    expect((await recordAndCompare(r)).checkedIgnores).toBe(true);
   });
 });
