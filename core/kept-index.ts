@@ -522,12 +522,6 @@ async function followKept(
   const workTree = repo.workTree!;
   const env = { GIT_INDEX_FILE: taken };
   const settings = keptIndexSettings(repo);
-  // The ignore rules above the listed paths, read before any Git runs: when
-  // they are those under which each path was last found not ignored, no path
-  // can have become ignored, and check-ignore need not run.
-  const ruleDirs = sameEntries ? foldersAbove(kept.paths) : null;
-  const rulesBefore = ruleDirs ? ignoreRulesDigest(repo, workTree, ruleDirs) : null;
-  const rulesKnown = rulesBefore !== null && kept.ignoreRules === rulesBefore;
   // Updating the kept index is nearly all of a recording: start it first, check the rest while it runs.
   const stop = new AbortController();
   // When the real index moved on and its tree must be written as well (after
@@ -541,6 +535,13 @@ async function followKept(
   let showStatus: (records: readonly WorktreeRecord[] | null) => void = () => {};
   const shown = new Promise<readonly WorktreeRecord[] | null>((resolve) => (showStatus = resolve));
   const updating = updateKept(repo, settings, env, stop.signal, whole, real, viaStatus ? showStatus : undefined);
+  // The ignore rules above the listed paths, read while git status runs and
+  // before add -A or check-ignore start: when they are those under which each
+  // path was last found not ignored, no path can have become ignored, and
+  // check-ignore need not run.
+  const ruleDirs = sameEntries ? foldersAbove(kept.paths) : null;
+  const rulesBefore = ruleDirs ? ignoreRulesDigest(repo, workTree, ruleDirs) : null;
+  const rulesKnown = rulesBefore !== null && kept.ignoreRules === rulesBefore;
   updating.then(
     () => showStatus(null),
     () => showStatus(null),
@@ -577,16 +578,18 @@ async function followKept(
   if (!layoutOk || configNow.value !== kept.config || ignored.value.exitCode !== 1 || !changed || changed.some(neverKept)) return null;
   // What add -A added at paths it was named: nothing there may sit in a nested repository.
   if (!layoutAllows(workTree, changed)) return null;
-  const worktree = updated.value.unchanged ? kept.worktree : await repo.git.line([...settings, "write-tree"], { env });
+  const writing = updated.value.unchanged ? null : repo.git.line([...settings, "write-tree"], { env });
   const paths = changed.length ? [...new Set([...watched, ...changed])] : watched;
   const realIndex = sameEntries ? kept.realIndex : real.entries!;
   // The rules are kept when check-ignore found every listed path not ignored
   // under them (now, or at a recording before with the same rules): add -A
   // listed no path it did not check (a path add -A lists may be ignored: a
   // tracked file it removes), and the rules did not change while Git ran.
+  // Read again while write-tree (which judges nothing) runs.
   const watchedSet = changed.length ? new Set(watched) : null;
   const allChecked = !watchedSet || changed.every((p) => watchedSet.has(p));
   const ignoreRules = ruleDirs && rulesBefore !== null && allChecked && ignoreRulesDigest(repo, workTree, ruleDirs) === rulesBefore ? rulesBefore : null;
+  const worktree = writing ? await writing : kept.worktree;
   return {
     capture: { index: moved.index, worktree, leftOut: updated.value.leftOut },
     kept: { ...kept, realIndex, realFile: real.identity, index: moved.index, worktree, paths, ignoreRules },
