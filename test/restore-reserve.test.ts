@@ -1,10 +1,12 @@
 // Two helpers of the working-tree restore that used node:crypto and now use
-// Bun's own: the blob id of a symbolic link's target (which file a failed
-// merge wrote), and the room held for a rollback (random bytes, real blocks).
+// Bun's own: the blob id of a symbolic link's target (core/objects.ts: which
+// file a failed merge wrote), and the room held for a rollback (random bytes,
+// real blocks).
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { blobId, reserveSpace } from "../core/restore/worktree.ts";
+import { blobId } from "../core/objects.ts";
+import { reserveSpace } from "../core/restore/worktree.ts";
 import { makeRepo, tempDir } from "./helpers/repo.ts";
 
 for (const objectFormat of ["sha1", "sha256"] as const) {
@@ -13,7 +15,7 @@ for (const objectFormat of ["sha1", "sha256"] as const) {
     for (const target of ["a.txt", "../up/ünï", ""]) {
       const bytes = Buffer.from(target);
       const git = r.git(["hash-object", "--stdin"], { input: bytes }).stdout.trim();
-      expect(blobId({ objectFormat }, bytes)).toBe(git);
+      expect(blobId(bytes, objectFormat)).toBe(git);
     }
   });
 }

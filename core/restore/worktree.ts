@@ -12,6 +12,7 @@ import { currentFolder, occupiedNow, parseRawNumstat, type Blocker, type FileCha
 import type { Repo } from "../repo.ts";
 import { copyIndexFile } from "../index-file.ts";
 import { MODE } from "../mode.ts";
+import { blobId } from "../objects.ts";
 
 import { indexInfo, snapshotEntries } from "./index-step.ts";
 import type { StepContext, WorktreeOutcome } from "./types.ts";
@@ -397,7 +398,7 @@ async function writtenByMerge(repo: Repo, found: readonly Found[], complete: boo
   for (const f of found) {
     const c = f.p.file;
     if (c.newMode === MODE.symlink) {
-      if (f.st.isSymbolicLink() && blobId(repo, readlinkSync(f.p.abs, { encoding: "buffer" })) === c.newObject) ours.add(c);
+      if (f.st.isSymbolicLink() && blobId(readlinkSync(f.p.abs, { encoding: "buffer" }), repo.objectFormat) === c.newObject) ours.add(c);
     } else if (f.st.isFile()) {
       if (!complete && f.st.size === 0) ours.add(c);
       else files.push(f);
@@ -433,12 +434,6 @@ function stdinPath(raw: Uint8Array): Buffer {
   }
   out.push(34);
   return Buffer.from(out);
-}
-
-/** The object id Git gives a blob of these bytes (a symlink's target). */
-export function blobId(repo: Pick<Repo, "objectFormat">, bytes: Uint8Array): ObjectId {
-  // Bun's hasher, not node:crypto: loading that costs every restore about 5 ms.
-  return new Bun.CryptoHasher(repo.objectFormat).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 }
 
 /** `n` random bytes (Web Crypto, which hands out at most 64 KiB a call). */
