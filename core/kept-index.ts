@@ -319,15 +319,16 @@ function worktreeRecords(out: Uint8Array): WorktreeRecord[] | null {
   return records;
 }
 
+/** The user's file a setting names (`~/` expanded, as Git expands it), else $XDG_CONFIG_HOME/git/<name>, Git's default for it. */
+function userGitFile(repo: Repo, key: "core.attributesfile" | "core.excludesfile", name: string): string {
+  const configured = repo.settings.get(key);
+  const home = repo.env.HOME || homedir();
+  return configured ? configured.replace(/^~(?=\/|$)/, home) : join(repo.env.XDG_CONFIG_HOME || join(home, ".config"), "git", name);
+}
+
 /** Digest of the attribute files Git reads besides the working tree's .gitattributes (read before add -A runs). */
 export function attributesDigest(repo: Repo): string {
-  const configured = repo.settings.get("core.attributesfile");
-  const home = repo.env.HOME || homedir();
-  const xdg = repo.env.XDG_CONFIG_HOME || join(home, ".config");
-  const files = [
-    join(repo.commonDir, "info", "attributes"),
-    configured ? configured.replace(/^~(?=\/|$)/, home) : join(xdg, "git", "attributes"),
-  ];
+  const files = [join(repo.commonDir, "info", "attributes"), userGitFile(repo, "core.attributesfile", "attributes")];
   if (!repo.env.GIT_ATTR_NOSYSTEM) files.push("/etc/gitattributes", "/usr/local/etc/gitattributes");
   const parts = files.map((f) => {
     try {
@@ -358,9 +359,6 @@ const MAX_RULES_FILE = 1024 * 1024;
  * through it, later ones do not): check-ignore runs then.
  */
 export function ignoreRulesDigest(repo: Repo, workTree: string, dirs: readonly string[]): string | null {
-  const configured = repo.settings.get("core.excludesfile");
-  const home = repo.env.HOME || homedir();
-  const xdg = repo.env.XDG_CONFIG_HOME || join(home, ".config");
   const h = new Bun.CryptoHasher("sha256");
   const add = (file: string, follow: boolean): boolean => {
     let st;
@@ -386,7 +384,7 @@ export function ignoreRulesDigest(repo: Repo, workTree: string, dirs: readonly s
       return false;
     }
   };
-  const excludes = configured ? configured.replace(/^~(?=\/|$)/, home) : join(xdg, "git", "ignore");
+  const excludes = userGitFile(repo, "core.excludesfile", "ignore");
   // A relative core.excludesFile is read from where Git runs: not something to digest.
   if (!isAbsolute(excludes)) return null;
   const outside = [join(repo.commonDir, "info", "exclude"), excludes];

@@ -11,7 +11,7 @@
 // peeled or it holds more tags than the refs name.
 import { readFileSync } from "node:fs";
 import { replaceFile, withUndoFile } from "./lock.ts";
-import type { Repo } from "./repo.ts";
+import { hashLengthOf, type Repo } from "./repo.ts";
 import { undoFile } from "./undo-files.ts";
 import type { ObjectId } from "./format.ts";
 
@@ -32,7 +32,7 @@ const PEELED_TYPES = new Set(["commit", "tree", "blob"]);
  */
 export async function peelTags(repo: Repo, tags: readonly ObjectId[]): Promise<Map<ObjectId, Peeled>> {
   const file = undoFile(repo.undoDir, "tagPeels");
-  const idLength = repo.objectFormat === "sha256" ? 64 : 40;
+  const idLength = hashLengthOf(repo) * 2;
   const kept = readKept(file, idLength);
   const found = new Map<ObjectId, Peeled>();
   const unknown: ObjectId[] = [];
