@@ -9,6 +9,7 @@ import { readJsonFile, replaceFile } from "./lock.ts";
 import { undoFile } from "./undo-files.ts";
 import { rereadConfig, type Repo } from "./repo.ts";
 import { readRefState, type RefState } from "./ref-store.ts";
+import type { SnapshotRef } from "./refs.ts";
 import { captureIndex, type LeftOutFile } from "./index-trees.ts";
 import { MODE } from "./mode.ts";
 import { phase } from "./trace.ts";
@@ -33,21 +34,42 @@ export interface LiveCapture {
   configDigest?: string;
 }
 
+/** This worktree's snapshot refs, oldest first, as a capture follows them. */
+const sequenceOf = (repo: Repo, undoRefs: readonly SnapshotRef[]): NumberedRef[] => numberedRefs(undoRefs, repo.snapshotPrefix, readOwnSnapshots(repo.undoDir));
+
+/**
+ * The snapshots a capture over `undoRefs` would follow (LiveCapture's
+ * `snapshots` and `latest`), before any capture: what a restore plans on
+ * while its capture runs.
+ */
+export const snapshotSequence = (repo: Repo, undoRefs: readonly SnapshotRef[]): Pick<LiveCapture, "latest" | "snapshots"> => followed(sequenceOf(repo, undoRefs));
+
 /** A capture of `state`, written as `tree`, over the sequence of snapshot refs it follows. */
 function liveCapture(state: StateTree, tree: ObjectId, sequence: NumberedRef[]): LiveCapture {
-  let all: SnapshotEntry[] | undefined;
-  const own = ownOnly(sequence);
-  const newest = own[own.length - 1];
+  const snaps = followed(sequence);
   const capture: LiveCapture = {
     state,
     tree,
     sequence,
     get snapshots() {
+      return snaps.snapshots;
+    },
+  };
+  if (snaps.latest) capture.latest = snaps.latest;
+  return capture;
+}
+
+/** The snapshots of a sequence: the newest own one decoded now, all of them when first asked for. */
+function followed(sequence: readonly NumberedRef[]): Pick<LiveCapture, "latest" | "snapshots"> {
+  let all: SnapshotEntry[] | undefined;
+  const own = ownOnly(sequence);
+  const newest = own[own.length - 1];
+  const snaps = {
+    get snapshots() {
       return (all ??= sequence.map(decodeSnapshot));
     },
   };
-  if (newest) capture.latest = decodeSnapshot(newest);
-  return capture;
+  return newest ? Object.assign(snaps, { latest: decodeSnapshot(newest) }) : snaps;
 }
 
 /**
@@ -64,6 +86,8 @@ export interface CaptureOptions {
   lockHeld?: boolean;
   /** Asked as soon as the index and the files are read: false throws CaptureTorn (RecordOptions.intact). */
   intact?: () => boolean | Promise<boolean>;
+  /** The snapshot refs, listed already by the caller (readRefState). */
+  undoRefs?: Promise<SnapshotRef[]>;
 }
 
 async function captureState(repo: Repo, opts: CaptureOptions = {}): Promise<LiveCapture> {
@@ -72,7 +96,7 @@ async function captureState(repo: Repo, opts: CaptureOptions = {}): Promise<Live
     // The refs and the index are independent: read them at the same time.
     const indexing = repo.bare ? undefined : captureIndex(repo, scratch, { worktree: repo.config.worktree, lockHeld: opts.lockHeld ?? false });
     indexing?.catch(() => {}); // awaited in buildCapture
-    const scan = await readRefState(repo).catch(async (e) => {
+    const scan = await readRefState(repo, opts.undoRefs).catch(async (e) => {
       await indexing?.catch(() => undefined); // no Git left running on the scratch directory
       throw e;
     });
@@ -136,7 +160,7 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefState, indexPa
   const blobs: (string | Uint8Array)[] = [encodeHead(head), encodeRefs(state.refs)];
   if (state.stash.length) blobs.push(encodeStash(state.stash));
   if (state.state.length) blobs.push(encodeState(state.state));
-  const sequence = numberedRefs(scan.undoRefs, repo.snapshotPrefix, readOwnSnapshots(repo.undoDir));
+  const sequence = sequenceOf(repo, scan.undoRefs);
   const newestTree = sequence[sequence.length - 1]?.tree;
   const kept = keptBlobs(repo);
   const stored = new Set(kept && kept.tree === newestTree ? kept.blobs : []);

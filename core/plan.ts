@@ -180,6 +180,11 @@ export interface PlanOptions {
   /** The snapshots before the state being left, oldest first: fills plan.onlyLeft. */
   earlier?: readonly SnapshotEntry[];
   /**
+   * Leave plan.onlyLeft empty even with `earlier`: a restore has addOnlyLeft
+   * fill it while it works, as only its report shows it.
+   */
+  deferOnlyLeft?: boolean;
+  /**
    * A partial restore or a revert (core/compose.ts): it keeps the operation
    * markers, so an operation in progress stops it only when refs or HEAD move
    * (restoring a file mid-merge is what `git restore` does too).
@@ -300,6 +305,14 @@ export async function addLineCounts(repo: Repo, plan: RestorePlan): Promise<void
   };
   for (const f of plan.worktree.files) fill("worktree/", f);
   for (const e of plan.index?.entries ?? []) fill("index/", e);
+}
+
+/**
+ * Fill plan.onlyLeft for a plan made with deferOnlyLeft: a restore runs it
+ * beside its steps (it reads only snapshots and the target's commits).
+ */
+export async function addOnlyLeft(repo: Repo, plan: RestorePlan, earlier: readonly SnapshotEntry[]): Promise<void> {
+  if (plan.worktree.mode === "merge") plan.onlyLeft = await onlyInLeft(repo, plan.worktree.files, plan.targetState, earlier);
 }
 
 /**
@@ -458,7 +471,7 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
   const blockers: Blocker[] = [];
   const worktree = planWorktree(repo, s, t, target, changes);
   // Which files only the state being left holds: its own cat-file, run beside the checks below.
-  const onlyLeft = opts.earlier && worktree.mode === "merge" ? onlyInLeft(repo, worktree.files, t, opts.earlier) : Promise.resolve([]);
+  const onlyLeft = opts.earlier && !opts.deferOnlyLeft && worktree.mode === "merge" ? onlyInLeft(repo, worktree.files, t, opts.earlier) : Promise.resolve([]);
   onlyLeft.catch(() => undefined); // awaited below; a refusal thrown first must not leave it unhandled
 
   // Spec step 2: refs, HEAD and the stash, and the objects they need.

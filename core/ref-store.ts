@@ -13,7 +13,7 @@ import { decodeBytes } from "./bytes.ts";
 import { readFileSync } from "node:fs";
 import { text, type GitResult } from "./git.ts";
 import { markerFiles } from "./operation.ts";
-import { listRefs, looseSymrefs, scanUndoRefs, type RefScan, type UnreadableRef } from "./refs.ts";
+import { listRefs, looseSymrefs, scanUndoRefs, type RefScan, type SnapshotRef, type UnreadableRef } from "./refs.ts";
 import type { Repo } from "./repo.ts";
 
 /** The ref storage's part of a state: the refs and the snapshot refs, with what the files storage keeps as files. */
@@ -30,13 +30,24 @@ export interface RefState extends RefScan {
 /** A ref storage (extensions.refStorage): how its state is read. */
 interface RefStore {
   /** Everything at once, for a capture (the refs first, then what goes with them, as the spec orders it). */
-  read(repo: Repo): Promise<RefState>;
+  read(repo: Repo, undoRefs?: Promise<SnapshotRef[]>): Promise<RefState>;
   /** The operation markers now: after a restore ended an operation. */
   markers(repo: Repo): Promise<OperationMarker[]>;
 }
 
-/** The ref storage's state now, by the repository's backend. */
-export const readRefState = (repo: Repo): Promise<RefState> => storeOf(repo).read(repo);
+/**
+ * The ref storage's state now, by the repository's backend. `undoRefs`: the
+ * snapshot refs, when the caller listed them already (a restore lists them
+ * once, for its capture and for the plan it makes meanwhile).
+ */
+export const readRefState = (repo: Repo, undoRefs?: Promise<SnapshotRef[]>): Promise<RefState> => storeOf(repo).read(repo, undoRefs);
+
+/**
+ * HEAD's newest reflog entry as its file says, without a Git process: a quick
+ * sign that HEAD moved since a snapshot (its Undo-Reflog trailer). Null where
+ * that takes Git (reftable).
+ */
+export const headReflogHint = (repo: Repo): ReflogEntry | undefined | null => (repo.refStorage === "files" ? newestHeadReflog(repo) : null);
 
 /** The operation markers now, for a caller that changed them since its last read. */
 export const currentMarkers = (repo: Repo): Promise<OperationMarker[]> => storeOf(repo).markers(repo);
@@ -55,8 +66,8 @@ const refMarkersIn = (answers: readonly string[]): OperationMarker[] => REF_MARK
 // ---------------------------------------------------------------- files
 
 const FILES: RefStore = {
-  async read(repo) {
-    const [listed, undoRefs] = await Promise.all([listRefs(repo), scanUndoRefs(repo, repo.snapshotPrefix)]);
+  async read(repo, undoRefsListed) {
+    const [listed, undoRefs] = await Promise.all([listRefs(repo), undoRefsListed ?? scanUndoRefs(repo, repo.snapshotPrefix)]);
     const refs = listed.refs;
     // Symbolic refs are completed from their files: for-each-ref reports the end of a chain and skips dangling ones.
     const symrefs = looseSymrefs(repo);
@@ -109,6 +120,10 @@ function parseReflogLine(line: string): ReflogEntry | null {
 /** HEAD's newest reflog entry (what `git reflog -1 --format='%H %gs' HEAD` shows). */
 function fileHeadReflog(repo: Repo, head: HeadState, refs: readonly RefLine[]): ReflogEntry | undefined {
   if (head.kind === "symbolic" && !refs.some((r) => r.name === head.target && r.object)) return undefined;
+  return newestHeadReflog(repo);
+}
+
+function newestHeadReflog(repo: Repo): ReflogEntry | undefined {
   // Git's reflog walk skips entries with a null new id (a deletion of HEAD's branch).
   const line = lastLine(join(repo.gitDir, "logs", "HEAD"), (l) => !/^\S+ 0+ /.test(l));
   return (line && parseReflogLine(line)) || undefined;
@@ -150,14 +165,14 @@ const REFTABLE: RefStore = {
  * each symbolic ref (for-each-ref gives the end of a chain). A dangling
  * symbolic ref is invisible there: no command lists it.
  */
-async function readThroughGit(repo: Repo): Promise<RefState> {
+async function readThroughGit(repo: Repo, undoRefsListed?: Promise<SnapshotRef[]>): Promise<RefState> {
   const git = repo.git;
   // -z: one NUL after each entry; %gs is the reflog message as the files hold it.
   const reflog = (ref: string, more: string[] = []) =>
     git.run(["log", "-g", "-z", "--no-show-signature", "--format=%H%x09%gs", ...more, ref, "--"], { okExit: [128] });
   const [listing, undoRefs, symbolic, detached, headLog, stashLog] = await Promise.all([
     listRefs(repo),
-    scanUndoRefs(repo, repo.snapshotPrefix),
+    undoRefsListed ?? scanUndoRefs(repo, repo.snapshotPrefix),
     git.run(["symbolic-ref", "-q", "--no-recurse", "HEAD"], { okExit: [1] }),
     // HEAD's commit when detached, and which marker refs exist: one batch.
     git.text(["cat-file", "--batch-check=%(objectname)"], { input: ["HEAD", ...REF_MARKERS].map((n) => `${n}\n`).join("") }),

@@ -1,4 +1,5 @@
 // git undo [N]: go back N snapshots (default 1), skipping the navigation streak.
+import { existsSync } from "node:fs";
 import { fatal, refuse, usage } from "../../core/errors.ts";
 import { hooksEnabled } from "../../core/hooks.ts";
 import { scanNewestUndoRefs } from "../../core/refs.ts";
@@ -35,7 +36,8 @@ export async function runRestore(request: RestoreRequest, values: Parsed["values
   const repo = await openRepo(io);
   // Where init has not run and nothing was ever recorded, say so before the
   // restore reads the state (which would fill <gitdir>/undo with its caches).
-  if (!hooksEnabled(repo) && !(await scanNewestUndoRefs(repo, repo.snapshotPrefix, 1)).length) {
+  // A <gitdir>/undo folder says something was: no need to list the snapshots.
+  if (!hooksEnabled(repo) && !existsSync(repo.undoDir) && !(await scanNewestUndoRefs(repo, repo.snapshotPrefix, 1)).length) {
     if ("steps" in request) throw refuse(`nothing to ${request.kind}: ${RECORDING_OFF}`);
     if ("number" in request) throw fatal(`no snapshot #${request.number}: ${RECORDING_OFF}`);
   }

@@ -27,25 +27,27 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fatal, refused, UndoError } from "../errors.ts";
 import { RestoreRefused } from "../plan.ts";
-import type { OperationMarker, Snapshot, SnapshotEntry } from "../format.ts";
+import { commitText, isReadable, reflogTrailer, type OperationMarker, type Snapshot, type SnapshotEntry } from "../format.ts";
 import { navigationTarget, readableSnapshot } from "../history.ts";
 import { acquireLock, clearDeadIndexLock, createIndexLock, indexLockPath, releaseIndexLock } from "../lock.ts";
 import { withScratch, writeTagObjects } from "../objects.ts";
-import { addLineCounts, planIsEmpty, planRestore, type Blocker, type RestorePlan, type StateSide } from "../plan.ts";
-import { captureLive, captureWith, unchanged, type LiveCapture } from "../capture.ts";
+import { addLineCounts, addOnlyLeft, planIsEmpty, planRestore, type Blocker, type RestorePlan, type StateSide } from "../plan.ts";
+import { captureLive, captureWith, snapshotSequence, unchanged, type LiveCapture } from "../capture.ts";
+import { loadState } from "../read-state.ts";
+import { scanUndoRefs, type SnapshotRef } from "../refs.ts";
 import { commitCapture } from "../store.ts";
 import { restoreSummary } from "../describe.ts";
 import type { Repo } from "../repo.ts";
-import { currentMarkers } from "../ref-store.ts";
+import { currentMarkers, headReflogHint } from "../ref-store.ts";
 import { composePartial, composeRevert, type ComposedTarget, type CurrentState, type RevertConflict } from "../compose.ts";
 import { composeRescue } from "../find/rescue.ts";
 
 import { applyPlan, failAfter } from "./apply.ts";
-import { startNextIndex } from "./index-step.ts";
+import { startNextIndex, type NextIndex } from "./index-step.ts";
 import { Journal } from "./journal.ts";
 import { differences, goBack, partsAfter, sameButMarkers, steppedOver, waysBack } from "./outcome.ts";
 import type { ProcessGuard, RestoreOptions, RestoreRequest, RestoreResult } from "./types.ts";
-import { checkWorktree, mergeIndexFor } from "./worktree.ts";
+import { checkWorktree, mergeIndexFor, type MergeIndex } from "./worktree.ts";
 
 // What callers of the restore use, from one place.
 export { STEPS, type GoBack, type PartDifference, type ProcessGuard, type RestoreOptions, type RestoreRequest, type RestoreResult, type Step, type SteppedChange } from "./types.ts";
@@ -132,14 +134,27 @@ interface PlanContext {
   composed: ComposedTarget | null;
 }
 
-async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Snapshot, { opts, holdsIndexLock, snaps, composed }: PlanContext) {
+/** The snapshots before the state being left (all of them when it is not recorded yet). */
+const earlierThan = (snaps: readonly SnapshotEntry[], from: StateSide) => snaps.filter((s) => from.number === null || s.number < from.number);
+
+/** A plan with what the steps need built aside: the merge's private index, and the next index (started, not awaited). */
+interface ReadyPlan {
+  plan: RestorePlan;
+  mergeIndex: MergeIndex | null;
+  /** Null on a dry run, a plan with blockers, or when an operation is to be ended first (it can change the index). */
+  nextIndex: Promise<NextIndex> | null;
+}
+
+async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Snapshot, { opts, holdsIndexLock, snaps, composed }: PlanContext): Promise<ReadyPlan> {
   // The line counts only fill the report: a real restore counts them while it works.
   const plan = await planRestore(repo, from, target, {
     force: opts.force ?? false,
     holdsIndexLock,
     lineCounts: Boolean(opts.dryRun),
     skipMissing: opts.skipMissing ?? false,
-    earlier: snaps.filter((s) => from.number === null || s.number < from.number),
+    earlier: earlierThan(snaps, from),
+    // A real restore works out which files only the state left holds while it applies (addOnlyLeft).
+    deferOnlyLeft: !opts.dryRun,
     partial: composed !== null,
   });
   if (composed?.conflicts.length) plan.blockers.unshift(revertBlocker(target.number, composed.conflicts));
@@ -148,9 +163,15 @@ async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Sn
   }
   // A dry run asks the merge whether it would go through. A real restore lets the
   // merge itself decide, first of all steps: it checks every path before writing.
-  if (opts.dryRun) return { plan, mergeIndex: await checkWorktree(repo, scratch, plan) };
+  if (opts.dryRun) return { plan, mergeIndex: await checkWorktree(repo, scratch, plan), nextIndex: null };
+  const nextIndex = plan.blockers.length || (plan.operations.length && opts.force) ? null : startNextIndex(repo, scratch, plan);
   const merging = plan.worktree.mode === "merge" && !plan.blockers.some((b) => b.kind === "missing-objects");
-  return { plan, mergeIndex: merging ? await mergeIndexFor(repo, scratch, plan) : null };
+  try {
+    return { plan, mergeIndex: merging ? await mergeIndexFor(repo, scratch, plan) : null, nextIndex };
+  } catch (e) {
+    await nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
+    throw e;
+  }
 }
 
 /**
@@ -182,8 +203,42 @@ export async function restore(repo: Repo, request: RestoreRequest, opts: Restore
   }
 }
 
+/** A plan made while the capture runs, on the guess that the state now is the latest snapshot's. */
+interface EarlyPlan extends ReadyPlan {
+  from: SnapshotEntry;
+  target: Snapshot;
+}
+
+/**
+ * The plan for a snapshot target (undo, redo, restore N) from the latest
+ * snapshot, made while the capture reads the state now: where the hooks have
+ * recorded every command, the state now is that snapshot's, and the plan, the
+ * merge index and the next index are ready when the capture ends. The restore
+ * takes them only when the capture comes out as that very tree (restoreLocked);
+ * otherwise, or when anything here fails, it plans again from the capture.
+ * Null when there is nothing to guess from.
+ */
+async function planOnLatest(repo: Repo, scratch: string, request: RestoreRequest, ctx: Omit<PlanContext, "snaps" | "composed">, undoRefs: Promise<SnapshotRef[]>): Promise<EarlyPlan | null> {
+  if (request.kind !== "undo" && request.kind !== "redo" && request.kind !== "restore") return null;
+  const { latest, snapshots } = snapshotSequence(repo, await undoRefs);
+  if (!latest || !isReadable(latest)) return null;
+  // HEAD moved since (a commit, a checkout): the guess is wrong, and making it would only slow the capture.
+  const head = headReflogHint(repo);
+  if (head !== null && latest.trailers.reflog !== (head && commitText(reflogTrailer(head)))) return null;
+  const target = resolveTarget(snapshots, request);
+  const from: StateSide = { number: latest.number, tree: latest.tree, state: await loadState(repo, latest.tree, `snapshot #${latest.number}`) };
+  return { from: latest, target, ...(await fullPlan(repo, scratch, from, target, { ...ctx, snaps: snapshots, composed: null })) };
+}
+
 async function restoreLocked(repo: Repo, scratch: string, request: RestoreRequest, opts: RestoreOptions, holdsIndexLock: boolean): Promise<RestoreResult> {
-  const capture = await captureLive(repo, { lockHeld: true });
+  // The snapshot refs, listed once for the capture and the early plan.
+  const undoRefs = scanUndoRefs(repo, repo.snapshotPrefix);
+  undoRefs.catch(() => {}); // awaited by both
+  const early = planOnLatest(repo, scratch, request, { opts, holdsIndexLock }, undoRefs).catch(() => null);
+  const capture = await captureLive(repo, { lockHeld: true, undoRefs }).catch(async (e) => {
+    await settleEarly(await early);
+    throw e;
+  });
   const latest = unchanged(capture);
   // Count the target as if the current state were already recorded (record first ends the streak).
   const snaps = latest ? capture.snapshots : [...capture.snapshots, pending(capture)];
@@ -191,7 +246,18 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
   let composed = await composeTarget(repo, scratch, request, capture.snapshots, capture);
   let target = composed?.target ?? resolveTarget(navigating ? snaps : capture.snapshots, request);
   const from: StateSide = { number: latest?.number ?? null, tree: capture.tree, state: capture.state };
-  let { plan, mergeIndex } = await fullPlan(repo, scratch, from, target, { opts, holdsIndexLock, snaps: capture.snapshots, composed });
+  let snapsNow = capture.snapshots;
+  const guess = await early;
+  const guessed = guess !== null && latest !== undefined && guess.from.number === latest.number && guess.from.tree === capture.tree && guess.target.number === target.number && guess.target.tree === target.tree;
+  let ready: ReadyPlan;
+  if (guessed) {
+    ready = guess;
+    ready.plan.from = from; // the same state: the capture's own reading of it
+  } else {
+    await settleEarly(guess);
+    ready = await fullPlan(repo, scratch, from, target, { opts, holdsIndexLock, snaps: snapsNow, composed });
+  }
+  let { plan, mergeIndex, nextIndex } = ready;
   const result: RestoreResult = {
     plan,
     dryRun: Boolean(opts.dryRun),
@@ -213,8 +279,6 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
 
   const journal = new Journal();
   const guard = opts.guard?.holdInterruptions() ?? (() => {});
-  // Ending an operation (below) can change the index: T's is built after it then.
-  let nextIndex = plan.operations.length && opts.force ? null : startNextIndex(repo, scratch, plan);
   try {
     let fromNumber = latest?.number ?? null;
     if (fromNumber === null) {
@@ -243,7 +307,8 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
         // A partial restore or a revert is built again over the state the operation left.
         composed = await composeTarget(repo, scratch, request, after.snapshots, after);
         if (composed) target = composed.target;
-        ({ plan, mergeIndex } = await fullPlan(repo, scratch, { number: fromNumber, tree: after.tree, state: after.state }, target, { opts, holdsIndexLock, snaps: after.snapshots, composed }));
+        snapsNow = after.snapshots;
+        ({ plan, mergeIndex, nextIndex } = await fullPlan(repo, scratch, { number: fromNumber, tree: after.tree, state: after.state }, target, { opts, holdsIndexLock, snaps: snapsNow, composed }));
         result.plan = plan;
         if (plan.blockers.length) throw refusal(plan.blockers);
       }
@@ -251,8 +316,15 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
 
     nextIndex ??= startNextIndex(repo, scratch, plan);
     await writeBackTags(repo, scratch, plan);
-    const counting = addLineCounts(repo, plan).catch(() => {}); // the report shows none then
-    const applied = await applyPlan(repo, { plan, scratch, mergeIndex, force: Boolean(opts.force), journal, nextIndex });
+    const applying = applyPlan(repo, { plan, scratch, mergeIndex, force: Boolean(opts.force), journal, nextIndex });
+    // Both only fill the report (none shown when they fail) and read only objects no step
+    // changes. Started from a timer, which fires once the steps' first Git process is
+    // running: starting a process holds this thread for a millisecond or more.
+    const planNow = plan;
+    const counting = new Promise<void>((done) =>
+      setTimeout(() => void Promise.all([addLineCounts(repo, planNow), addOnlyLeft(repo, planNow, earlierThan(snapsNow, planNow.from))]).then(() => done(), () => done()), 0),
+    );
+    const applied = await applying;
 
     const merged = plan.worktree.mode === "merge" && mergeIndex !== null;
     result.keptFolder = applied.keptFolder;
@@ -285,6 +357,11 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     await nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
     guard();
   }
+}
+
+/** Wait for what a guess that is not taken still runs in the scratch directory. */
+async function settleEarly(guess: EarlyPlan | null): Promise<void> {
+  await guess?.nextIndex?.catch(() => undefined);
 }
 
 /**
