@@ -1,6 +1,6 @@
 #!/bin/sh
 # Set up git-undo: Bun (from the npm registry when it is not on PATH), the
-# locked dependencies, and a `git-undo` link in a bin folder so `git undo`
+# locked dependencies, and a `git-undo` command in a bin folder so `git undo`
 # works. With a repository argument, or run inside a repository, it also runs
 # `git undo init` there. Running it again is harmless.
 set -eu
@@ -16,7 +16,7 @@ usage: ./install.sh [--prefix <dir>] [<repository>]
 
 Sets git-undo up from this checkout, and prints one line for each thing it writes.
 
-    --prefix <dir>   the folder to link the git-undo command into (default:
+    --prefix <dir>   the folder to put the git-undo command in (default:
                      ~/.local/bin); the man page is linked into
                      <dir>/../share/man/man1, where man looks for the pages
                      of the commands in <dir>
@@ -72,9 +72,10 @@ else
   say "Note: could not build the bundle; git-undo runs from its sources"
 fi
 
+# The command: a script naming this checkout (cli/write-command says why).
 mkdir -p "$prefix"
-ln -sf "$root/cli/git-undo" "$prefix/git-undo"
-say "Linked $prefix/git-undo (the command)"
+sh "$root/cli/write-command" "$root" "$prefix/git-undo"
+say "Wrote $prefix/git-undo (the command)"
 
 # The man page, so that `git undo --help` (which Git turns into `man git-undo`)
 # works: man looks in <folder on PATH>/../share/man.

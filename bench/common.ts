@@ -1,7 +1,7 @@
 // What the benchmarks share: timed commands, `git undo`
 // run as a user runs it (through Git and the launcher) with its Git processes
 // counted, cases with their samples and targets, and the tables they print.
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildBundle } from "../build/bundle.ts";
@@ -200,7 +200,7 @@ export interface CliRun extends Timed {
 
 /**
  * `git undo` as a user runs it: Git finds git-undo on PATH (a folder holding
- * a link to the launcher), the launcher starts Bun. Every run counts its Git
+ * the command install.sh writes), the launcher starts Bun. Every run counts its Git
  * processes through GIT_UNDO_TRACE_SPAWNS.
  */
 export class Cli {
@@ -210,7 +210,8 @@ export class Cli {
   readonly env: Record<string, string>;
 
   constructor(env: Record<string, string>) {
-    symlinkSync(join(ROOT, "cli", "git-undo"), join(this.bin, "git-undo"));
+    // The command as install.sh writes it.
+    Bun.spawnSync({ cmd: ["sh", join(ROOT, "cli", "write-command"), ROOT, join(this.bin, "git-undo")] });
     this.env = { ...env, PATH: `${this.bin}:${process.env.PATH ?? ""}`, GIT_UNDO_BUN: process.execPath };
   }
 

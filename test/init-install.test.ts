@@ -1,7 +1,7 @@
 // install.sh sets up the repository it is given or the one the shell is in;
 // uninstall --purge removes the snapshots too; doctor reports what it finds.
 import { expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expectRecorded, list, settled, SETTLE_MS } from "./helpers/auto.ts";
 import { makeRepo, ROOT, tempDir } from "./helpers/repo.ts";
@@ -87,7 +87,7 @@ test("install.sh --prefix says every file it writes outside the checkout, one li
   expect(made).toContain(join(prefix, "git-undo"));
   expect(made).toContain(join(home, "opt", "share", "man", "man1", "git-undo.1"));
   const lines = res.stdout.split("\n");
-  for (const path of made) expect([path, lines.filter((l) => l.startsWith(`Linked ${path} (`)).length]).toEqual([path, 1]);
+  for (const path of made) expect([path, lines.filter((l) => l.startsWith(`Linked ${path} (`) || l.startsWith(`Wrote ${path} (`)).length]).toEqual([path, 1]);
   expect(res.stdout).toContain(`Linked ${join(home, "opt", "share", "man", "man1", "git-undo.1")} (the man page, for git undo --help)`);
   expect(readlinkSync(join(home, "opt", "share", "man", "man1", "git-undo.1"))).toBe(join(ROOT, "docs", "git-undo.1"));
   // Inside the checkout: the dependencies and the bundle.
@@ -98,4 +98,28 @@ test("install.sh --prefix says every file it writes outside the checkout, one li
   expect(help.code).toBe(0);
   expect(help.stdout).toContain("--prefix <dir>");
   expect(help.stdout).toContain("<dir>/../share/man/man1");
+}, 60_000);
+
+test("install.sh writes the command as a script naming the checkout, quotes and all: it runs from anywhere, replaces an older symlink, and says so when the checkout is gone", () => {
+  const home = tempDir("cmd");
+  // The checkout reached through a path with a quote and a space in it.
+  const odd = join(home, "it's here");
+  symlinkSync(ROOT, odd);
+  const prefix = join(home, "bin");
+  mkdirSync(prefix);
+  symlinkSync(join(ROOT, "cli", "git-undo"), join(prefix, "git-undo")); // as install.sh used to leave it
+  const env = { HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1" };
+  const p = Bun.spawnSync({ cmd: ["sh", join(odd, "install.sh"), "--prefix", prefix], cwd: home, env: { ...env, GIT_UNDO_BUN: process.execPath }, stdout: "pipe", stderr: "pipe" });
+  expect({ code: p.exitCode, stderr: p.stderr.toString() }).toEqual({ code: 0, stderr: "" });
+  const command = join(prefix, "git-undo");
+  expect(lstatSync(command).isSymbolicLink()).toBe(false);
+  expect(readFileSync(command, "utf8")).toContain(`git_undo_root='${odd.replace(/'/g, `'\\''`)}'`);
+  const run = (file: string) => Bun.spawnSync({ cmd: [file, "--version"], cwd: home, env: { ...env, GIT_UNDO_BUN: process.execPath }, stdout: "pipe", stderr: "pipe" });
+  const ok = run(command);
+  expect({ code: ok.exitCode, out: ok.stdout.toString() }).toEqual({ code: 0, out: expect.stringMatching(/^git-undo \d/) });
+  // The checkout moved away: a clear error, not the shell's.
+  const moved = join(home, "moved");
+  writeFileSync(moved, readFileSync(command, "utf8").replace(/^git_undo_root=.*$/m, `git_undo_root='${join(home, "gone")}'`), { mode: 0o755 });
+  const gone = run(moved);
+  expect({ code: gone.exitCode, err: gone.stderr.toString() }).toEqual({ code: 128, err: `fatal: git-undo is no longer in ${join(home, "gone")}; run install.sh where it is now\n` });
 }, 60_000);
