@@ -135,18 +135,18 @@ export type IndexParts = Pick<StateTree, "index" | "indexUnmerged" | "worktree">
  * the index and working-tree parts the restore itself wrote (known by
  * construction, so the files need not be read again).
  */
-export function captureWith(repo: Repo, parts: IndexParts, configDigest?: string): Promise<LiveCapture> {
-  return phase("capture after restore", () => captureRefsWith(repo, parts, configDigest));
+export function captureWith(repo: Repo, parts: IndexParts, target: ObjectId, configDigest?: string): Promise<LiveCapture> {
+  return phase("capture after restore", () => captureRefsWith(repo, parts, target, configDigest));
 }
 
-async function captureRefsWith(repo: Repo, parts: IndexParts, configDigest?: string): Promise<LiveCapture> {
-  const capture = await withScratch(repo, async (scratch) => buildCapture(repo, scratch, await readRefState(repo), Promise.resolve(parts)));
+async function captureRefsWith(repo: Repo, parts: IndexParts, target: ObjectId, configDigest?: string): Promise<LiveCapture> {
+  const capture = await withScratch(repo, async (scratch) => buildCapture(repo, scratch, await readRefState(repo), Promise.resolve(parts), [target]));
   if (configDigest !== undefined) capture.configDigest = configDigest;
   return capture;
 }
 
 /** The state tree: the refs' parts are written while the index parts may still be on their way. */
-async function buildCapture(repo: Repo, scratch: string, scan: RefState, indexParts: Promise<IndexParts>): Promise<LiveCapture> {
+async function buildCapture(repo: Repo, scratch: string, scan: RefState, indexParts: Promise<IndexParts>, existingTrees: readonly ObjectId[] = []): Promise<LiveCapture> {
   const head = scan.head;
   const state: StateTree = {
     head,
@@ -181,7 +181,8 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefState, indexPa
   });
   if (state.indexUnmerged) ids.push(...(await writeBlobs(repo, scratch, [state.indexUnmerged])));
   if (keepPart.keep !== undefined) state.keep = keepPart.keep;
-  const { tree, entries } = await assembleStateTree(repo, state, ids);
+  // Nothing changed since the newest snapshot (or the restore wrote its target): its tree, no mktree.
+  const { tree, entries } = await assembleStateTree(repo, state, ids, [...(newestTree ? [newestTree] : []), ...existingTrees]);
   if (kept?.tree !== tree) keepBlobsOf(repo, tree, entries);
   keepPart.remember(tree);
   const capture = liveCapture(state, tree, sequence);
@@ -194,7 +195,7 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefState, indexPa
  * lists them (HEAD, refs, then stash, state and index-unmerged when present);
  * writes index-blobs (setting state.indexBlobs) and the tree itself.
  */
-export async function assembleStateTree(repo: Repo, state: StateTree, blobIds: readonly ObjectId[]): Promise<{ tree: ObjectId; entries: TreeEntry[] }> {
+export async function assembleStateTree(repo: Repo, state: StateTree, blobIds: readonly ObjectId[], existingTrees: readonly ObjectId[] = []): Promise<{ tree: ObjectId; entries: TreeEntry[] }> {
   const ids = [...blobIds];
   const entries: TreeEntry[] = [];
   const blob = (name: string) => entries.push({ mode: MODE.file, type: "blob", oid: ids.shift()!, name });
@@ -215,7 +216,7 @@ export async function assembleStateTree(repo: Repo, state: StateTree, blobIds: r
   }
   if (state.worktree !== undefined) subtree("worktree", state.worktree);
   if (state.keep !== undefined) subtree(KEEP_ENTRY, state.keep);
-  return { tree: await writeTree(repo, entries), entries };
+  return { tree: await writeTree(repo, entries, existingTrees), entries };
 }
 
 /**

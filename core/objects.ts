@@ -101,10 +101,31 @@ export interface TreeEntry {
   name: string;
 }
 
-/** Write a tree with mktree (which sorts the entries itself). */
-export async function writeTree(repo: Repo, entries: readonly TreeEntry[]): Promise<ObjectId> {
+/**
+ * Write a tree with mktree (which sorts the entries itself). When its id, as
+ * treeId works it out, is one of `existing` (trees known to be in the
+ * repository), no Git runs: only bytes equal to that tree's give its id.
+ */
+export async function writeTree(repo: Repo, entries: readonly TreeEntry[], existing: readonly ObjectId[] = []): Promise<ObjectId> {
+  if (existing.length) {
+    const id = treeId(entries, repo.objectFormat);
+    if (existing.includes(id)) return id;
+  }
   const input = entries.map((e) => `${e.mode} ${e.type} ${e.oid}\t${e.name}\n`).join("");
   return repo.git.line(["mktree"], { input });
+}
+
+/**
+ * The id of the tree mktree would write for these entries (gitformat-object:
+ * "<mode> <name>", a NUL and the binary id for each, in Git's order, where a
+ * tree's name sorts as if it ended in a slash; a tree's mode without its
+ * leading zero).
+ */
+export function treeId(entries: readonly TreeEntry[], format: ObjectFormat): ObjectId {
+  const key = (e: TreeEntry) => Buffer.from(e.type === "tree" ? `${e.name}/` : e.name);
+  const sorted = [...entries].sort((a, b) => Buffer.compare(key(a), key(b)));
+  const parts = sorted.map((e) => Buffer.concat([Buffer.from(`${e.mode.replace(/^0+/, "")} ${e.name}\0`), Buffer.from(e.oid, "hex")]));
+  return objectId("tree", Buffer.concat(parts), format);
 }
 
 /** A scratch folder of an earlier version, named without its owner, is left alone this long. */

@@ -277,3 +277,37 @@ describe("the message", () => {
     for (const k of keeps) expect(commitText(r, k)).not.toMatch(/^encoding /m);
   });
 });
+
+describe("a tree's id worked out without Git (core/objects.ts treeId)", () => {
+  for (const objectFormat of ["sha1", "sha256"] as const) {
+    test(`the id mktree gives the same entries, ${objectFormat}: a tree's name sorts as if it ended in a slash`, async () => {
+      const { treeId } = await import("../core/objects.ts");
+      const r = makeRepo({ objectFormat });
+      const blob = r.git(["hash-object", "-w", "--stdin"], { input: "x\n" }).stdout.trim();
+      const empty = r.git(["mktree"], { input: "" }).stdout.trim();
+      // The state tree's own names, and names where the slash decides the order ("a-b" < "a/" < "a0").
+      const entries = [
+        ...["HEAD", "refs", "stash", "state", "index-unmerged", "a-b", "a.b", "a0", "ä"].map((name) => ({ mode: "100644" as const, type: "blob" as const, oid: blob, name })),
+        ...["index", "index-blobs", "worktree", "keep", "a"].map((name) => ({ mode: "040000" as const, type: "tree" as const, oid: empty, name })),
+      ];
+      const byGit = r.git(["mktree"], { input: entries.map((e) => `${e.mode} ${e.type} ${e.oid}\t${e.name}\n`).join("") }).stdout.trim();
+      expect(treeId(entries, objectFormat)).toBe(byGit);
+      expect(treeId([...entries].reverse(), objectFormat)).toBe(byGit);
+      expect(treeId(entries.slice(1), objectFormat)).not.toBe(byGit);
+    });
+  }
+
+  test("a capture with nothing new since the newest snapshot runs no mktree, and records the same tree", async () => {
+    const r = makeRepo();
+    r.commit("one", { "a.txt": "a\n" });
+    await r.okIn("snapshot");
+    const file = join(tempDir("spawns"), "spawns");
+    const res = await r.run(["snapshot"], { env: { GIT_UNDO_TRACE_SPAWNS: file } });
+    expect(res.stdout).toContain("no change since #1");
+    expect(readFileSync(file, "utf8")).not.toContain("mktree");
+    r.write("a.txt", "b\n");
+    const again = await r.run(["snapshot"], { env: { GIT_UNDO_TRACE_SPAWNS: file } });
+    expect(again.code).toBe(0);
+    expect(readFileSync(file, "utf8")).toContain("mktree");
+  });
+});
