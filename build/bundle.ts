@@ -4,7 +4,7 @@
 //   bun build/bundle.ts    (install.sh, test/run and npm pack run it)
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { BUNDLE_DIR, ENTRIES, sealBundle, snapshotSources, toolkitRoot, unsealBundle } from "../core/bundle.ts";
+import { BUNDLE_DIR, CLI_PARTS, ENTRIES, sealBundle, snapshotSources, toolkitRoot, unsealBundle } from "../core/bundle.ts";
 
 /** How long a chunk of an older build (one split into chunks) stays, for a process started before the rebuild that has yet to load it. */
 const OLD_CHUNK_MS = 24 * 60 * 60 * 1000;
@@ -27,25 +27,33 @@ export async function buildBundle(root: string): Promise<void> {
   const staging = join(root, `${BUNDLE_DIR}.${process.pid}.tmp`);
   rmSync(staging, { recursive: true, force: true });
   try {
-    const result = await Bun.build({
-      entrypoints: ENTRIES.map((e) => join(root, e, "main.ts")),
-      root,
-      outdir: staging,
-      target: "bun",
-      // Bytecode without a compiled executable needs CommonJS, which Bun does not split.
-      format: "cjs",
-      bytecode: true,
-      minify: true,
-      // core/bundled.ts: the code knows it runs from the bundle.
-      define: { GIT_UNDO_BUNDLED: "true" },
-      naming: { entry: "[dir]/[name].[ext]" },
-    });
-    if (!result.success) throw new AggregateError(result.logs, "bun build failed");
+    const build = (entrypoints: string[], name: string, define: Record<string, string> = {}) =>
+      Bun.build({
+        entrypoints,
+        root,
+        outdir: staging,
+        target: "bun",
+        // Bytecode without a compiled executable needs CommonJS, which Bun does not split.
+        format: "cjs",
+        bytecode: true,
+        minify: true,
+        // core/bundled.ts: the code knows it runs from the bundle (and which part of it).
+        define: { GIT_UNDO_BUNDLED: "true", ...define },
+        naming: { entry: `[dir]/${name}.[ext]` },
+      });
+    const results = await Promise.all([
+      build(ENTRIES.map((e) => join(root, e, "main.ts")), "[name]"),
+      ...CLI_PARTS.map((part) => build([join(root, "cli", "main.ts")], part, { "globalThis.GIT_UNDO_PART": JSON.stringify(part) })),
+    ]);
+    const failed = results.find((r) => !r.success);
+    if (failed) throw new AggregateError(failed.logs, "bun build failed");
     mkdirSync(out, { recursive: true });
     unsealBundle(root);
-    for (const e of ENTRIES) {
-      mkdirSync(join(out, e), { recursive: true });
-      for (const name of ["main.js.jsc", "main.js"]) renameSync(join(staging, e, name), join(out, e, name));
+    const files = [...ENTRIES.map((e) => `${e}/main.js`), ...CLI_PARTS.map((p) => `cli/${p}.js`)];
+    for (const file of files) {
+      mkdirSync(join(out, file, ".."), { recursive: true });
+      // The bytecode first: a main.js without its own bytecode beside it is only slower.
+      for (const name of [`${file}.jsc`, file]) renameSync(join(staging, name), join(out, name));
     }
     // Chunks left by a build from before bytecode, once no process can still want them.
     for (const name of readdirSync(out)) {

@@ -2,7 +2,7 @@
 // and Git's exit codes (0 done, 1 refused or nothing to do, 128 fatal, 129 usage).
 import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { runEntry, toolkitRoot } from "../core/bundle.ts";
+import { BUNDLE_DIR, runEntry, toolkitRoot } from "../core/bundle.ts";
 import { fatal, Refused, UndoError, usage } from "../core/errors.ts";
 import { RestoreRefused } from "../core/plan.ts";
 import { GitError } from "../core/git.ts";
@@ -134,6 +134,7 @@ async function main(rawArgv: string[], given: CommandIO): Promise<number> {
     }
     const entry = findCommand(rest[0]);
     if (!entry) return unknownCommand(rest[0]);
+    if (!entry.load) return handOver(rawArgv, given);
     write(1, `${helpText(await entry.load())}\n`);
     return 0;
   }
@@ -141,7 +142,9 @@ async function main(rawArgv: string[], given: CommandIO): Promise<number> {
   // (a word starting with a digit is a step count, refused there when it is not one).
   if (first === undefined || /^\s*\+?[0-9]/.test(first) || first.startsWith("-")) {
     checkCurrentDirectory(io.cwd);
-    const undoCommand = await phase("load undo", () => findCommand("undo")!.load());
+    const load = findCommand("undo")!.load;
+    if (!load) return handOver(rawArgv, given);
+    const undoCommand = await phase("load undo", load);
     const parsedUndo = parse(undoCommand, argv, "git undo", ["version"]);
     if (parsedUndo === "help") {
       write(1, `${helpText(undoCommand)}\n`);
@@ -151,14 +154,26 @@ async function main(rawArgv: string[], given: CommandIO): Promise<number> {
   }
   const entry = findCommand(first);
   if (!entry) return unknownCommand(first);
+  if (!entry.load) return handOver(rawArgv, given);
   checkCurrentDirectory(io.cwd);
-  const command = await phase(`load ${entry.name}`, () => entry.load());
+  const command = await phase(`load ${entry.name}`, entry.load);
   const parsed = parse(command, rest, `git undo ${first}`);
   if (parsed === "help") {
     write(1, `${helpText(command)}\n`);
     return 0;
   }
   return command.run(parsed, io);
+}
+
+/**
+ * A command this part of the bundle does not hold (the launcher picks a part
+ * by the command's name, core/bundled.ts): the whole bundle runs it, in this
+ * process, from the start.
+ */
+async function handOver(argv: string[], io: CommandIO): Promise<number> {
+  traceEnd();
+  const whole = (await import(join(toolkitRoot(), BUNDLE_DIR, "cli", "main.js"))) as { runCommand: typeof runCommand };
+  return whole.runCommand(argv, io);
 }
 
 /** Every error is one line: a message written over several is joined. */

@@ -1,5 +1,5 @@
-// The bundle: cli/main.ts and worker/main.ts built by Bun into dist/, each
-// entry one file with Bun's bytecode beside it, so that a command (and each
+// The bundle: cli/main.ts and worker/main.ts built by Bun into dist/ (and
+// parts of the CLI, CLI_PARTS), each one file with Bun's bytecode beside it, so that a command (and each
 // worker the hooks start) loads one file it need not parse rather than
 // thirty TypeScript files: 4 to 10 ms of every start. It is a cache of the
 // sources and nothing else. The launcher and the hooks start
@@ -31,6 +31,15 @@ const EXTRA_SOURCES = ["package.json"];
 /** The entry points built, each `<entry>/main.ts` into `dist/<entry>/main.js`. */
 export const ENTRIES = ["cli", "worker"] as const;
 export type Entry = (typeof ENTRIES)[number];
+
+/**
+ * The parts of the CLI built besides the whole of it, each into
+ * `dist/cli/<part>.js` with only its own commands' code
+ * (cli/commands/index.ts), so that a start loads less: the launcher picks one
+ * by the command's name, and a part given another command hands it over to
+ * the whole bundle (cli/main.ts).
+ */
+export const CLI_PARTS = ["restore", "snapshot", "list"] as const;
 
 interface SourceFile {
   path: string;

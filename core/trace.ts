@@ -5,7 +5,7 @@
 // Serial waits show as gaps between lines. Nothing is written when it is off.
 
 import { writeSync } from "node:fs";
-import { BUNDLED } from "./bundled.ts";
+import { BUNDLE_PART, BUNDLED } from "./bundled.ts";
 
 let enabled = false;
 let gitProcesses = 0;
@@ -33,7 +33,7 @@ export function traceStart(env: Readonly<Record<string, string | undefined>>): v
   const v = env.GIT_UNDO_TRACE;
   enabled = v !== undefined && v !== "" && v !== "0" && v !== "false";
   gitProcesses = lines = 0;
-  if (enabled) emit(0, `phase start (Bun and modules, ${BUNDLED ? "bundle" : "sources"})`);
+  if (enabled) emit(0, `phase start (Bun and modules, ${BUNDLED ? `bundle${BUNDLE_PART ? `: ${BUNDLE_PART}` : ""}` : "sources"})`);
 }
 
 /** The command has ended: the total time and Git processes, when traced. */

@@ -10,7 +10,7 @@ import { copyToolkit, makeRepo } from "./helpers/repo.ts";
 function help(toolkit: string, cwd: string, env: Record<string, string>): { out: string; ran: string } {
   const r = Bun.spawnSync({ cmd: [join(toolkit, "cli", "git-undo"), "-h"], cwd, env: { ...env, GIT_UNDO_TRACE: "1", GIT_UNDO_BUN: process.execPath }, stdout: "pipe", stderr: "pipe" });
   expect(r.exitCode).toBe(0);
-  const ran = /phase start \(Bun and modules, (\w+)\)/.exec(r.stderr.toString())?.[1] ?? "";
+  const ran = /phase start \(Bun and modules, (\w+)(?:: \w+)?\)/.exec(r.stderr.toString())?.[1] ?? "";
   return { out: r.stdout.toString(), ran };
 }
 
@@ -94,3 +94,47 @@ test("the launcher runs the bundle while it matches the sources, the sources onc
   rmSync(join(toolkit, "dist", "sources.json"));
   expect(help(toolkit, r.dir, r.env).ran).toBe("sources");
 });
+
+/** `git undo <args>` through the toolkit's launcher, traced: the bundle or part each start ran ("bundle: list", "bundle", "sources"), and stdout. */
+function starts(toolkit: string, args: string[], cwd: string, env: Record<string, string>, launcher = join(toolkit, "cli", "git-undo")): { ran: string[]; out: string; code: number } {
+  const cmd = launcher.endsWith(".js") ? [process.execPath, launcher, ...args] : [launcher, ...args];
+  const r = Bun.spawnSync({ cmd, cwd, env: { ...env, GIT_UNDO_TRACE: "1", GIT_UNDO_BUN: process.execPath }, stdout: "pipe", stderr: "pipe" });
+  const ran = [...r.stderr.toString().matchAll(/phase start \(Bun and modules, ([^)]+)\)/g)].map((m) => m[1]!);
+  return { ran, out: r.stdout.toString(), code: r.exitCode ?? -1 };
+}
+
+test("the launcher starts the part of the bundle holding the command; a part holds only its commands' code and hands any other to the whole bundle", async () => {
+  const toolkit = copyToolkit();
+  build(toolkit);
+  const r = makeRepo();
+  r.commit("one", { "a.txt": "a\n" });
+  await r.okIn("snapshot");
+  const cases: [string[], string][] = [
+    [["snapshot"], "bundle: snapshot"],
+    [["--no-pager", "list", "-n", "1"], "bundle: list"],
+    [["-C", r.dir, "list"], "bundle: list"],
+    [[], "bundle: restore"],
+    [["3", "--dry-run"], "bundle: restore"],
+    [["redo", "--dry-run"], "bundle: restore"],
+    [["show", "1"], "bundle"],
+    [["log", "-n", "1"], "bundle"],
+    [["help", "list"], "bundle"],
+  ];
+  for (const [args, part] of cases) expect({ args, ran: starts(toolkit, args, r.dir, r.env).ran }).toEqual({ args, ran: [part] });
+
+  // A part's file: its commands only (the picker's code is in the whole bundle alone).
+  const dist = join(toolkit, "dist", "cli");
+  expect(readFileSync(join(dist, "main.js"), "utf8")).toContain("Ctrl-R");
+  for (const part of ["restore", "snapshot", "list"]) {
+    expect(readFileSync(join(dist, `${part}.js`), "utf8")).toStartWith("// @bun @bytecode");
+    expect(readFileSync(join(dist, `${part}.js`), "utf8")).not.toContain("Ctrl-R");
+    expect(existsSync(join(dist, `${part}.js.jsc`))).toBe(true);
+  }
+  // Given a command it does not hold, a part hands over to the whole bundle in the same process: the same output.
+  const viaWhole = starts(toolkit, ["list"], r.dir, r.env, join(dist, "main.js"));
+  const handedOver = starts(toolkit, ["list"], r.dir, r.env, join(dist, "snapshot.js"));
+  expect(handedOver).toEqual({ ran: ["bundle: snapshot", "bundle"], out: viaWhole.out, code: 0 });
+  expect(viaWhole.out).toContain("#1");
+  const unknown = starts(toolkit, ["bogus"], r.dir, r.env, join(dist, "list.js"));
+  expect(unknown.code).toBe(1);
+}, 60_000);
