@@ -167,7 +167,7 @@ async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Sn
   const nextIndex = plan.blockers.length || (plan.operations.length && opts.force) ? null : startNextIndex(repo, scratch, plan);
   const merging = plan.worktree.mode === "merge" && !plan.blockers.some((b) => b.kind === "missing-objects");
   try {
-    return { plan, mergeIndex: merging ? await mergeIndexFor(repo, scratch, plan) : null, nextIndex };
+    return { plan, mergeIndex: merging ? await mergeIndexFor(repo, scratch, plan, { keepFiles: true }) : null, nextIndex };
   } catch (e) {
     await nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
     throw e;

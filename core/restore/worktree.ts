@@ -25,6 +25,12 @@ export interface MergeIndex {
   from: ObjectId;
   /** T's entries at those paths. */
   to: ObjectId;
+  /**
+   * S's files kept by hard links for the rollback (linkBackup), made before
+   * the index's refresh (a link changes a file's ctime, which the refresh then
+   * takes in); undefined when mergeIndexFor was not asked for them.
+   */
+  backup?: WorktreeBackup | null;
 }
 
 /**
@@ -38,8 +44,10 @@ export interface MergeIndex {
  * these files: one that differs from S keeps stale stat data, and the merge
  * refuses it.
  */
-export async function mergeIndexFor(repo: Repo, scratch: string, plan: RestorePlan): Promise<MergeIndex> {
+export async function mergeIndexFor(repo: Repo, scratch: string, plan: RestorePlan, opts: { keepFiles?: boolean } = {}): Promise<MergeIndex> {
   const file = join(scratch, MERGE_INDEX);
+  // keepFiles: the links first, so the refresh below sees the files as the merge will.
+  const backup = opts.keepFiles ? linkBackup(repo, scratch, plan) : undefined;
   const side = async (path: string, entries: FileChange[], which: "old" | "new", refresh: boolean): Promise<ObjectId> => {
     rmSync(path, { force: true });
     const env = { GIT_INDEX_FILE: path };
@@ -57,7 +65,7 @@ export async function mergeIndexFor(repo: Repo, scratch: string, plan: RestorePl
     side(file, files.filter((f) => f.oldMode !== MODE.absent), "old", true),
     side(join(scratch, "merge-target"), files.filter((f) => f.newMode !== MODE.absent), "new", false),
   ]);
-  return { file, from, to };
+  return backup === undefined ? { file, from, to } : { file, from, to, backup };
 }
 
 const MERGE_INDEX = "merge-index";
@@ -146,10 +154,14 @@ export async function restoreWorktree({ repo, plan, journal }: StepContext, merg
   // files are T's and others S's, and its index is left as it was.
   const occupied = await occupiedNow(repo, plan);
   if (occupied.length) throw new RestoreRefused(occupied);
-  // S's files kept by hard links, so that going back needs no disk space; then
-  // the merge index is refreshed again, as a link changes a file's ctime.
-  const backup = linkBackup(repo, scratch, plan);
-  if (backup?.paths.some((p) => p.backup)) await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
+  // S's files kept by hard links, so that going back needs no disk space:
+  // made with the merge index, or now; then the merge index is refreshed
+  // again, as a link changes a file's ctime.
+  let backup = mergeIndex.backup;
+  if (backup === undefined) {
+    backup = linkBackup(repo, scratch, plan);
+    if (backup?.paths.some((p) => p.backup)) await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
+  }
   let failed: string | null = null;
   let refused: Blocker | null = null;
   let readFilesAgain = false;
@@ -267,6 +279,7 @@ function linkBackup(repo: Repo, scratch: string, plan: RestorePlan): WorktreeBac
   const place = join(scratch, "worktree-before");
   const paths: PathBefore[] = [];
   try {
+    rmSync(place, { recursive: true, force: true }); // the links of a plan not taken (a guess, core/restore/index.ts)
     mkdirSync(place);
     plan.worktree.files.forEach((file, i) => {
       const abs = Buffer.concat([top, file.raw]);
