@@ -239,23 +239,30 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     await settleEarly(await early);
     throw e;
   });
+  const guess = await early;
   const latest = unchanged(capture);
   // Count the target as if the current state were already recorded (record first ends the streak).
   const snaps = latest ? capture.snapshots : [...capture.snapshots, pending(capture)];
   const navigating = request.kind === "undo" || request.kind === "redo";
-  let composed = await composeTarget(repo, scratch, request, capture.snapshots, capture);
-  let target = composed?.target ?? resolveTarget(navigating ? snaps : capture.snapshots, request);
   const from: StateSide = { number: latest?.number ?? null, tree: capture.tree, state: capture.state };
   let snapsNow = capture.snapshots;
-  const guess = await early;
-  const guessed = guess !== null && latest !== undefined && guess.from.number === latest.number && guess.from.tree === capture.tree && guess.target.number === target.number && guess.target.tree === target.tree;
+  let composed: ComposedTarget | null;
+  let target: Snapshot;
   let ready: ReadyPlan;
-  if (guessed) {
-    ready = guess;
-    ready.plan.from = from; // the same state: the capture's own reading of it
-  } else {
+  try {
+    composed = await composeTarget(repo, scratch, request, capture.snapshots, capture);
+    target = composed?.target ?? resolveTarget(navigating ? snaps : capture.snapshots, request);
+    const guessed = guess !== null && latest !== undefined && guess.from.number === latest.number && guess.from.tree === capture.tree && guess.target.number === target.number && guess.target.tree === target.tree;
+    if (guessed) {
+      ready = guess;
+      ready.plan.from = from; // the same state: the capture's own reading of it
+    } else {
+      await settleEarly(guess);
+      ready = await fullPlan(repo, scratch, from, target, { opts, holdsIndexLock, snaps: snapsNow, composed });
+    }
+  } catch (e) {
     await settleEarly(guess);
-    ready = await fullPlan(repo, scratch, from, target, { opts, holdsIndexLock, snaps: snapsNow, composed });
+    throw e;
   }
   let { plan, mergeIndex, nextIndex } = ready;
   const result: RestoreResult = {
