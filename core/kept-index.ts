@@ -347,6 +347,9 @@ export function foldersAbove(paths: readonly string[]): string[] {
   return [...dirs].sort();
 }
 
+/** Past this many folders above the paths a commit changed, their ignore rules are not read (check-ignore runs next time too). */
+const MAX_RULE_FOLDERS = 256;
+
 /** Files larger than this make the digest unknown (null): no .gitignore is that large. */
 const MAX_RULES_FILE = 1024 * 1024;
 
@@ -556,6 +559,15 @@ async function followKept(
     return null;
   }
   const watched = moved.paths.length ? [...new Set([...kept.paths, ...moved.paths])] : kept.paths;
+  // A real index that moved on (a commit): check-ignore runs over the paths
+  // its changes add as well. The rules above all of them, read now, before it
+  // starts, are kept as the others are when it finds none ignored, so that the
+  // next recording can do without it. Not when status stands in for part of
+  // the check (viaStatus), nor for a change in so many folders that reading
+  // their rules would cost more than the check.
+  const moreRuleDirs = ruleDirs === null && !viaStatus ? foldersAbove(watched) : null;
+  const checkedDirs = ruleDirs ?? (moreRuleDirs && moreRuleDirs.length <= MAX_RULE_FOLDERS ? moreRuleDirs : null);
+  const checkedRules = ruleDirs ? rulesBefore : checkedDirs ? ignoreRulesDigest(repo, workTree, checkedDirs) : null;
   const checkIgnored = (paths: readonly string[]) => {
     // "./" before each: check-ignore reads its input as pathspecs, and takes no
     // magic; a name like ":(glob)x" stays a name.
@@ -586,7 +598,7 @@ async function followKept(
   // Read again while write-tree (which judges nothing) runs.
   const watchedSet = changed.length ? new Set(watched) : null;
   const allChecked = !watchedSet || changed.every((p) => watchedSet.has(p));
-  const ignoreRules = ruleDirs && rulesBefore !== null && allChecked && ignoreRulesDigest(repo, workTree, ruleDirs) === rulesBefore ? rulesBefore : null;
+  const ignoreRules = checkedDirs && checkedRules !== null && allChecked && ignoreRulesDigest(repo, workTree, checkedDirs) === checkedRules ? checkedRules : null;
   const worktree = writing ? await writing : kept.worktree;
   return {
     capture: { index: moved.index, worktree, leftOut: updated.value.leftOut },

@@ -491,6 +491,21 @@ describe("the ignore rules the kept index was checked under", () => {
     expect((await recordAndCompare(r)).fromKept).toBe(false);
   });
 
+  test("a commit (the real index moved on): checked with the paths it changed, the rules kept for the next recording", async () => {
+    const r = await settled();
+    r.write("lib/y.tmp", "untracked\n");
+    await recordAndCompare(r); // lib/y.tmp joins the kept paths, checked next time
+    expect(await recordAndCompare(r)).toEqual({ fromKept: true, checkedIgnores: true });
+    r.write("lib/x.c", "x\n");
+    r.git(["add", "lib/x.c"]);
+    r.git(["commit", "-q", "-m", "lib"]);
+    expect(await recordAndCompare(r)).toEqual({ fromKept: true, checkedIgnores: true });
+    expect(await recordAndCompare(r)).toEqual({ fromKept: true, checkedIgnores: false });
+    // A rule in the folder the commit added, over the untracked file there: checked, and the file leaves the tree.
+    r.write("lib/.gitignore", "*.tmp\n");
+    expect((await recordAndCompare(r)).checkedIgnores).toBe(true);
+  });
+
   test("a relative core.excludesFile (read from where Git runs): checked every time", async () => {
     const r = await withUntracked();
     r.git(["config", "core.excludesFile", "my-ignores"]);
