@@ -830,8 +830,8 @@ async function onlyInLeft(repo: Repo, files: readonly FileChange[], t: StateTree
   if (!candidates.length) return [];
   // A path with a newline cannot be asked for on cat-file's line-based input.
   const askable = candidates.filter((f) => !f.raw.includes(10));
-  const snapshots = [...new Set(earlier.map((e) => e.tree).reverse())].map((tree) => `${tree}:worktree/`);
-  const places = [...targetCommits(t), ...snapshots].slice(0, Math.max(1, Math.floor(ONLY_LEFT_LOOKUPS / Math.max(1, askable.length))));
+  const snapshots = await worktreesOf(repo, [...new Set(earlier.map((e) => e.tree).reverse())]);
+  const places = [...targetCommits(t), ...snapshots.map((tree) => `${tree}:`)].slice(0, Math.max(1, Math.floor(ONLY_LEFT_LOOKUPS / Math.max(1, askable.length))));
   const held = new Set<string>();
   if (askable.length && places.length) {
     const lines: Buffer[] = [];
@@ -846,6 +846,18 @@ async function onlyInLeft(repo: Repo, files: readonly FileChange[], t: StateTree
     }
   }
   return candidates.filter((f) => !held.has(f.path)).map((f) => f.path);
+}
+
+/**
+ * The worktree trees of state trees, in their order, each once: a restore
+ * snapshot has the worktree of the one it restored, a ref's change that of
+ * the one before, and each is asked for once.
+ */
+async function worktreesOf(repo: Repo, states: readonly ObjectId[]): Promise<ObjectId[]> {
+  if (!states.length) return [];
+  const out = await repo.git.text(["cat-file", "--batch-check=%(objectname) %(objecttype)"], { input: states.map((t) => `${t}:worktree\n`).join("") });
+  const trees = out.split("\n").flatMap((line) => (/^[0-9a-f]+ tree$/.test(line) ? [line.slice(0, line.indexOf(" "))] : []));
+  return [...new Set(trees)];
 }
 
 /**
