@@ -5,7 +5,7 @@
 // As few Git processes as the change needs: one diff-tree --stdin for both
 // comparisons, one cat-file for the previous parts, one diff-tree for HEAD.
 import { decodeBytes } from "./bytes.ts";
-import { decodeRefs, decodeStash, decodeState, type ObjectId, type OperationMarker, type RefLine, type StashEntry, type StateTree } from "./format.ts";
+import { decodeRefs, decodeStash, decodeState, encodeHead, encodeRefs, encodeStash, encodeState, type ObjectId, type OperationMarker, type RefLine, type StashEntry, type StateTree } from "./format.ts";
 import { ambiguousPaths, conflictPathsOf, parseNameStatus } from "./describe.ts";
 import { readObjects } from "./objects.ts";
 import { emptyTreeOf, type Repo } from "./repo.ts";
@@ -20,8 +20,30 @@ export interface PreviousParts {
   conflicts: string[];
 }
 
-/** The parts of a snapshot's tree the summary compares with, in one cat-file. */
+/**
+ * The parts of the state tree this process recorded last (rememberParts): the
+ * worker's next summary compares with them without reading them back. A tree
+ * id fixes its blobs, so the tree is the whole key.
+ */
+let recorded: { tree: ObjectId; parts: PreviousParts } | null = null;
+
+/** Keep the parts of a state just recorded as `tree`, as previousParts would read them back. */
+export function rememberParts(tree: ObjectId, state: StateTree): void {
+  recorded = {
+    tree,
+    parts: {
+      head: encodeHead(state.head),
+      refs: decodeRefs(encodeRefs(state.refs)),
+      stash: decodeStash(encodeStash(state.stash)),
+      markers: decodeState(encodeState(state.state)),
+      conflicts: conflictPathsOf(state.indexUnmerged),
+    },
+  };
+}
+
+/** The parts of a snapshot's tree the summary compares with, in one cat-file (none when this process recorded it last). */
 export async function previousParts(repo: Repo, prevTree: ObjectId): Promise<PreviousParts> {
+  if (recorded?.tree === prevTree) return recorded.parts;
   const [head, refs, stash, state, unmerged] = await readObjects(
     repo,
     ["HEAD", "refs", "stash", "state", "index-unmerged"].map((n) => `${prevTree}:${n}`),

@@ -4,7 +4,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cut, describeChange, operationMayBeInvolved, operationSummary, SUMMARY_WIDTH } from "./describe.ts";
-import { changeFacts, previousParts } from "./change-facts.ts";
+import { changeFacts, previousParts, rememberParts } from "./change-facts.ts";
 import { operationFacts } from "./operation.ts";
 import { fatal, refused } from "./errors.ts";
 import { commitText, commitsToKeep, encodeMessage, FORMAT_VERSION, groupsOf, headTrailer, reflogTrailer, isReadable, KEEP_DATE, KEEP_MESSAGE, MAX_PARENTS, MAX_SNAPSHOT_NUMBER, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, snapshotRef, type ObjectId, type ReflogEntry, type Snapshot, type SnapshotEntry, type SnapshotKind, type Trailers } from "./format.ts";
@@ -51,7 +51,12 @@ export function commandsNote(summary: string, commands: number): string {
 
 /** Steps 5 to 7: dedupe, commit, create the ref, enforce the limit. */
 export function commitCapture(repo: Repo, capture: LiveCapture, opts: RecordOptions): Promise<RecordOutcome> {
-  return phase("commit snapshot", () => commitState(repo, capture, opts));
+  return phase("commit snapshot", async () => {
+    const outcome = await commitState(repo, capture, opts);
+    // The next recording of this process (the worker's) words its summary against this state.
+    rememberParts(capture.tree, capture.state);
+    return outcome;
+  });
 }
 
 async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions): Promise<RecordOutcome> {

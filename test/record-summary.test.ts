@@ -97,3 +97,30 @@ describe("the reflog message", () => {
     expect(commitMessage(r, s.commit)).toContain(`\nUndo-Reflog: ${r.g("rev-parse", "HEAD")} commit: ${subject}\n`);
   });
 });
+
+describe("the previous snapshot's parts kept by the process that recorded it (core/change-facts.ts rememberParts)", () => {
+  test("are what reading them back from the tree gives: refs, a symbolic ref, HEAD, the stash, markers and conflicts", async () => {
+    const { rememberParts, previousParts } = await import("../core/change-facts.ts");
+    const { captureLive } = await import("../core/capture.ts");
+    const { openRepo } = await import("../core/repo.ts");
+    const r = makeRepo();
+    r.commit("one", { "a.c": "a\n" });
+    r.git(["tag", "-a", "-m", "annotated", "v1"]);
+    r.git(["symbolic-ref", "refs/heads/alias", "refs/heads/main"]);
+    r.write("a.c", "stashed\n");
+    r.git(["stash", "push", "-q", "-m", "a message"]);
+    r.git(["checkout", "-q", "-b", "other"]);
+    r.commit("other", { "a.c": "other\n" });
+    r.git(["checkout", "-q", "main"]);
+    r.commit("main", { "a.c": "main\n" });
+    r.git(["merge", "-q", "other"], { allowFail: true }); // a conflict in a.c, MERGE_HEAD
+    const repo = await openRepo({ cwd: r.dir, env: r.env });
+    const capture = await captureLive(repo);
+    expect(capture.state.state).toContain("MERGE_HEAD");
+    const read = await previousParts(repo, capture.tree);
+    expect(read.conflicts).toEqual(["a.c"]);
+    expect(read.stash.length).toBe(1);
+    rememberParts(capture.tree, capture.state);
+    expect(await previousParts(repo, capture.tree)).toEqual(read);
+  });
+});
