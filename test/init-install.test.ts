@@ -117,6 +117,10 @@ test("install.sh writes the command as a script naming the checkout, quotes and 
   const run = (file: string) => Bun.spawnSync({ cmd: [file, "--version"], cwd: home, env: { ...env, GIT_UNDO_BUN: process.execPath }, stdout: "pipe", stderr: "pipe" });
   const ok = run(command);
   expect({ code: ok.exitCode, out: ok.stdout.toString() }).toEqual({ code: 0, out: expect.stringMatching(/^git-undo \d/) });
+  // doctor takes the command for this toolkit's.
+  const repo = makeRepo();
+  const doc = Bun.spawnSync({ cmd: ["git", "undo", "doctor"], cwd: repo.dir, env: { ...repo.env, PATH: `${prefix}:${repo.env.PATH ?? process.env.PATH ?? ""}`, GIT_UNDO_BUN: process.execPath }, stdout: "pipe", stderr: "pipe" });
+  expect(doc.stdout.toString()).toContain(`'git undo' runs this toolkit (${command})`);
   // The checkout moved away: a clear error, not the shell's.
   const moved = join(home, "moved");
   writeFileSync(moved, readFileSync(command, "utf8").replace(/^git_undo_root=.*$/m, `git_undo_root='${join(home, "gone")}'`), { mode: 0o755 });

@@ -1,7 +1,7 @@
 // git undo doctor: is automatic recording set up, and would it work? Checks the
 // hooks folder, the hooks, the toolkit and Bun they start, the worker and its
 // last errors, and whether something else answers to `git undo`.
-import { accessSync, constants, existsSync, mkdirSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   CONFIG_HOOK,
@@ -54,6 +54,22 @@ const real = (p: string): string => {
     return p;
   }
 };
+
+/**
+ * The launcher a `git-undo` on PATH runs: the file itself (or its link's
+ * target), or, for the command install.sh writes (cli/write-command), the
+ * launcher of the toolkit it names in its `git_undo_root='...'` line.
+ */
+function launcherOf(file: string): string {
+  let text = "";
+  try {
+    if (statSync(file).size < 4096) text = readFileSync(file, "utf8");
+  } catch {
+    /* unreadable: taken as it is */
+  }
+  const named = /^git_undo_root='((?:[^']|'\\'')*)'$/m.exec(text);
+  return real(named ? join(named[1]!.replaceAll(`'\\''`, "'"), "cli", "git-undo") : file);
+}
 
 /** A lock held longer than this (seconds) is reported: no recording or restore takes that long. */
 const LOCK_STUCK_S = 120;
@@ -299,8 +315,8 @@ export const doctor: Command = {
     if (found === undefined) {
       if (aliasValue) bad(`'git undo' runs the alias undo = ${aliasValue}: no git-undo is on PATH (run ${join(TOOLKIT_ROOT, "install.sh")})`);
       else bad(`'git undo' finds no git-undo on PATH; run ${join(TOOLKIT_ROOT, "install.sh")}`);
-    } else if (real(found) !== ours) {
-      bad(`'git undo' runs ${found}${real(found) !== found ? ` (${real(found)})` : ""}, not this toolkit (${ours}); git-extras ships a git-undo of its own`);
+    } else if (launcherOf(found) !== ours) {
+      bad(`'git undo' runs ${found}${launcherOf(found) !== found ? ` (${launcherOf(found)})` : ""}, not this toolkit (${ours}); git-extras ships a git-undo of its own`);
     } else {
       ok(`'git undo' runs this toolkit (${found})`);
       if (aliasValue) note(`the alias undo = ${aliasValue} is shadowed by git-undo on PATH`);
