@@ -108,7 +108,8 @@ const bashDefines = await at(full)`bash -c ${`. '${join(full, COMPLETION.bash)}'
 if (bashDefines.stdout.trim() !== "_git_undo") fail("the bash completion defines no _git_undo");
 // The package ships the bundle, and it matches the sources installed beside it.
 const traced = await at(full)`env GIT_UNDO_TRACE=1 git-undo --version`;
-if (!traced.stderr.includes("phase start (Bun and modules, bundle)")) fail(`the installed git-undo does not start from its bundle: ${traced.stderr}`);
+// `bundle` or `bundle: <part>` (the part of the CLI the launcher picked for the command).
+if (!/phase start \(Bun and modules, bundle(: \w+)?\)/.test(traced.stderr)) fail(`the installed git-undo does not start from its bundle: ${traced.stderr}`);
 await useInstalled(full, "npm");
 
 // 2. --ignore-scripts, as locked-down setups install.
