@@ -4,7 +4,8 @@
 import { encodeHead, encodeRefs, encodeStash, encodeState, decodeUnmerged, unmergedBlobIds, type ObjectId, type ReflogEntry, type SnapshotEntry, type StateTree } from "./format.ts";
 import { decodeSnapshot, numberedRefs, ownOnly, readOwnSnapshots, type NumberedRef } from "./history.ts";
 import { KEEP_ENTRY, keepTree } from "./keep-entry.ts";
-import { withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
+import { blobId, treeId, withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
+import { encodeBytes } from "./bytes.ts";
 import { readJsonFile, replaceFile } from "./lock.ts";
 import { undoFile } from "./undo-files.ts";
 import { rereadConfig, type Repo } from "./repo.ts";
@@ -164,25 +165,38 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefState, indexPa
   const newestTree = sequence[sequence.length - 1]?.tree;
   const kept = keptBlobs(repo);
   const stored = new Set(kept && kept.tree === newestTree ? kept.blobs : []);
-  const written = writeBlobs(repo, scratch, blobs, stored);
-  written.catch(() => {}); // awaited below
+  // With trees the state may well be (a restore's target), its blobs are written
+  // only once the state is known not to be one of them; else at once, beside the files.
+  const writing = () => {
+    const w = writeBlobs(repo, scratch, blobs, stored);
+    w.catch(() => {}); // awaited below
+    return w;
+  };
+  let written = existingTrees.length ? null : writing();
   const keeping = keepTree(repo, scratch, state.refs, newestTree);
   keeping.catch(() => {}); // awaited below
   const parts = await indexParts.catch(async (e) => {
-    await Promise.all([written.catch(() => undefined), keeping.catch(() => undefined)]);
+    await Promise.all([written?.catch(() => undefined), keeping.catch(() => undefined)]);
     throw e;
   });
   if (parts.index !== undefined) state.index = parts.index;
   if (parts.indexUnmerged) state.indexUnmerged = parts.indexUnmerged;
   if (parts.worktree !== undefined) state.worktree = parts.worktree;
-  const [ids, keepPart] = await Promise.all([written, keeping]).catch(async (e) => {
-    await Promise.all([written.catch(() => undefined), keeping.catch(() => undefined)]);
+  const keepPart = await keeping.catch(async (e) => {
+    await written?.catch(() => undefined);
     throw e;
   });
-  if (state.indexUnmerged) ids.push(...(await writeBlobs(repo, scratch, [state.indexUnmerged])));
   if (keepPart.keep !== undefined) state.keep = keepPart.keep;
+  const trees = [...(newestTree ? [newestTree] : []), ...existingTrees];
+  const known = written ? null : knownStateTree(repo, state, blobs, trees);
   // Nothing changed since the newest snapshot (or the restore wrote its target): its tree, no mktree.
-  const { tree, entries } = await assembleStateTree(repo, state, ids, [...(newestTree ? [newestTree] : []), ...existingTrees]);
+  let assembled = known;
+  if (!assembled) {
+    const ids = await (written ??= writing());
+    if (state.indexUnmerged) ids.push(...(await writeBlobs(repo, scratch, [state.indexUnmerged])));
+    assembled = await assembleStateTree(repo, state, ids, trees);
+  }
+  const { tree, entries } = assembled;
   if (kept?.tree !== tree) keepBlobsOf(repo, tree, entries);
   keepPart.remember(tree);
   const capture = liveCapture(state, tree, sequence);
@@ -196,6 +210,16 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefState, indexPa
  * writes index-blobs (setting state.indexBlobs) and the tree itself.
  */
 export async function assembleStateTree(repo: Repo, state: StateTree, blobIds: readonly ObjectId[], existingTrees: readonly ObjectId[] = []): Promise<{ tree: ObjectId; entries: TreeEntry[] }> {
+  if (state.indexUnmerged) state.indexBlobs = await writeTree(repo, indexBlobEntries(state.indexUnmerged));
+  const entries = stateTreeEntries(state, blobIds);
+  return { tree: await writeTree(repo, entries, existingTrees), entries };
+}
+
+/** The index-blobs tree's entries: each blob the conflicts name, under its own id. */
+const indexBlobEntries = (unmerged: Uint8Array): TreeEntry[] => unmergedBlobIds(decodeUnmerged(unmerged)).map((oid) => ({ mode: MODE.file, type: "blob", oid, name: oid }));
+
+/** The state tree's entries, from its blobs' ids in the order assembleStateTree takes them (state.indexBlobs set when it has conflicts). */
+function stateTreeEntries(state: StateTree, blobIds: readonly ObjectId[]): TreeEntry[] {
   const ids = [...blobIds];
   const entries: TreeEntry[] = [];
   const blob = (name: string) => entries.push({ mode: MODE.file, type: "blob", oid: ids.shift()!, name });
@@ -207,16 +231,27 @@ export async function assembleStateTree(repo: Repo, state: StateTree, blobIds: r
   if (state.index !== undefined) subtree("index", state.index);
   if (state.indexUnmerged) {
     blob("index-unmerged");
-    const keep = unmergedBlobIds(decodeUnmerged(state.indexUnmerged));
-    state.indexBlobs = await writeTree(
-      repo,
-      keep.map((oid) => ({ mode: MODE.file, type: "blob", oid, name: oid })),
-    );
-    subtree("index-blobs", state.indexBlobs);
+    subtree("index-blobs", state.indexBlobs!);
   }
   if (state.worktree !== undefined) subtree("worktree", state.worktree);
   if (state.keep !== undefined) subtree(KEEP_ENTRY, state.keep);
-  return { tree: await writeTree(repo, entries, existingTrees), entries };
+  return entries;
+}
+
+/**
+ * The state tree worked out without Git, when it is one of `existing` (so it
+ * and every object in it are in the repository: its id commits to them all);
+ * null otherwise, and the caller writes it. Sets state.indexBlobs then.
+ */
+function knownStateTree(repo: Repo, state: StateTree, blobs: readonly (string | Uint8Array)[], existing: readonly ObjectId[]): { tree: ObjectId; entries: TreeEntry[] } | null {
+  const contents = state.indexUnmerged ? [...blobs, state.indexUnmerged] : blobs;
+  const ids = contents.map((c) => blobId(typeof c === "string" ? encodeBytes(c) : c, repo.objectFormat));
+  const indexBlobs = state.indexUnmerged ? treeId(indexBlobEntries(state.indexUnmerged), repo.objectFormat) : undefined;
+  const entries = stateTreeEntries(indexBlobs ? { ...state, indexBlobs } : state, ids);
+  const tree = treeId(entries, repo.objectFormat);
+  if (!existing.includes(tree)) return null;
+  if (indexBlobs) state.indexBlobs = indexBlobs;
+  return { tree, entries };
 }
 
 /**

@@ -56,6 +56,9 @@ describe("the plan made while the capture runs", () => {
     const after = await r.snapshotsIn();
     expect(after.length).toBe(before + 1);
     expect(after[0]!.kind).toBe("restore");
+    // The state it left is the target's, tree for tree: worked out, not written again.
+    expect(after[0]!.tree).toBe(after.find((s) => s.number === 1)!.tree);
+    expect(res.commands.filter((c) => /^(mktree|hash-object)\b/.test(c))).toEqual([]);
   });
 
   test("a file edited since (HEAD unmoved): the guess is dropped, the edit recorded first and kept", async () => {
