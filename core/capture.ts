@@ -187,14 +187,13 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefState, indexPa
     throw e;
   });
   if (keepPart.keep !== undefined) state.keep = keepPart.keep;
-  const trees = [...(newestTree ? [newestTree] : []), ...existingTrees];
-  const known = written ? null : knownStateTree(repo, state, blobs, trees);
-  // Nothing changed since the newest snapshot (or the restore wrote its target): its tree, no mktree.
-  let assembled = known;
-  if (!assembled) {
+  // Nothing changed since the newest snapshot (or the restore wrote its target): that tree, no Git.
+  let assembled = knownStateTree(repo, state, blobs, [...(newestTree ? [newestTree] : []), ...existingTrees]);
+  if (assembled) await written?.catch(() => undefined);
+  else {
     const ids = await (written ??= writing());
     if (state.indexUnmerged) ids.push(...(await writeBlobs(repo, scratch, [state.indexUnmerged])));
-    assembled = await assembleStateTree(repo, state, ids, trees);
+    assembled = await assembleStateTree(repo, state, ids);
   }
   const { tree, entries } = assembled;
   if (kept?.tree !== tree) keepBlobsOf(repo, tree, entries);
@@ -209,10 +208,10 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefState, indexPa
  * lists them (HEAD, refs, then stash, state and index-unmerged when present);
  * writes index-blobs (setting state.indexBlobs) and the tree itself.
  */
-export async function assembleStateTree(repo: Repo, state: StateTree, blobIds: readonly ObjectId[], existingTrees: readonly ObjectId[] = []): Promise<{ tree: ObjectId; entries: TreeEntry[] }> {
+export async function assembleStateTree(repo: Repo, state: StateTree, blobIds: readonly ObjectId[]): Promise<{ tree: ObjectId; entries: TreeEntry[] }> {
   if (state.indexUnmerged) state.indexBlobs = await writeTree(repo, indexBlobEntries(state.indexUnmerged));
   const entries = stateTreeEntries(state, blobIds);
-  return { tree: await writeTree(repo, entries, existingTrees), entries };
+  return { tree: await writeTree(repo, entries), entries };
 }
 
 /** The index-blobs tree's entries: each blob the conflicts name, under its own id. */

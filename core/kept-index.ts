@@ -565,9 +565,9 @@ async function followKept(
   // next recording can do without it. Not when status stands in for part of
   // the check (viaStatus), nor for a change in so many folders that reading
   // their rules would cost more than the check.
-  const moreRuleDirs = ruleDirs === null && !viaStatus ? foldersAbove(watched) : null;
-  const checkedDirs = ruleDirs ?? (moreRuleDirs && moreRuleDirs.length <= MAX_RULE_FOLDERS ? moreRuleDirs : null);
-  const checkedRules = ruleDirs ? rulesBefore : checkedDirs ? ignoreRulesDigest(repo, workTree, checkedDirs) : null;
+  const watchedDirs = ruleDirs || viaStatus ? null : foldersAbove(watched);
+  const checkedDirs = ruleDirs ?? (watchedDirs && watchedDirs.length <= MAX_RULE_FOLDERS ? watchedDirs : null);
+  const checkedRules = ruleDirs ? rulesBefore : checkedDirs && ignoreRulesDigest(repo, workTree, checkedDirs);
   const checkIgnored = (paths: readonly string[]) => {
     // "./" before each: check-ignore reads its input as pathspecs, and takes no
     // magic; a name like ":(glob)x" stays a name.

@@ -101,16 +101,8 @@ export interface TreeEntry {
   name: string;
 }
 
-/**
- * Write a tree with mktree (which sorts the entries itself). When its id, as
- * treeId works it out, is one of `existing` (trees known to be in the
- * repository), no Git runs: only bytes equal to that tree's give its id.
- */
-export async function writeTree(repo: Repo, entries: readonly TreeEntry[], existing: readonly ObjectId[] = []): Promise<ObjectId> {
-  if (existing.length) {
-    const id = treeId(entries, repo.objectFormat);
-    if (existing.includes(id)) return id;
-  }
+/** Write a tree with mktree (which sorts the entries itself). */
+export async function writeTree(repo: Repo, entries: readonly TreeEntry[]): Promise<ObjectId> {
   const input = entries.map((e) => `${e.mode} ${e.type} ${e.oid}\t${e.name}\n`).join("");
   return repo.git.line(["mktree"], { input });
 }
