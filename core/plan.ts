@@ -312,7 +312,7 @@ export async function addLineCounts(repo: Repo, plan: RestorePlan): Promise<void
  * beside its steps (it reads only snapshots and the target's commits).
  */
 export async function addOnlyLeft(repo: Repo, plan: RestorePlan, earlier: readonly SnapshotEntry[]): Promise<void> {
-  if (plan.worktree.mode === "merge") plan.onlyLeft = await onlyInLeft(repo, plan.worktree.files, plan.targetState, earlier);
+  if (plan.worktree.mode === "merge") plan.onlyLeft = await onlyInLeft(repo, plan.worktree.files, plan.from.state.worktree, plan.targetState, earlier);
 }
 
 /**
@@ -471,7 +471,7 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
   const blockers: Blocker[] = [];
   const worktree = planWorktree(repo, s, t, target, changes);
   // Which files only the state being left holds: its own cat-file, run beside the checks below.
-  const onlyLeft = opts.earlier && !opts.deferOnlyLeft && worktree.mode === "merge" ? onlyInLeft(repo, worktree.files, t, opts.earlier) : Promise.resolve([]);
+  const onlyLeft = opts.earlier && !opts.deferOnlyLeft && worktree.mode === "merge" ? onlyInLeft(repo, worktree.files, s.worktree, t, opts.earlier) : Promise.resolve([]);
   onlyLeft.catch(() => undefined); // awaited below; a refusal thrown first must not leave it unhandled
 
   // Spec step 2: refs, HEAD and the stash, and the objects they need.
@@ -793,69 +793,103 @@ function submodulesWithFiles(workTree: string, gitlinks: readonly FileChange[]):
     .map((f) => f.path);
 }
 
-/** Most lookups onlyInLeft asks one cat-file for (files times places); past it, a file counts as held only now. */
-const ONLY_LEFT_LOOKUPS = 20_000;
+/** Most snapshots onlyInLeft looks in, newest first; past them, a file counts as held only now. */
+const ONLY_LEFT_PLACES = 1000;
+/** Most paths onlyInLeft names to diff-tree; with more, it compares whole trees. */
+const ONLY_LEFT_PATHSPECS = 1000;
 
 /**
- * Where the target keeps files once it is restored, as `cat-file` prefixes
- * (`<commit>:`): the commits its HEAD, stash entries (their files, index and
- * untracked parts) and refs point at. A file the restore takes off disk is not
- * lost when one of these holds it (undoing a stash pop puts the entry back;
- * undoing a rebase leaves the branch it was rebased onto).
+ * Where the target keeps files once it is restored, as revisions: the commits
+ * its HEAD, stash entries (their files, index and untracked parts) and refs
+ * point at. A file the restore takes off disk is not lost when one of these
+ * holds it (undoing a stash pop puts the entry back; undoing a rebase leaves
+ * the branch it was rebased onto).
  */
 function targetCommits(t: StateTree): string[] {
   const commits: string[] = [];
-  if (t.head.kind === "detached") commits.push(`${t.head.commit}:`);
-  for (const e of t.stash) commits.push(`${e.commit}:`, `${e.commit}^2:`, `${e.commit}^3:`);
-  // HEAD's branch first: its commit is the one the user lands on.
-  const headRef = t.head.kind === "symbolic" ? t.head.target : null;
-  const refs = [...t.refs].sort((a, b) => Number(b.name === headRef) - Number(a.name === headRef));
-  for (const r of refs) {
+  if (t.head.kind === "detached") commits.push(t.head.commit);
+  for (const e of t.stash) commits.push(e.commit, `${e.commit}^2`, `${e.commit}^3`);
+  for (const r of t.refs) {
     const c = commitOf(r);
-    if (c) commits.push(`${c}:`);
+    if (c) commits.push(c);
   }
   return [...new Set(commits)];
 }
 
 /**
  * The files of a plan whose current content (what the restore removes or
- * replaces) is in none of the places it stays reachable: the target's commits
- * and stash entries (targetCommits), then `earlier`'s worktree records, newest
- * snapshots first, all in one `cat-file --batch-check`. Unsure means listed:
- * saying too much costs a line, saying too little loses track of work.
+ * replaces, as the left state's worktree tree `left` holds it) is in none of
+ * the places it stays reachable: `earlier`'s worktree records and the trees of
+ * the target's commits and stash entries (targetCommits). Unsure means
+ * listed: saying too much costs a line, saying too little loses track of work.
  */
-async function onlyInLeft(repo: Repo, files: readonly FileChange[], t: StateTree, earlier: readonly SnapshotEntry[]): Promise<string[]> {
+async function onlyInLeft(repo: Repo, files: readonly FileChange[], left: ObjectId | undefined, t: StateTree, earlier: readonly SnapshotEntry[]): Promise<string[]> {
   const zero = /^0+$/;
   const candidates = files.filter((f) => f.action !== "created" && f.oldMode !== MODE.gitlink && !zero.test(f.oldObject));
   if (!candidates.length) return [];
-  // A path with a newline cannot be asked for on cat-file's line-based input.
-  const askable = candidates.filter((f) => !f.raw.includes(10));
-  const snapshots = await worktreesOf(repo, [...new Set(earlier.map((e) => e.tree).reverse())]);
-  const places = [...targetCommits(t), ...snapshots.map((tree) => `${tree}:`)].slice(0, Math.max(1, Math.floor(ONLY_LEFT_LOOKUPS / Math.max(1, askable.length))));
+  // Names diff-tree prints as they are: no newline (its output is read by
+  // lines between pairs), and bytes that are UTF-8, so that the text is the name.
+  const askable = candidates.filter((f) => !f.raw.includes(10) && Buffer.from(f.path).equals(f.raw));
+  if (left === undefined || !askable.length) return candidates.map((f) => f.path);
+  const states = [...new Set(earlier.map((e) => e.tree).reverse())];
+  const places = await placeTrees(repo, states.slice(0, ONLY_LEFT_PLACES), targetCommits(t));
+  const content = new Map(askable.map((f) => [f.path, f.oldObject]));
   const held = new Set<string>();
-  if (askable.length && places.length) {
-    const lines: Buffer[] = [];
-    for (const place of places) for (const f of askable) lines.push(Buffer.from(place), Buffer.from(f.raw), Buffer.from("\n"));
-    const r = await repo.git.run(["cat-file", "--batch-check=%(objectname)"], { input: Buffer.concat(lines) });
-    const answers = new TextDecoder().decode(r.stdout).split("\n");
-    let i = 0;
-    for (let p = 0; p < places.length; p++) {
-      for (const f of askable) {
-        if (answers[i++] === f.oldObject) held.add(f.path);
-      }
-    }
+  for (const objects of await objectsAlong(repo, left, places, content)) {
+    for (const [path, object] of objects) if (object === content.get(path)) held.add(path);
   }
   return candidates.filter((f) => !held.has(f.path)).map((f) => f.path);
 }
 
 /**
- * The worktree trees of state trees, in their order, each once: a restore
- * snapshot has the worktree of the one it restored, a ref's change that of
- * the one before, and each is asked for once.
+ * What each of `trees` has at the paths of `start` (path to object, as the
+ * tree `from` has them), null where it has none; empty when Git's answer
+ * cannot be read. One diff-tree --stdin walks the chain from, trees[0],
+ * trees[1]...: each step says only what changed since the step before, and
+ * neighbouring snapshots share nearly every folder, which Git then skips.
  */
-async function worktreesOf(repo: Repo, states: readonly ObjectId[]): Promise<ObjectId[]> {
-  if (!states.length) return [];
-  const out = await repo.git.text(["cat-file", "--batch-check=%(objectname) %(objecttype)"], { input: states.map((t) => `${t}:worktree\n`).join("") });
+async function objectsAlong(repo: Repo, from: ObjectId, trees: readonly ObjectId[], start: ReadonlyMap<string, ObjectId>): Promise<Map<string, ObjectId | null>[]> {
+  if (!trees.length) return [];
+  const paths = [...start.keys()];
+  const pairs = trees.map((tree, i) => `${i ? trees[i - 1] : from} ${tree}\n`).join("");
+  const out = await repo.git.text(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", ...(paths.length <= ONLY_LEFT_PATHSPECS ? ["--", ...paths] : [])], {
+    input: pairs,
+    env: { GIT_LITERAL_PATHSPECS: "1" },
+  });
+  const steps: Map<string, ObjectId | null>[] = [];
+  let now = new Map<string, ObjectId | null>(start);
+  let i = 0;
+  while (i < out.length) {
+    const header = /^[0-9a-f]{40,64} [0-9a-f]{40,64}\n/.exec(out.slice(i, i + 140));
+    if (header) {
+      now = new Map(now);
+      steps.push(now);
+      i += header[0].length;
+      continue;
+    }
+    // ":<old mode> <new mode> <old id> <new id> <status>\0<path>\0"
+    const infoEnd = out.indexOf("\0", i);
+    const pathEnd = out.indexOf("\0", infoEnd + 1);
+    if (!steps.length || infoEnd < 0 || pathEnd < 0) return [];
+    const path = out.slice(infoEnd + 1, pathEnd);
+    const object = out.slice(i, infoEnd).split(" ")[3] ?? "";
+    if (now.has(path)) now.set(path, /^0+$/.test(object) ? null : object);
+    i = pathEnd + 1;
+  }
+  return steps.length === trees.length ? steps : [];
+}
+
+/**
+ * The worktree trees of the state trees `states`, then the trees of
+ * `commits` (revisions), in that order, each once, in one cat-file: a restore
+ * snapshot has the worktree of the one it restored, a ref's change that of
+ * the one before. A name that is no tree (a stash entry without untracked
+ * files has no third parent) is left out.
+ */
+async function placeTrees(repo: Repo, states: readonly ObjectId[], commits: readonly string[]): Promise<ObjectId[]> {
+  const names = [...states.map((t) => `${t}:worktree`), ...commits.map((c) => `${c}^{tree}`)];
+  if (!names.length) return [];
+  const out = await repo.git.text(["cat-file", "--batch-check=%(objectname) %(objecttype)"], { input: names.map((n) => `${n}\n`).join("") });
   const trees = out.split("\n").flatMap((line) => (/^[0-9a-f]+ tree$/.test(line) ? [line.slice(0, line.indexOf(" "))] : []));
   return [...new Set(trees)];
 }

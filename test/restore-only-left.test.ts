@@ -57,6 +57,32 @@ test("content nothing keeps is still named (a fresh edit, and a file no commit o
   expect(out).toMatch(/only the state left has these files: n\.txt, t\.txt; to get them back: git undo redo/);
 });
 
+test("content an older snapshot holds is found past newer ones that differ there, or have no such file", async () => {
+  // onlyInLeft follows each path from the state left through the snapshots,
+  // newest first, one step's changes at a time: a path that changed and came
+  // back, or went and came back, must still be matched with its older content.
+  const r = makeRepo();
+  r.commit("base", { "keep.txt": "k\n" });
+  r.write("a.txt", "X\n");
+  r.write("dir/b.txt", "P\n");
+  r.write("c.txt", "only now, never before\n");
+  await r.okIn("snapshot"); // #1: a = X, b = P
+  r.write("a.txt", "Y\n");
+  r.remove("dir/b.txt");
+  await r.okIn("snapshot"); // #2: a = Y, no b
+  r.write("a.txt", "Z\n");
+  r.write("dir/b.txt", "Q\n");
+  await r.okIn("snapshot"); // #3: a = Z, b = Q
+  r.write("a.txt", "X\n");
+  r.write("dir/b.txt", "P\n");
+  r.write("c.txt", "fresh\n");
+  await r.okIn("snapshot"); // #4: a and b as in #1; c as in no other
+  const out = await r.okIn("undo");
+  expect(out).toMatch(/only the state left has this file: c\.txt;/);
+  expect(r.read("a.txt")).toBe("Z\n");
+  expect(r.read("dir/b.txt")).toBe("Q\n");
+});
+
 describe("the way back, said before and after (issue #30.8)", () => {
   /** #1 to #8, one edit each; #8's content is in no earlier snapshot. */
   function eight(): TestRepo {
