@@ -794,7 +794,7 @@ function submodulesWithFiles(workTree: string, gitlinks: readonly FileChange[]):
 }
 
 /** Most snapshots onlyInLeft looks in, newest first; past them, a file counts as held only now. */
-const ONLY_LEFT_PLACES = 1000;
+const ONLY_LEFT_PLACES = 64;
 /** Most paths onlyInLeft names to diff-tree; with more, it compares whole trees. */
 const ONLY_LEFT_PATHSPECS = 1000;
 
