@@ -198,16 +198,19 @@ async function listUndoRefs(repo: Repo, prefix: string, newest?: number): Promis
 
 /**
  * Pack the snapshot refs (files storage). Loose, each is a file that every
- * listing of refs opens, the other refs' included: 5,000 of them cost a
- * recording 70 ms or more. `--include` (Git 2.42+) packs ours along with
- * what Git packs by default (tags, refs already packed), as `git gc` would;
- * older Gits refuse the option and their snapshot refs stay loose until the
- * user's next `git gc`. Never fails: a recording does not depend on it.
+ * listing of refs opens, the other refs' included: 1,000 of them cost a
+ * recording 40 ms or more. `--include` (Git 2.42+) packs ours along with
+ * what Git packs by default (tags, refs already packed); an older Git refuses
+ * the option, and packs them with `--all`, every ref, as `git gc` does (a
+ * branch packed reads and moves as before; Git waits for the lock of a ref
+ * being packed). Never fails: a recording does not depend on it.
  */
 export async function packSnapshotRefs(repo: Repo): Promise<void> {
   if (repo.refStorage !== "files") return; // reftable compacts its tables itself
-  // Refused (a lock held by the user's Git, an older Git): next time, or never.
-  await repo.git.succeeds(["pack-refs", "--include=refs/undo/*"]).catch(() => false);
+  // Refused (a lock held by the user's Git): next time.
+  for (const which of ["--include=refs/undo/*", "--all"]) {
+    if (await repo.git.succeeds(["pack-refs", which]).catch(() => false)) return;
+  }
 }
 
 /**
