@@ -9,7 +9,7 @@ import { phase } from "../trace.ts";
 import type { Repo } from "../repo.ts";
 import { seams } from "../seams.ts";
 
-import { type NextIndex, restoreIndex } from "./index-step.ts";
+import { type NextIndex, refreshNextIndex, restoreIndex } from "./index-step.ts";
 import { Journal, putRefsBack, refLine, setHead, setRef, storeStash, transaction } from "./journal.ts";
 import type { Step, StepContext, WorktreeOutcome } from "./types.ts";
 import { type MergeIndex, reserveSpace, restoreWorktree, rollbackWrites } from "./worktree.ts";
@@ -53,7 +53,8 @@ export interface ApplyRequest {
  *     undone there, before any other step ran;
  *   step 3, the refs (restoreRefs), then the symbolic refs and HEAD
  *     (restoreSymbolicRefs, restoreHead);
- *   step 5, the index (restoreIndex), built aside meanwhile;
+ *   step 5, the index (restoreIndex), built aside meanwhile and refreshed
+ *     beside the ref steps, once the files are written;
  *   step 6, the stash (restoreStash).
  * Exported for tests that change files between the capture and the merge.
  */
@@ -65,6 +66,7 @@ async function applySteps(repo: Repo, req: ApplyRequest): Promise<WorktreeOutcom
   const { plan, scratch, journal, nextIndex } = req;
   const moves = plan.refs.filter((m) => req.force || m.checkedOutIn === undefined);
   const T = plan.target.number;
+  let refreshed: Promise<NextIndex> | null = null;
   try {
     // Room for the rollback's ref, reflog and stash writes, set aside before
     // anything changes and given back as the rollback starts (reserveSpace).
@@ -82,19 +84,23 @@ async function applySteps(repo: Repo, req: ApplyRequest): Promise<WorktreeOutcom
     };
     const outcome = req.mergeIndex ? await restoreWorktree(step, req.mergeIndex, scratch) : { readFilesAgain: false, keptFolder: null };
     failAfter("worktree");
+    // The index's refresh reads only the files just written: beside the ref steps.
+    refreshed = nextIndex && nextIndex.then((next) => refreshNextIndex(repo, next));
+    refreshed?.catch(() => {}); // awaited below, or in finally
     await restoreRefs(step, moves.filter((m) => !m.symbolic));
     failAfter("refs");
     await restoreSymbolicRefs(step, moves.filter((m) => m.symbolic));
     failAfter("symbolic-refs");
     await restoreHead(step);
     failAfter("head");
-    if (nextIndex) await restoreIndex(step, await nextIndex, scratch);
+    if (refreshed) await restoreIndex(step, await refreshed, scratch);
     failAfter("index");
     await restoreStash(step);
     failAfter("stash");
     return outcome;
   } finally {
-    await nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
+    // No Git left writing into the scratch directory.
+    await Promise.all([nextIndex?.catch(() => undefined), refreshed?.catch(() => undefined)]);
   }
 }
 
