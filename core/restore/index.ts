@@ -137,10 +137,11 @@ interface PlanContext {
 /** The snapshots before the state being left (all of them when it is not recorded yet). */
 const earlierThan = (snaps: readonly SnapshotEntry[], from: StateSide) => snaps.filter((s) => from.number === null || s.number < from.number);
 
-/** A plan with what the steps need built aside: the merge's private index, and the next index (started, not awaited). */
+/** A plan with what the steps need built aside: the merge's private index and the next index (both started, not awaited). */
 interface ReadyPlan {
   plan: RestorePlan;
-  mergeIndex: MergeIndex | null;
+  /** Null on a plan with blockers, or when no file changes. */
+  mergeIndex: Promise<MergeIndex | null>;
   /** Null on a dry run, a plan with blockers, or when an operation is to be ended first (it can change the index). */
   nextIndex: Promise<NextIndex> | null;
 }
@@ -163,15 +164,17 @@ async function fullPlan(repo: Repo, scratch: string, from: StateSide, target: Sn
   }
   // A dry run asks the merge whether it would go through. A real restore lets the
   // merge itself decide, first of all steps: it checks every path before writing.
-  if (opts.dryRun) return { plan, mergeIndex: await checkWorktree(repo, scratch, plan), nextIndex: null };
+  if (opts.dryRun) return { plan, mergeIndex: Promise.resolve(await checkWorktree(repo, scratch, plan)), nextIndex: null };
+  // A plan with blockers is refused: nothing is built for it (nor any file linked).
   const nextIndex = plan.blockers.length || (plan.operations.length && opts.force) ? null : startNextIndex(repo, scratch, plan);
-  const merging = plan.worktree.mode === "merge" && !plan.blockers.some((b) => b.kind === "missing-objects");
-  try {
-    return { plan, mergeIndex: merging ? await mergeIndexFor(repo, scratch, plan, { keepFiles: true }) : null, nextIndex };
-  } catch (e) {
-    await nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
-    throw e;
-  }
+  const mergeIndex = plan.worktree.mode === "merge" && !plan.blockers.length ? mergeIndexFor(repo, scratch, plan, { keepFiles: true }) : Promise.resolve(null);
+  mergeIndex.catch(() => {}); // awaited by whoever takes the plan, or settled (settleReady)
+  return { plan, mergeIndex, nextIndex };
+}
+
+/** Wait for what a plan's indexes still run in the scratch directory, when the plan is not used or fails. */
+async function settleReady(ready: ReadyPlan | null): Promise<void> {
+  await Promise.all([ready?.mergeIndex.catch(() => undefined), ready?.nextIndex?.catch(() => undefined)]);
 }
 
 /**
@@ -236,7 +239,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
   undoRefs.catch(() => {}); // awaited by both
   const early = planOnLatest(repo, scratch, request, { opts, holdsIndexLock }, undoRefs).catch(() => null);
   const capture = await captureLive(repo, { lockHeld: true, undoRefs }).catch(async (e) => {
-    await settleEarly(await early);
+    await settleReady(await early);
     throw e;
   });
   const guess = await early;
@@ -257,14 +260,14 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
       ready = guess;
       ready.plan.from = from; // the same state: the capture's own reading of it
     } else {
-      await settleEarly(guess);
+      await settleReady(guess);
       ready = await fullPlan(repo, scratch, from, target, { opts, holdsIndexLock, snaps: snapsNow, composed });
     }
   } catch (e) {
-    await settleEarly(guess);
+    await settleReady(guess);
     throw e;
   }
-  let { plan, mergeIndex, nextIndex } = ready;
+  let { plan, nextIndex } = ready;
   const result: RestoreResult = {
     plan,
     dryRun: Boolean(opts.dryRun),
@@ -282,7 +285,22 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     result.goBack = waysBack(capture.snapshots, from, target, composed !== null);
     return result;
   }
-  if (plan.blockers.length) throw refusal(plan.blockers);
+  if (plan.blockers.length) {
+    await settleReady(ready);
+    throw refusal(plan.blockers);
+  }
+  // Which files only the state left holds: for the report only, and read from
+  // snapshots and the target's commits, which no step changes; from now on,
+  // beside the steps (with a long history it is the restore's longest read).
+  let onlyLeft = addOnlyLeft(repo, plan, earlierThan(snapsNow, plan.from));
+  onlyLeft.catch(() => {}); // awaited with the line counts
+  let mergeIndex: MergeIndex | null;
+  try {
+    mergeIndex = await ready.mergeIndex;
+  } catch (e) {
+    await settleReady(ready);
+    throw e;
+  }
 
   const journal = new Journal();
   const guard = opts.guard?.holdInterruptions() ?? (() => {});
@@ -315,21 +333,27 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
         composed = await composeTarget(repo, scratch, request, after.snapshots, after);
         if (composed) target = composed.target;
         snapsNow = after.snapshots;
-        ({ plan, mergeIndex, nextIndex } = await fullPlan(repo, scratch, { number: fromNumber, tree: after.tree, state: after.state }, target, { opts, holdsIndexLock, snaps: snapsNow, composed }));
+        const again = await fullPlan(repo, scratch, { number: fromNumber, tree: after.tree, state: after.state }, target, { opts, holdsIndexLock, snaps: snapsNow, composed });
+        ({ plan, nextIndex } = again);
         result.plan = plan;
         if (plan.blockers.length) throw refusal(plan.blockers);
+        mergeIndex = await again.mergeIndex;
+        const before = onlyLeft;
+        onlyLeft = before.then(() => addOnlyLeft(repo, plan, earlierThan(snapsNow, plan.from)));
+        onlyLeft.catch(() => {});
       }
     }
 
     nextIndex ??= startNextIndex(repo, scratch, plan);
     await writeBackTags(repo, scratch, plan);
     const applying = applyPlan(repo, { plan, scratch, mergeIndex, force: Boolean(opts.force), journal, nextIndex });
-    // Both only fill the report (none shown when they fail) and read only objects no step
-    // changes. Started from a timer, which fires once the steps' first Git process is
-    // running: starting a process holds this thread for a millisecond or more.
+    // The line counts only fill the report (none shown when they fail) and read only objects
+    // no step changes. Started from a timer, which fires once the steps' first Git process
+    // is running: starting a process holds this thread for a millisecond or more.
     const planNow = plan;
+    const leftNow = onlyLeft;
     const counting = new Promise<void>((done) =>
-      setTimeout(() => void Promise.all([addLineCounts(repo, planNow), addOnlyLeft(repo, planNow, earlierThan(snapsNow, planNow.from))]).then(() => done(), () => done()), 0),
+      setTimeout(() => void Promise.all([addLineCounts(repo, planNow), leftNow]).then(() => done(), () => done()), 0),
     );
     const applied = await applying;
 
@@ -364,11 +388,6 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     await nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
     guard();
   }
-}
-
-/** Wait for what a guess that is not taken still runs in the scratch directory. */
-async function settleEarly(guess: EarlyPlan | null): Promise<void> {
-  await guess?.nextIndex?.catch(() => undefined);
 }
 
 /**
