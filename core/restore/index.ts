@@ -294,11 +294,14 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
   // beside the steps (with a long history it is the restore's longest read).
   let onlyLeft = addOnlyLeft(repo, plan, earlierThan(snapsNow, plan.from));
   onlyLeft.catch(() => {}); // awaited with the line counts
+  // A state not recorded yet is recorded first: beside the merge index, which it does not touch.
+  const recordingFirst = latest ? null : commitCapture(repo, capture, { kind: "change" });
+  recordingFirst?.catch(() => {}); // awaited below
   let mergeIndex: MergeIndex | null;
   try {
     mergeIndex = await ready.mergeIndex;
   } catch (e) {
-    await settleReady(ready);
+    await Promise.all([settleReady(ready), recordingFirst?.catch(() => undefined)]);
     throw e;
   }
 
@@ -307,7 +310,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
   try {
     let fromNumber = latest?.number ?? null;
     if (fromNumber === null) {
-      const made = await commitCapture(repo, capture, { kind: "change" });
+      const made = await (recordingFirst ?? commitCapture(repo, capture, { kind: "change" }));
       if (made.created) {
         result.recordedFirst = made.snapshot;
         fromNumber = made.snapshot.number;
