@@ -600,10 +600,33 @@ async function followKept(
   const allChecked = !watchedSet || changed.every((p) => watchedSet.has(p));
   const ignoreRules = checkedDirs && checkedRules !== null && allChecked && ignoreRulesDigest(repo, workTree, checkedDirs) === checkedRules ? checkedRules : null;
   const worktree = writing ? await writing : kept.worktree;
+  // The list only grows (an edit, then its commit, leaves the path listed), and
+  // every recording reads the rules above each path and looks at it on disk:
+  // once it has grown past PRUNE_ABOVE, it is cut to where the two indexes
+  // differ now. Their trees say where, exactly; a path missing from the list
+  // (which cannot be) leaves the list as it is. The rules are read afresh for
+  // the shorter list: check-ignore runs once more.
+  const exact = paths.length > PRUNE_ABOVE && paths.length > kept.paths.length ? await pathsDiffering(repo, moved.index, worktree, paths) : null;
   return {
     capture: { index: moved.index, worktree, leftOut: updated.value.leftOut },
-    kept: { ...kept, realIndex, realFile: real.identity, index: moved.index, worktree, paths, ignoreRules },
+    kept: { ...kept, realIndex, realFile: real.identity, index: moved.index, worktree, paths: exact ?? paths, ignoreRules: exact ? null : ignoreRules },
   };
+}
+
+/** Past this many listed paths, the kept index's list is cut to where the two indexes differ (followKept). */
+const PRUNE_ABOVE = 128;
+
+/**
+ * The paths where the trees `index` (the real index's) and `worktree` (the
+ * kept index's) differ, when all are among `listed`; null otherwise, or when a
+ * name is not UTF-8 (the list holds text).
+ */
+async function pathsDiffering(repo: Repo, index: ObjectId, worktree: ObjectId, listed: readonly string[]): Promise<string[] | null> {
+  const r = await repo.git.run(["diff-tree", "-r", "-z", "--name-only", "--no-renames", index, worktree], { okExit: [128] });
+  if (r.exitCode !== 0) return null;
+  const known = new Set(listed);
+  const paths = decodeBytes(r.stdout).split("\0").filter(Boolean);
+  return paths.every((p) => known.has(p) && !hasEscapedBytes(p)) ? paths : null;
 }
 
 /**

@@ -38,7 +38,7 @@ export function traceStart(env: Readonly<Record<string, string | undefined>>): v
 
 /** The command has ended: the total time and Git processes, when traced. */
 export function traceEnd(): void {
-  if (enabled && lines > 0) writeSync(2, `git-undo trace: ${performance.now().toFixed(1)} ms in all, ${gitProcesses} Git processes\n`);
+  if (enabled && lines > 0) { const u = process.cpuUsage(); writeSync(2, `git-undo trace: ${performance.now().toFixed(1)} ms in all, ${gitProcesses} Git processes, bun cpu user ${(u.user/1000).toFixed(1)} sys ${(u.system/1000).toFixed(1)}\n`); }
   enabled = false;
 }
 

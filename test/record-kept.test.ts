@@ -419,6 +419,36 @@ describe("the kept index's untracked cache and split index", () => {
   });
 });
 
+describe("the kept index's list of paths where the two indexes may differ", () => {
+  const listed = (r: TestRepo): string[] => (JSON.parse(readFileSync(join(r.gitDir(), "undo", "worktree-index.json"), "utf8")) as { paths: string[] }).paths;
+
+  test("grown past 128 by paths since committed, it is cut to where they differ now; the recordings stay those of a fresh copy", async () => {
+    const r = makeRepo();
+    r.write(".gitignore", "*.log\n");
+    r.commit("base", { "src/a.c": "a\n" });
+    for (let i = 0; i < 150; i++) r.write(`gen/f${i}.txt`, `${i}\n`);
+    await recordAndCompare(r); // a fresh copy: the 150 untracked files are listed
+    expect(listed(r).length).toBe(150);
+    r.git(["add", "gen"]);
+    r.git(["commit", "-q", "-m", "gen"]);
+    expect((await recordAndCompare(r)).fromKept).toBe(true); // the commit: the two indexes now agree on gen/
+    expect(listed(r).length).toBe(150);
+    r.write("src/a.c", "edited\n");
+    r.write("notes.txt", "new\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    expect(listed(r).sort()).toEqual(["notes.txt", "src/a.c"]);
+    // The rules are read again for the shorter list: checked once, then kept.
+    expect(await recordAndCompare(r)).toEqual({ fromKept: true, checkedIgnores: true });
+    expect(await recordAndCompare(r)).toEqual({ fromKept: true, checkedIgnores: false });
+    // A path cut from the list is followed again when it changes.
+    r.write("gen/f7.txt", "edited\n");
+    r.write("gen/f8.log", "ignored\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    expect(listed(r)).toContain("gen/f7.txt");
+    expect(listed(r)).not.toContain("gen/f8.log");
+  });
+});
+
 describe("worktreeChanges", () => {
   const parse = (s: string) => worktreeChanges(Buffer.from(s))?.map((p) => Buffer.from(p).toString());
   test("the paths add -A changes; staged-only entries and headers skipped; conflicts refused", () => {
