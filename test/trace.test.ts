@@ -20,7 +20,7 @@ test("GIT_UNDO_TRACE=1 lists each Git process and each phase with its time and e
   expect(lines[0]).toMatch(/^git-undo trace: @0\.0 \d+\.\d ms {2}phase start \(Bun and modules, (bundle|sources)\)$/);
   for (const name of ["load list", "open repository", "read snapshots"]) expect(lines.some((l) => l.endsWith(`  phase ${name}`))).toBe(true);
   const gitLines = lines.filter((l) => / ms {2}git /.test(l)).length;
-  expect(lines.at(-1)).toMatch(new RegExp(`^git-undo trace: \\d+\\.\\d ms in all, ${gitLines} Git processes$`));
+  expect(lines.at(-1)).toMatch(new RegExp(`^git-undo trace: \\d+\\.\\d ms in all, ${gitLines} Git processes, \\d+\\.\\d ms CPU in this process$`));
   expect(r.undo(["list"], { env: { GIT_UNDO_TRACE: "0" } }).stderr).toBe("");
 });
 
