@@ -11,7 +11,7 @@ import { snapshotNumber, type ObjectId, type RefLine } from "./format.ts";
 import { decodeBytes } from "./bytes.ts";
 import { GitError } from "./git.ts";
 import { forgetRefWriter, killedRefWriteStart } from "./lock.ts";
-import type { Repo } from "./repo.ts";
+import { gitBool, type Repo } from "./repo.ts";
 import { snapshotCommits, type ListedRef, type SnapshotRef } from "./snapshot-commits.ts";
 import { peelTags } from "./tag-peels.ts";
 import { phase } from "./trace.ts";
@@ -203,10 +203,13 @@ async function listUndoRefs(repo: Repo, prefix: string, newest?: number): Promis
  * what Git packs by default (tags, refs already packed); an older Git refuses
  * the option, and packs them with `--all`, every ref, as `git gc` does (a
  * branch packed reads and moves as before; Git waits for the lock of a ref
- * being packed). Never fails: a recording does not depend on it.
+ * being packed). Not where gc.packRefs says `git gc` must not pack refs.
+ * Never fails: a recording does not depend on it.
  */
 export async function packSnapshotRefs(repo: Repo): Promise<void> {
   if (repo.refStorage !== "files") return; // reftable compacts its tables itself
+  const setting = repo.settings.get("gc.packrefs");
+  if (setting !== undefined && (gitBool(setting) === false || (repo.bare && setting?.trim().toLowerCase() === "notbare"))) return;
   // Refused (a lock held by the user's Git): next time.
   for (const which of ["--include=refs/undo/*", "--all"]) {
     if (await repo.git.succeeds(["pack-refs", which]).catch(() => false)) return;

@@ -1,9 +1,10 @@
 // Packing the snapshot refs (core/refs.ts packSnapshotRefs, every hundredth
 // recording): loose, each is a file every listing of refs opens. Git 2.42+
 // packs them by `--include`; an older Git refuses that option and packs every
-// ref with `--all`, as `git gc` does. Either way no ref moves or goes.
+// ref with `--all`, as `git gc` does. Either way no ref moves or goes; and
+// where gc.packRefs tells git gc not to pack refs, nothing is packed.
 import { expect, test } from "bun:test";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { packSnapshotRefs } from "../core/refs.ts";
 import { openRepo } from "../core/repo.ts";
@@ -43,4 +44,20 @@ test("the snapshot refs end up packed, and every ref (branches, tags, snapshots)
   r.write("a.txt", "5\n");
   await r.okIn("snapshot");
   expect((await r.snapshotsIn()).map((s) => s.number)).toEqual([4, 3, 2, 1]);
+});
+
+test("gc.packRefs=false: nothing is packed, the snapshot refs stay loose files", async () => {
+  const r = makeRepo();
+  r.commit("base", { "a.txt": "1\n" });
+  r.git(["config", "gc.packRefs", "false"]);
+  for (let i = 2; i <= 3; i++) {
+    r.write("a.txt", `${i}\n`);
+    await r.okIn("snapshot");
+  }
+  if (refFormatOf(r) !== "files") return; // reftable has no loose refs
+  const before = filesUnder(join(r.gitDir(), "refs", "undo"));
+  expect(before.length).toBe(2);
+  await packSnapshotRefs(await openRepo(r.at()));
+  expect(filesUnder(join(r.gitDir(), "refs", "undo"))).toEqual(before);
+  expect(existsSync(join(r.gitDir(), "packed-refs")) ? readFileSync(join(r.gitDir(), "packed-refs"), "utf8") : "").not.toContain("refs/undo/");
 });
