@@ -793,7 +793,11 @@ function submodulesWithFiles(workTree: string, gitlinks: readonly FileChange[]):
     .map((f) => f.path);
 }
 
-/** Most snapshots onlyInLeft looks in, newest first; past them, a file counts as held only now. */
+/**
+ * Most snapshots onlyInLeft looks in, newest first, and most of the target's
+ * commits (HEAD's and the stash's first, then branches); past them, a file
+ * counts as held only now.
+ */
 const ONLY_LEFT_PLACES = 64;
 /** Most paths onlyInLeft names to diff-tree; with more, it compares whole trees. */
 const ONLY_LEFT_PATHSPECS = 1000;
@@ -808,8 +812,14 @@ const ONLY_LEFT_PATHSPECS = 1000;
 function targetCommits(t: StateTree): string[] {
   const commits: string[] = [];
   if (t.head.kind === "detached") commits.push(t.head.commit);
+  // HEAD's branch, then the stash, then the other branches, then the rest (tags...): the likeliest first.
+  const headRef = t.head.kind === "symbolic" ? t.head.target : null;
+  const rank = (name: string) => (name === headRef ? 0 : name.startsWith("refs/heads/") ? 1 : 2);
+  const refs = [...t.refs].sort((a, b) => rank(a.name) - rank(b.name));
+  const head = refs.length && rank(refs[0]!.name) === 0 ? commitOf(refs[0]!) : null;
+  if (head) commits.push(head);
   for (const e of t.stash) commits.push(e.commit, `${e.commit}^2`, `${e.commit}^3`);
-  for (const r of t.refs) {
+  for (const r of refs) {
     const c = commitOf(r);
     if (c) commits.push(c);
   }
@@ -832,7 +842,7 @@ async function onlyInLeft(repo: Repo, files: readonly FileChange[], left: Object
   const askable = candidates.filter((f) => !f.raw.includes(10) && Buffer.from(f.path).equals(f.raw));
   if (left === undefined || !askable.length) return candidates.map((f) => f.path);
   const states = [...new Set(earlier.map((e) => e.tree).reverse())];
-  const places = await placeTrees(repo, states.slice(0, ONLY_LEFT_PLACES), targetCommits(t));
+  const places = await placeTrees(repo, states.slice(0, ONLY_LEFT_PLACES), targetCommits(t).slice(0, ONLY_LEFT_PLACES));
   const content = new Map(askable.map((f) => [f.path, f.oldObject]));
   const held = new Set<string>();
   for (const objects of await objectsAlong(repo, left, places, content)) {
