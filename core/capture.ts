@@ -136,12 +136,13 @@ export type IndexParts = Pick<StateTree, "index" | "indexUnmerged" | "worktree">
  * the index and working-tree parts the restore itself wrote (known by
  * construction, so the files need not be read again).
  */
-export function captureWith(repo: Repo, parts: IndexParts, target: ObjectId, configDigest?: string): Promise<LiveCapture> {
-  return phase("capture after restore", () => captureRefsWith(repo, parts, target, configDigest));
+export function captureWith(repo: Repo, parts: IndexParts, target: ObjectId, configDigest?: string, refs?: Promise<RefState>): Promise<LiveCapture> {
+  return phase("capture after restore", () => captureRefsWith(repo, parts, target, configDigest, refs));
 }
 
-async function captureRefsWith(repo: Repo, parts: IndexParts, target: ObjectId, configDigest?: string): Promise<LiveCapture> {
-  const capture = await withScratch(repo, async (scratch) => buildCapture(repo, scratch, await readRefState(repo), Promise.resolve(parts), [target]));
+/** `refs`: the ref storage read already, once nothing that the restore still did could change it. */
+async function captureRefsWith(repo: Repo, parts: IndexParts, target: ObjectId, configDigest?: string, refs?: Promise<RefState>): Promise<LiveCapture> {
+  const capture = await withScratch(repo, async (scratch) => buildCapture(repo, scratch, await (refs ?? readRefState(repo)), Promise.resolve(parts), [target]));
   if (configDigest !== undefined) capture.configDigest = configDigest;
   return capture;
 }

@@ -8,6 +8,7 @@ import type { RefMove, RestorePlan } from "../plan.ts";
 import { phase } from "../trace.ts";
 import type { Repo } from "../repo.ts";
 import { seams } from "../seams.ts";
+import { readRefState, type RefState } from "../ref-store.ts";
 
 import { type NextIndex, refreshNextIndex, restoreIndex } from "./index-step.ts";
 import { Journal, putRefsBack, refLine, setHead, setRef, storeStash, transaction } from "./journal.ts";
@@ -58,15 +59,25 @@ export interface ApplyRequest {
  *   step 6, the stash (restoreStash).
  * Exported for tests that change files between the capture and the merge.
  */
-export function applyPlan(repo: Repo, req: ApplyRequest): Promise<WorktreeOutcome> {
+export function applyPlan(repo: Repo, req: ApplyRequest): Promise<ApplyOutcome> {
   return phase("apply", () => applySteps(repo, req));
 }
 
-async function applySteps(repo: Repo, req: ApplyRequest): Promise<WorktreeOutcome> {
+/** What the steps leave for the restore snapshot. */
+export interface ApplyOutcome extends WorktreeOutcome {
+  /**
+   * The ref storage as the steps left it, read beside the index step when no
+   * stash step follows (the index step moves no ref); null: read it now.
+   */
+  refsAfter: Promise<RefState> | null;
+}
+
+async function applySteps(repo: Repo, req: ApplyRequest): Promise<ApplyOutcome> {
   const { plan, scratch, journal, nextIndex } = req;
   const moves = plan.refs.filter((m) => req.force || m.checkedOutIn === undefined);
   const T = plan.target.number;
   let refreshed: Promise<NextIndex> | null = null;
+  let refsAfter: Promise<RefState> | null = null;
   try {
     // Room for the rollback's ref, reflog and stash writes, set aside before
     // anything changes and given back as the rollback starts (reserveSpace).
@@ -93,11 +104,17 @@ async function applySteps(repo: Repo, req: ApplyRequest): Promise<WorktreeOutcom
     failAfter("symbolic-refs");
     await restoreHead(step);
     failAfter("head");
+    // The refs are where the restore puts them, unless the stash step follows: read them now.
+    refsAfter = plan.stash ? null : readRefState(repo);
+    refsAfter?.catch(() => {}); // awaited by the restore snapshot, or left with the failure
     if (refreshed) await restoreIndex(step, await refreshed, scratch);
     failAfter("index");
     await restoreStash(step);
     failAfter("stash");
-    return outcome;
+    return { ...outcome, refsAfter };
+  } catch (e) {
+    await refsAfter?.catch(() => undefined); // no Git left reading while the rollback writes
+    throw e;
   } finally {
     // No Git left writing into the scratch directory.
     await Promise.all([nextIndex?.catch(() => undefined), refreshed?.catch(() => undefined)]);

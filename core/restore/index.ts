@@ -363,7 +363,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     const merged = plan.worktree.mode === "merge" && mergeIndex !== null;
     result.keptFolder = applied.keptFolder;
     // The configuration read for the first capture (the same process) keys the committer's kept answer.
-    const recorded = await captureWith(repo, await partsAfter(repo, scratch, plan, merged, applied.readFilesAgain), target.tree, capture.configDigest);
+    const recorded = await captureWith(repo, await partsAfter(repo, scratch, plan, merged, applied.readFilesAgain), target.tree, capture.configDigest, applied.refsAfter ?? undefined);
     // A partial restore or a revert makes a new state: a change, which plain `git undo` undoes.
     const made = await commitCapture(
       repo,
