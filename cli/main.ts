@@ -10,6 +10,7 @@ import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
 import { onRepoOpened } from "../core/repo.ts";
 import { resetConfigWarnings, warnConfigProblems } from "./config-words.ts";
+import { jitForShortLife } from "./jit-policy.ts";
 import { phase, traceEnd, traceStart } from "../core/trace.ts";
 import { seamsFromEnv } from "../core/seams.ts";
 import { endPager, resetPager, takePagerOptions } from "./pager.ts";
@@ -248,4 +249,7 @@ export async function run(argv: string[]): Promise<never> {
 
 // A bundle older than the sources hands over to them (core/bundle.ts).
 // No top-level await: the bundle is CommonJS (build/bundle.ts); run() ends the process.
-if (import.meta.main) void runEntry("cli", process.argv.slice(2), run);
+if (import.meta.main) {
+  jitForShortLife();
+  void runEntry("cli", process.argv.slice(2), run);
+}

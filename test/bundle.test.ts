@@ -130,6 +130,9 @@ test("the launcher starts the part of the bundle holding the command; a part hol
     expect(readFileSync(join(dist, `${part}.js`), "utf8")).not.toContain("Ctrl-R");
     expect(existsSync(join(dist, `${part}.js.jsc`))).toBe(true);
   }
+  // Every start of a command makes the JIT reluctant (cli/jit-policy.ts); the worker, which lives on, does not.
+  for (const file of ["main", "restore", "snapshot", "list"]) expect(readFileSync(join(dist, `${file}.js`), "utf8")).toContain("setJITPolicy");
+  expect(readFileSync(join(toolkit, "dist", "worker", "main.js"), "utf8")).not.toContain("setJITPolicy");
   // Given a command it does not hold, a part hands over to the whole bundle in the same process: the same output.
   const viaWhole = starts(toolkit, ["list"], r.dir, r.env, join(dist, "main.js"));
   const handedOver = starts(toolkit, ["list"], r.dir, r.env, join(dist, "snapshot.js"));
