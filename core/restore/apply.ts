@@ -10,7 +10,7 @@ import type { Repo } from "../repo.ts";
 import { seams } from "../seams.ts";
 import { readRefState, type RefState } from "../ref-store.ts";
 
-import { type NextIndex, refreshNextIndex, restoreIndex } from "./index-step.ts";
+import { type NextIndex, restoreIndex } from "./index-step.ts";
 import { Journal, putRefsBack, refLine, setHead, setRef, storeStash, transaction } from "./journal.ts";
 import type { Step, StepContext, WorktreeOutcome } from "./types.ts";
 import { type MergeIndex, reserveSpace, restoreWorktree, rollbackWrites } from "./worktree.ts";
@@ -54,8 +54,7 @@ export interface ApplyRequest {
  *     undone there, before any other step ran;
  *   step 3, the refs (restoreRefs), then the symbolic refs and HEAD
  *     (restoreSymbolicRefs, restoreHead);
- *   step 5, the index (restoreIndex), built aside meanwhile and refreshed
- *     beside the ref steps, once the files are written;
+ *   step 5, the index (restoreIndex), built aside meanwhile;
  *   step 6, the stash (restoreStash).
  * Exported for tests that change files between the capture and the merge.
  */
@@ -76,7 +75,6 @@ async function applySteps(repo: Repo, req: ApplyRequest): Promise<ApplyOutcome> 
   const { plan, scratch, journal, nextIndex } = req;
   const moves = plan.refs.filter((m) => req.force || m.checkedOutIn === undefined);
   const T = plan.target.number;
-  let refreshed: Promise<NextIndex> | null = null;
   let refsAfter: Promise<RefState> | null = null;
   try {
     // Room for the rollback's ref, reflog and stash writes, set aside before
@@ -95,9 +93,6 @@ async function applySteps(repo: Repo, req: ApplyRequest): Promise<ApplyOutcome> 
     };
     const outcome = req.mergeIndex ? await restoreWorktree(step, req.mergeIndex, scratch) : { readFilesAgain: false, keptFolder: null };
     failAfter("worktree");
-    // The index's refresh reads only the files just written: beside the ref steps.
-    refreshed = nextIndex && nextIndex.then((next) => refreshNextIndex(repo, next));
-    refreshed?.catch(() => {}); // awaited below, or in finally
     await restoreRefs(step, moves.filter((m) => !m.symbolic));
     failAfter("refs");
     await restoreSymbolicRefs(step, moves.filter((m) => m.symbolic));
@@ -107,7 +102,7 @@ async function applySteps(repo: Repo, req: ApplyRequest): Promise<ApplyOutcome> 
     // The refs are where the restore puts them, unless the stash step follows: read them now.
     refsAfter = plan.stash ? null : readRefState(repo);
     refsAfter?.catch(() => {}); // awaited by the restore snapshot, or left with the failure
-    if (refreshed) await restoreIndex(step, await refreshed, scratch);
+    if (nextIndex) await restoreIndex(step, await nextIndex, scratch);
     failAfter("index");
     await restoreStash(step);
     failAfter("stash");
@@ -116,8 +111,7 @@ async function applySteps(repo: Repo, req: ApplyRequest): Promise<ApplyOutcome> 
     await refsAfter?.catch(() => undefined); // no Git left reading while the rollback writes
     throw e;
   } finally {
-    // No Git left writing into the scratch directory.
-    await Promise.all([nextIndex?.catch(() => undefined), refreshed?.catch(() => undefined)]);
+    await nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
   }
 }
 

@@ -59,18 +59,9 @@ export function startNextIndex(repo: Repo, scratch: string, plan: RestorePlan): 
   return building;
 }
 
-/**
- * Step 5's refresh of the index built aside, once the merge has written the
- * files: it reads only those, so it runs beside the ref steps. Returns the
- * index, ready for restoreIndex.
- */
-export async function refreshNextIndex(repo: Repo, next: NextIndex): Promise<NextIndex> {
-  await refreshChanged(repo, next.file, next.refresh);
-  return next;
-}
-
-/** Step 5: the index, built aside and refreshed (refreshNextIndex), moved into place while we hold index.lock. */
-export async function restoreIndex({ repo, journal }: StepContext, { file: next }: NextIndex, scratch: string): Promise<void> {
+/** Step 5: the index, built aside and moved into place while we hold index.lock. */
+export async function restoreIndex({ repo, journal }: StepContext, { file: next, refresh }: NextIndex, scratch: string): Promise<void> {
+  await refreshChanged(repo, next, refresh);
   const backup = join(scratch, "index-before");
   const hadIndex = existsSync(repo.indexFile);
   if (hadIndex) linkSync(repo.indexFile, backup);
