@@ -73,6 +73,8 @@ export interface KeptIndex {
   worktree: ObjectId;
   /** Every path where it may differ from the real index (decodeBytes form). */
   paths: string[];
+  /** How many paths there were when `paths` was last exactly where the two indexes differ (absent: not known). */
+  exactPaths?: number;
   /**
    * ignoreRulesDigest() of the folders above `paths` when every one of them
    * was last found not ignored under those rules; null (or absent) when that
@@ -602,14 +604,17 @@ async function followKept(
   const worktree = writing ? await writing : kept.worktree;
   // The list only grows (an edit, then its commit, leaves the path listed), and
   // every recording reads the rules above each path and looks at it on disk:
-  // once it has grown past PRUNE_ABOVE, it is cut to where the two indexes
-  // differ now. Their trees say where, exactly; a path missing from the list
-  // (which cannot be) leaves the list as it is. The rules are read afresh for
-  // the shorter list: check-ignore runs once more.
-  const exact = paths.length > PRUNE_ABOVE && paths.length > kept.paths.length ? await pathsDiffering(repo, moved.index, worktree, paths) : null;
+  // once it has grown past PRUNE_ABOVE and to twice what it was when last
+  // exact, it is cut to where the two indexes differ now. Their trees say
+  // where, exactly; a path missing from the list (which cannot be) leaves the
+  // list as it is. The rules are read afresh for the shorter list: check-ignore
+  // runs once more.
+  const grown = paths.length > kept.paths.length && paths.length > Math.max(PRUNE_ABOVE, 2 * (kept.exactPaths ?? 0));
+  const exact = grown ? await pathsDiffering(repo, moved.index, worktree, paths) : null;
+  const listed = exact ? { paths: exact, exactPaths: exact.length, ignoreRules: null } : { paths, ignoreRules };
   return {
     capture: { index: moved.index, worktree, leftOut: updated.value.leftOut },
-    kept: { ...kept, realIndex, realFile: real.identity, index: moved.index, worktree, paths: exact ?? paths, ignoreRules: exact ? null : ignoreRules },
+    kept: { ...kept, realIndex, realFile: real.identity, index: moved.index, worktree, ...listed },
   };
 }
 
@@ -705,6 +710,7 @@ export function keepAfterFullCapture(
       attributes,
       ...trees,
       paths,
+      exactPaths: paths.length, // what add -A changed in a fresh copy of the real index: where the two differ
     });
   } catch {
     dropKeptIndex(repo);

@@ -426,17 +426,19 @@ describe("the kept index's list of paths where the two indexes may differ", () =
     const r = makeRepo();
     r.write(".gitignore", "*.log\n");
     r.commit("base", { "src/a.c": "a\n" });
-    for (let i = 0; i < 150; i++) r.write(`gen/f${i}.txt`, `${i}\n`);
-    await recordAndCompare(r); // a fresh copy: the 150 untracked files are listed
-    expect(listed(r).length).toBe(150);
+    await recordAndCompare(r); // a fresh copy: nothing differs
+    for (let i = 0; i < 100; i++) r.write(`gen/f${i}.txt`, `${i}\n`);
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    expect(listed(r).length).toBe(100);
     r.git(["add", "gen"]);
     r.git(["commit", "-q", "-m", "gen"]);
     expect((await recordAndCompare(r)).fromKept).toBe(true); // the commit: the two indexes now agree on gen/
-    expect(listed(r).length).toBe(150);
+    expect(listed(r).length).toBe(100);
     r.write("src/a.c", "edited\n");
-    r.write("notes.txt", "new\n");
-    expect((await recordAndCompare(r)).fromKept).toBe(true);
-    expect(listed(r).sort()).toEqual(["notes.txt", "src/a.c"]);
+    const fresh = Array.from({ length: 40 }, (_, i) => `new/n${i}.txt`);
+    for (const f of fresh) r.write(f, "new\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true); // 141 listed: cut
+    expect(listed(r).sort()).toEqual([...fresh, "src/a.c"].sort());
     // The rules are read again for the shorter list: checked once, then kept.
     expect(await recordAndCompare(r)).toEqual({ fromKept: true, checkedIgnores: true });
     expect(await recordAndCompare(r)).toEqual({ fromKept: true, checkedIgnores: false });
@@ -446,6 +448,21 @@ describe("the kept index's list of paths where the two indexes may differ", () =
     expect((await recordAndCompare(r)).fromKept).toBe(true);
     expect(listed(r)).toContain("gen/f7.txt");
     expect(listed(r)).not.toContain("gen/f8.log");
+  });
+
+  test("a list exact since a fresh copy is not cut again until it has doubled", async () => {
+    const r = makeRepo();
+    r.commit("base", { "src/a.c": "a\n" });
+    for (let i = 0; i < 150; i++) r.write(`gen/f${i}.txt`, `${i}\n`);
+    await recordAndCompare(r); // a fresh copy: the 150 untracked files, exactly
+    r.git(["add", "gen"]);
+    r.git(["commit", "-q", "-m", "gen"]);
+    expect((await recordAndCompare(r)).fromKept).toBe(true); // the indexes agree on gen/ now, still listed
+    r.write("src/a.c", "edited\n");
+    expect((await recordAndCompare(r)).fromKept).toBe(true);
+    // Grown, but not to twice the 150 of the fresh copy: not cut (cut, it would be src/a.c alone).
+    expect(listed(r).length).toBe(151);
+    expect(listed(r)).toContain("src/a.c");
   });
 });
 
