@@ -843,50 +843,52 @@ async function onlyInLeft(repo: Repo, files: readonly FileChange[], left: Object
   if (left === undefined || !askable.length) return candidates.map((f) => f.path);
   const states = [...new Set(earlier.map((e) => e.tree).reverse())];
   const places = await placeTrees(repo, states.slice(0, ONLY_LEFT_PLACES), targetCommits(t).slice(0, ONLY_LEFT_PLACES));
-  const content = new Map(askable.map((f) => [f.path, f.oldObject]));
-  const held = new Set<string>();
-  for (const objects of await objectsAlong(repo, left, places, content)) {
-    for (const [path, object] of objects) if (object === content.get(path)) held.add(path);
-  }
+  const held = await heldAlong(repo, left, places, new Map(askable.map((f) => [f.path, f.oldObject])));
   return candidates.filter((f) => !held.has(f.path)).map((f) => f.path);
 }
 
 /**
- * What each of `trees` has at the paths of `start` (path to object, as the
- * tree `from` has them), null where it has none; empty when Git's answer
- * cannot be read. One diff-tree --stdin walks the chain from, trees[0],
- * trees[1]...: each step says only what changed since the step before, and
- * neighbouring snapshots share nearly every folder, which Git then skips.
+ * The paths of `content` (path to object, as the tree `from` has them) where
+ * one of `trees` has that same object; none when Git's answer cannot be read.
+ * One diff-tree --stdin walks the chain from, trees[0], trees[1]...: each
+ * step says only what changed since the step before (neighbouring snapshots
+ * share nearly every folder, which Git then skips), so a path a step leaves
+ * alone keeps what it had, and a path the first step leaves alone is held.
  */
-async function objectsAlong(repo: Repo, from: ObjectId, trees: readonly ObjectId[], start: ReadonlyMap<string, ObjectId>): Promise<Map<string, ObjectId | null>[]> {
-  if (!trees.length) return [];
-  const paths = [...start.keys()];
+async function heldAlong(repo: Repo, from: ObjectId, trees: readonly ObjectId[], content: ReadonlyMap<string, ObjectId>): Promise<Set<string>> {
+  if (!trees.length) return new Set();
+  const paths = [...content.keys()];
   const pairs = trees.map((tree, i) => `${i ? trees[i - 1] : from} ${tree}\n`).join("");
   const out = await repo.git.text(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", ...(paths.length <= ONLY_LEFT_PATHSPECS ? ["--", ...paths] : [])], {
     input: pairs,
     env: { GIT_LITERAL_PATHSPECS: "1" },
   });
-  const steps: Map<string, ObjectId | null>[] = [];
-  let now = new Map<string, ObjectId | null>(start);
+  const held = new Set<string>();
+  const firstStep = new Set<string>();
+  let steps = 0;
   let i = 0;
   while (i < out.length) {
     const header = /^[0-9a-f]{40,64} [0-9a-f]{40,64}\n/.exec(out.slice(i, i + 140));
     if (header) {
-      now = new Map(now);
-      steps.push(now);
+      steps++;
       i += header[0].length;
       continue;
     }
     // ":<old mode> <new mode> <old id> <new id> <status>\0<path>\0"
     const infoEnd = out.indexOf("\0", i);
     const pathEnd = out.indexOf("\0", infoEnd + 1);
-    if (!steps.length || infoEnd < 0 || pathEnd < 0) return [];
+    if (!steps || infoEnd < 0 || pathEnd < 0) return new Set();
     const path = out.slice(infoEnd + 1, pathEnd);
     const object = out.slice(i, infoEnd).split(" ")[3] ?? "";
-    if (now.has(path)) now.set(path, /^0+$/.test(object) ? null : object);
+    if (content.has(path)) {
+      if (steps === 1) firstStep.add(path);
+      if (object === content.get(path)) held.add(path);
+    }
     i = pathEnd + 1;
   }
-  return steps.length === trees.length ? steps : [];
+  if (steps !== trees.length) return new Set();
+  for (const path of paths) if (!firstStep.has(path)) held.add(path);
+  return held;
 }
 
 /**

@@ -83,6 +83,22 @@ test("content an older snapshot holds is found past newer ones that differ there
   expect(r.read("dir/b.txt")).toBe("Q\n");
 });
 
+test("restore of an older snapshot: a file the snapshot before the state left holds as it is now is not named, however older ones differ", async () => {
+  const r = makeRepo();
+  r.commit("base", { "keep.txt": "k\n" });
+  r.write("p.txt", "one\n");
+  await r.okIn("snapshot"); // #1
+  r.write("p.txt", "two\n");
+  await r.okIn("snapshot"); // #2
+  r.write("p.txt", "now\n");
+  await r.okIn("snapshot"); // #3: p as it is now
+  r.write("q.txt", "fresh\n");
+  await r.okIn("snapshot"); // #4: q in no other snapshot
+  const out = await r.okIn("restore", "1");
+  expect(out).toMatch(/only the state left has this file: q\.txt;/);
+  expect(r.read("p.txt")).toBe("one\n");
+});
+
 describe("the way back, said before and after (issue #30.8)", () => {
   /** #1 to #8, one edit each; #8's content is in no earlier snapshot. */
   function eight(): TestRepo {
