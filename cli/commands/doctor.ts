@@ -310,13 +310,14 @@ export const doctor: Command = {
     const execPath = await repo.git.line(["--exec-path"]);
     const dirs = [execPath, ...(io.env.PATH ?? "").split(":").filter(Boolean)];
     const found = dirs.map((d) => join(d, "git-undo")).find(executable);
+    const launcher = found === undefined ? undefined : launcherOf(found);
     const alias = await repo.git.run(["config", "--get", "alias.undo"], { okExit: [1] });
     const aliasValue = new TextDecoder().decode(alias.stdout).trim();
     if (found === undefined) {
       if (aliasValue) bad(`'git undo' runs the alias undo = ${aliasValue}: no git-undo is on PATH (run ${join(TOOLKIT_ROOT, "install.sh")})`);
       else bad(`'git undo' finds no git-undo on PATH; run ${join(TOOLKIT_ROOT, "install.sh")}`);
-    } else if (launcherOf(found) !== ours) {
-      bad(`'git undo' runs ${found}${launcherOf(found) !== found ? ` (${launcherOf(found)})` : ""}, not this toolkit (${ours}); git-extras ships a git-undo of its own`);
+    } else if (launcher !== ours) {
+      bad(`'git undo' runs ${found}${launcher !== found ? ` (${launcher})` : ""}, not this toolkit (${ours}); git-extras ships a git-undo of its own`);
     } else {
       ok(`'git undo' runs this toolkit (${found})`);
       if (aliasValue) note(`the alias undo = ${aliasValue} is shadowed by git-undo on PATH`);
