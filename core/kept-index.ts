@@ -368,10 +368,12 @@ export function ignoreRulesDigest(repo: Repo, workTree: string, dirs: readonly s
   const add = (file: string, follow: boolean): boolean => {
     let st;
     try {
-      st = follow ? statSync(file) : lstatSync(file);
+      // Most folders have no .gitignore: no exception for that (one costs more than the lstat).
+      st = follow ? statSync(file, { throwIfNoEntry: false }) : lstatSync(file, { throwIfNoEntry: false });
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") return false;
+      if ((e as NodeJS.ErrnoException).code !== "ENOTDIR") return false;
+    }
+    if (st === undefined) {
       h.update(`${file}\0none\0`);
       return true;
     }
@@ -420,7 +422,7 @@ export function changedPaths(stdout: Uint8Array, workTree: string): string[] | n
 
 function lstatOrNull(path: string) {
   try {
-    return lstatSync(path);
+    return lstatSync(path, { throwIfNoEntry: false }) ?? null;
   } catch {
     return null;
   }

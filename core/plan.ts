@@ -403,7 +403,7 @@ function occupiedPaths(workTree: string, files: readonly FileChange[]): { path: 
   const abs = (rel: Buffer) => Buffer.concat([Buffer.from(workTree), Buffer.from("/"), rel]);
   const lstat = (p: Buffer) => {
     try {
-      return lstatSync(p);
+      return lstatSync(p, { throwIfNoEntry: false }) ?? null;
     } catch {
       return null;
     }

@@ -259,7 +259,7 @@ interface WorktreeBackup {
 
 const lstatOrNull = (p: Buffer): Stats | null => {
   try {
-    return lstatSync(p);
+    return lstatSync(p, { throwIfNoEntry: false }) ?? null;
   } catch {
     return null;
   }
