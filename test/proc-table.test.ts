@@ -71,6 +71,8 @@ for (const backend of PROCESS_BACKENDS) {
       p.kill();
       await p.exited;
     }
+    // Gone and reaped: no process has the pid (the ps backend answers without running ps).
+    expect(table.get([p.pid]).has(p.pid)).toBe(false);
   });
 }
 

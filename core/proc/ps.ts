@@ -44,6 +44,16 @@ function run(args: string[]): string | null {
   }
 }
 
+/** Whether a process has this pid (a zombie too; EPERM: someone else's): kill(0), no process started. */
+function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 const FIELDS = ["-o", "pid=", "-o", "ppid=", "-o", "etime=", "-o", "stat=", "-o", "comm="];
 
 function table(args: string[]): Map<number, ProcessInfo> {
@@ -64,7 +74,8 @@ export function psBackend(): ProcessTable | null {
     // etime is whole seconds, measured a moment before Date.now().
     resolutionMs: 2000,
     get(pids) {
-      const wanted = pids.filter((p) => Number.isInteger(p) && p > 0);
+      // No ps for pids no process has: the worker asks about a command that has ended on every recording.
+      const wanted = pids.filter((p) => Number.isInteger(p) && p > 0 && pidExists(p));
       return wanted.length === 0 ? new Map() : table(["-p", wanted.join(",")]);
     },
     ancestry(pid, depth) {
