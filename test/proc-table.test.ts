@@ -73,6 +73,7 @@ for (const backend of PROCESS_BACKENDS) {
     }
     // Gone and reaped: no process has the pid (the ps backend answers without running ps).
     expect(table.get([p.pid]).has(p.pid)).toBe(false);
+    expect(table.ancestry(p.pid, 3)).toEqual([]);
   });
 }
 

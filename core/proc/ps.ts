@@ -79,6 +79,8 @@ export function psBackend(): ProcessTable | null {
       return wanted.length === 0 ? new Map() : table(["-p", wanted.join(",")]);
     },
     ancestry(pid, depth) {
+      // A hook's Git has often ended by the time the worker looks: then there is no chain to read.
+      if (!(Number.isInteger(pid) && pid > 0 && pidExists(pid))) return [];
       const all = table(["-A"]);
       const chain: ProcessInfo[] = [];
       for (let p = all.get(pid); p && chain.length < depth; p = p.ppid > 1 ? all.get(p.ppid) : undefined) chain.push(p);
