@@ -46,7 +46,6 @@
 // rather than the whole file; its shared part lives where Git puts it,
 // <gitdir>/sharedindex.<id>, and goes when the kept index does.
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { compareBytes, type ObjectId } from "./format.ts";
 import { decodeBytes, encodeBytes, hasEscapedBytes } from "./bytes.ts";
@@ -324,7 +323,8 @@ function worktreeRecords(out: Uint8Array): WorktreeRecord[] | null {
 /** The user's file a setting names (`~/` expanded, as Git expands it), else $XDG_CONFIG_HOME/git/<name>, Git's default for it. */
 function userGitFile(repo: Repo, key: "core.attributesfile" | "core.excludesfile", name: string): string {
   const configured = repo.settings.get(key);
-  const home = repo.env.HOME || homedir();
+  // Git itself reads $HOME; node:os (loaded only then) answers without one.
+  const home = repo.env.HOME || (require("node:os") as typeof import("node:os")).homedir();
   return configured ? configured.replace(/^~(?=\/|$)/, home) : join(repo.env.XDG_CONFIG_HOME || join(home, ".config"), "git", name);
 }
 

@@ -21,7 +21,6 @@ import {
   writeFileSync,
   type FSWatcher,
 } from "node:fs";
-import { setPriority } from "node:os";
 import { join } from "node:path";
 import { markerFiles } from "./operation.ts";
 import { claimFile, indexLockHeld, releaseFile, withUndoFile } from "./lock.ts";
@@ -414,7 +413,8 @@ const WORKER_NICE = 5;
  */
 export async function lowerPriority(): Promise<void> {
   try {
-    setPriority(WORKER_NICE);
+    // node:os only here: the CLI, which shares this module, never pays for loading it.
+    (require("node:os") as typeof import("node:os")).setPriority(WORKER_NICE);
   } catch {
     /* not permitted */
   }
