@@ -28,8 +28,8 @@ function history(): { r: TestRepo; undo: string } {
 /** A recording, a list and an undo all work, and the undo lands where it should. */
 function everythingWorks(r: TestRepo): void {
   const snap = r.undo(["snapshot"], { env: WAIT });
-  expect(snap.stderr).toBe("");
-  expect(snap.stdout).toMatch(/^#3 /);
+  // All three at once, so that a failure shows how the command ended (-1: a signal).
+  expect({ code: snap.code, stderr: snap.stderr, recorded: /^#3 /.test(snap.stdout) }).toEqual({ code: 0, stderr: "", recorded: true });
   expect(r.undo(["list"]).code).toBe(0);
   const undo = r.undo([], { env: WAIT });
   expect(undo.stderr).toBe("");
