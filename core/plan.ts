@@ -11,6 +11,8 @@ import { isSafePath, SnapshotRefused } from "./validate.ts";
 import { escapeControls, nameList } from "./text.ts";
 import { indexLockHeld, indexLockPath } from "./lock.ts";
 import { readObjects } from "./objects.ts";
+import { decodeBytes } from "./bytes.ts";
+import { diffTreePairs, type RawChange } from "./find/tree-diff.ts";
 import type { Repo, RefStorage } from "./repo.ts";
 import { MODE } from "./mode.ts";
 import { phase } from "./trace.ts";
@@ -858,35 +860,23 @@ async function onlyInLeft(repo: Repo, files: readonly FileChange[], left: Object
 async function heldAlong(repo: Repo, from: ObjectId, trees: readonly ObjectId[], content: ReadonlyMap<string, ObjectId>): Promise<Set<string>> {
   if (!trees.length) return new Set();
   const paths = [...content.keys()];
-  const pairs = trees.map((tree, i) => `${i ? trees[i - 1] : from} ${tree}\n`).join("");
-  const out = await repo.git.text(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", ...(paths.length <= ONLY_LEFT_PATHSPECS ? ["--", ...paths] : [])], {
-    input: pairs,
-    env: { GIT_LITERAL_PATHSPECS: "1" },
-  });
+  const steps = trees.map((tree, i) => [i ? trees[i - 1]! : from, tree] as const);
+  let changes: Map<string, RawChange[]>;
+  try {
+    changes = await diffTreePairs(repo, steps, paths.length <= ONLY_LEFT_PATHSPECS ? { pathspecs: paths.map((p) => `:(literal)${p}`) } : {});
+  } catch {
+    return new Set(); // unsure: every file listed
+  }
   const held = new Set<string>();
   const firstStep = new Set<string>();
-  let steps = 0;
-  let i = 0;
-  while (i < out.length) {
-    const header = /^[0-9a-f]{40,64} [0-9a-f]{40,64}\n/.exec(out.slice(i, i + 140));
-    if (header) {
-      steps++;
-      i += header[0].length;
-      continue;
+  steps.forEach(([a, b], step) => {
+    for (const { meta, path: raw } of changes.get(`${a} ${b}`) ?? []) {
+      const path = decodeBytes(raw);
+      if (!content.has(path)) continue;
+      if (step === 0) firstStep.add(path);
+      if (meta[3] === content.get(path)) held.add(path);
     }
-    // ":<old mode> <new mode> <old id> <new id> <status>\0<path>\0"
-    const infoEnd = out.indexOf("\0", i);
-    const pathEnd = out.indexOf("\0", infoEnd + 1);
-    if (!steps || infoEnd < 0 || pathEnd < 0) return new Set();
-    const path = out.slice(infoEnd + 1, pathEnd);
-    const object = out.slice(i, infoEnd).split(" ")[3] ?? "";
-    if (content.has(path)) {
-      if (steps === 1) firstStep.add(path);
-      if (object === content.get(path)) held.add(path);
-    }
-    i = pathEnd + 1;
-  }
-  if (steps !== trees.length) return new Set();
+  });
   for (const path of paths) if (!firstStep.has(path)) held.add(path);
   return held;
 }

@@ -8,6 +8,7 @@
 import { procBackend, procStat } from "./linux.ts";
 
 export { selfCpuMs } from "./linux.ts";
+import { pidExists } from "./pid.ts";
 import { psBackend } from "./ps.ts";
 import type { ProcessInfo, ProcessTable } from "./types.ts";
 
@@ -50,12 +51,7 @@ export const selfPid: number = process.pid;
  * without it only kill(0) can).
  */
 export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  return !(procStat(pid)?.zombie ?? false);
+  return pidExists(pid) && !(procStat(pid)?.zombie ?? false);
 }
 
 /** When the process with this pid started (ms since the epoch), from /proc; null where /proc cannot tell. */

@@ -1,6 +1,7 @@
 // The process table from `ps`, for systems without /proc (macOS, the BSDs).
 // Only options POSIX gives ps are used: -A, -p and -o with pid, ppid, etime,
 // stat (state on some systems) and comm, with `=` for no header.
+import { pidExists } from "./pid.ts";
 import type { ProcessInfo, ProcessTable } from "./types.ts";
 
 /** `[[dd-]hh:]mm:ss` in seconds; NaN when it is not that. */
@@ -41,16 +42,6 @@ function run(args: string[]): string | null {
     return r.stdout.toString();
   } catch {
     return null;
-  }
-}
-
-/** Whether a process has this pid (a zombie too; EPERM: someone else's): kill(0), no process started. */
-function pidExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
