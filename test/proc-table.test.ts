@@ -3,10 +3,10 @@
 // name, start time and zombie state alike, and the mark is read as the hooks
 // write it, never hanging on what is not a regular file.
 import { expect, test } from "bun:test";
-import { appendFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { processTable, sameProcess } from "../core/proc/index.ts";
-import { parseElapsed, parsePsLine } from "../core/proc/ps.ts";
+import { parseElapsed, parsePsLine, psBackend, PS_KNOWN_FOR_MS } from "../core/proc/ps.ts";
 import { readMark } from "../core/worker-protocol.ts";
 import { PROCESS_BACKENDS, tempDir } from "./helpers/repo.ts";
 
@@ -76,6 +76,45 @@ for (const backend of PROCESS_BACKENDS) {
     expect(table.ancestry(p.pid, 3)).toEqual([]);
   });
 }
+
+test("the ps backend asks ps about a running process at most every PS_KNOWN_FOR_MS, and sees it end at once", async () => {
+  const realPs = Bun.which("ps");
+  if (!realPs) return;
+  // A ps in front of the real one that counts its runs.
+  const dir = tempDir("ps");
+  const count = join(dir, "count");
+  writeFileSync(join(dir, "ps"), `#!/bin/sh\necho >>'${count}'\nexec '${realPs}' "$@"\n`);
+  chmodSync(join(dir, "ps"), 0o755);
+  const table = psBackend(join(dir, "ps"))!;
+  expect(table).not.toBeNull();
+  writeFileSync(count, "");
+  const runs = () => readFileSync(count, "utf8").length;
+  const sleeper = Bun.spawn(["sleep", "30"]);
+  try {
+    const started = Date.now();
+    expect(table.get([sleeper.pid]).get(sleeper.pid)?.name).toBe("sleep");
+    expect(table.get([sleeper.pid]).has(sleeper.pid)).toBe(true);
+    // Both answers within the time what ps said stands (unless this machine stalled that long): one ps.
+    if (Date.now() - started < PS_KNOWN_FOR_MS) expect(runs()).toBe(1);
+    await Bun.sleep(PS_KNOWN_FOR_MS + 20);
+    const before = runs();
+    expect(table.get([sleeper.pid]).has(sleeper.pid)).toBe(true);
+    expect(runs()).toBe(before + 1);
+    // The ancestry read takes in the whole table: a look right after needs no ps of its own.
+    const read = Date.now();
+    expect(table.ancestry(sleeper.pid, 2).map((p) => p.pid)).toEqual([sleeper.pid, process.pid]);
+    expect(table.get([sleeper.pid]).has(sleeper.pid)).toBe(true);
+    if (Date.now() - read < PS_KNOWN_FOR_MS) expect(runs()).toBe(before + 2);
+    // Ended and reaped: gone at once, whatever ps said a moment ago, and no ps asked.
+    sleeper.kill();
+    await sleeper.exited;
+    const after = runs();
+    expect(table.get([sleeper.pid]).has(sleeper.pid)).toBe(false);
+    expect(runs()).toBe(after);
+  } finally {
+    sleeper.kill();
+  }
+});
 
 test("the mark is read line by line from where the worker left off; a mark written over starts over", () => {
   const dir = tempDir("undo");

@@ -173,7 +173,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       const now = Date.now();
       firstSeen ??= now;
       const operation = operationFiles(gitDir);
-      commands.add(mark.pids, mark.markMs, operation, now);
+      commands.add(mark.pids, mark.markMs, operation);
       const { settleMs, settleMaxMs } = opened?.repo.config ?? DEFAULT_CONFIG;
       const view: SettleView = {
         now,

@@ -107,8 +107,6 @@ const isGit = (p: ProcessInfo): boolean => p.name === "git" || p.name.startsWith
 export class CommandWatch {
   private followed = new Map<number, Followed>();
   private commands = new Set<number>();
-  /** The look (its `now`) whose ancestry reads saw a followed Git process alive: running(now) needs no table then. */
-  private seenAliveAt: number | null = null;
   /** When the worker saw every followed process gone; null while one runs. */
   endedMs: number | null = null;
 
@@ -129,10 +127,8 @@ export class CommandWatch {
    * processes above it (through the `sh` Git runs aliases with) belong to the
    * same command; while an operation is in progress the walk goes on through
    * anything, so that a rebase's `exec make test` running Git finds the rebase.
-   * `now` names the look: running(now) of the same look takes a Git process
-   * these reads saw alive as running (with ps, one process fewer a command).
    */
-  add(pids: readonly number[], markMs: number, operation: boolean, now?: number): void {
+  add(pids: readonly number[], markMs: number, operation: boolean): void {
     if (!this.table) return;
     for (const pid of pids) {
       if (this.followed.has(pid)) continue;
@@ -144,7 +140,6 @@ export class CommandWatch {
         if (isGit(p)) {
           outer = p;
           if (!this.followed.has(p.pid)) this.followed.set(p.pid, { pid: p.pid, knownMs: Date.now() });
-          if (now !== undefined && !p.zombie) this.seenAliveAt = now;
         } else if (p.name !== "sh" && !operation) break;
       }
       // Counted by the outermost Git seen alive. A process gone before it could
@@ -161,10 +156,6 @@ export class CommandWatch {
   running(now = Date.now()): boolean | null {
     if (!this.table) return null;
     if (this.followed.size === 0) return false;
-    if (this.seenAliveAt === now) {
-      this.seenAliveAt = null;
-      return true;
-    }
     const found = this.table.get([...this.followed.keys()]);
     for (const f of this.followed.values()) {
       if (sameProcess(this.table, found.get(f.pid), f.knownMs)) return true;
@@ -176,7 +167,6 @@ export class CommandWatch {
 
   /** A recording took the marks: start over. */
   reset(): void {
-    this.seenAliveAt = null;
     this.followed.clear();
     this.commands.clear();
     this.endedMs = null;

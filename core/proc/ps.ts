@@ -33,9 +33,7 @@ export function parsePsLine(line: string, nowMs: number): ProcessInfo | null {
   };
 }
 
-function run(args: string[]): string | null {
-  const ps = Bun.which("ps");
-  if (!ps) return null;
+function run(ps: string, args: string[]): string | null {
   try {
     const r = Bun.spawnSync([ps, ...args], { stdin: "ignore", stdout: "pipe", stderr: "ignore", env: { LC_ALL: "C" } });
     // ps exits 1 when no pid of -p exists; its output is then empty, which is the answer.
@@ -47,19 +45,39 @@ function run(args: string[]): string | null {
 
 const FIELDS = ["-o", "pid=", "-o", "ppid=", "-o", "etime=", "-o", "stat=", "-o", "comm="];
 
-function table(args: string[]): Map<number, ProcessInfo> {
+function table(ps: string, args: string[]): Map<number, ProcessInfo> {
   const now = Date.now();
   const found = new Map<number, ProcessInfo>();
-  for (const line of (run([...args, ...FIELDS]) ?? "").split("\n")) {
+  for (const line of (run(ps, [...args, ...FIELDS]) ?? "").split("\n")) {
     const p = parsePsLine(line, now);
     if (p) found.set(p.pid, p);
   }
   return found;
 }
 
-export function psBackend(): ProcessTable | null {
+/**
+ * How long what ps said about a process stands while its pid is still taken
+ * (kill(0)): the worker looks at a running command every 20 ms, and a `ps`
+ * costs some 3 ms of CPU (more on macOS), so it asks ps about the command at
+ * most this often. A process that ends is still seen at once (its pid is
+ * free); one that becomes a zombie is seen within this time. That the pid
+ * went to another process meanwhile would need the first to end and the
+ * system to come round to its pid again, in less time than this.
+ */
+export const PS_KNOWN_FOR_MS = 100;
+
+/** The table from `ps` (found on PATH, unless given); null when it does not answer in the form read here. */
+export function psBackend(ps: string | null = Bun.which("ps")): ProcessTable | null {
   // Does ps answer here, in the form we read? Ask about ourselves once.
-  if (!table(["-p", String(process.pid)]).has(process.pid)) return null;
+  if (!ps || !table(ps, ["-p", String(process.pid)]).has(process.pid)) return null;
+  /** What ps said last about each process, and when it said it. */
+  const known = new Map<number, { info: ProcessInfo; at: number }>();
+  const read = (args: string[]): Map<number, ProcessInfo> => {
+    const found = table(ps, args);
+    const at = Date.now();
+    for (const [pid, info] of found) known.set(pid, { info, at });
+    return found;
+  };
   return {
     backend: "ps",
     // etime is whole seconds, measured a moment before Date.now().
@@ -67,18 +85,22 @@ export function psBackend(): ProcessTable | null {
     get(pids) {
       // No ps for pids no process has: the worker asks about a command that has ended on every recording.
       const wanted = pids.filter((p) => Number.isInteger(p) && p > 0 && pidExists(p));
-      return wanted.length === 0 ? new Map() : table(["-p", wanted.join(",")]);
+      if (wanted.length === 0) return new Map();
+      const now = Date.now();
+      for (const [pid, k] of known) if (now - k.at >= PS_KNOWN_FOR_MS) known.delete(pid);
+      if (wanted.every((p) => known.has(p))) return new Map(wanted.map((p) => [p, known.get(p)!.info]));
+      return read(["-p", wanted.join(",")]);
     },
     ancestry(pid, depth) {
       // A hook's Git has often ended by the time the worker looks: then there is no chain to read.
       if (!(Number.isInteger(pid) && pid > 0 && pidExists(pid))) return [];
-      const all = table(["-A"]);
+      const all = read(["-A"]);
       const chain: ProcessInfo[] = [];
       for (let p = all.get(pid); p && chain.length < depth; p = p.ppid > 1 ? all.get(p.ppid) : undefined) chain.push(p);
       return chain;
     },
     commandLine(pid) {
-      const out = run(["-p", String(pid), "-o", "args="]);
+      const out = run(ps, ["-p", String(pid), "-o", "args="]);
       return out ? out.trim() || null : null;
     },
   };

@@ -15,7 +15,11 @@ export interface ProcessTable {
   readonly backend: "proc" | "ps";
   /** How coarse `startMs` is: a process may seem to have started up to this much later than it did. */
   readonly resolutionMs: number;
-  /** The processes among `pids` that exist (zombies included, flagged). */
+  /**
+   * The processes among `pids` that exist (zombies included, flagged). The ps
+   * backend may answer from what ps said in the last PS_KNOWN_FOR_MS, for a
+   * pid that is still taken: a zombie is flagged within that time.
+   */
   get(pids: readonly number[]): Map<number, ProcessInfo>;
   /** `pid` and its ancestors, nearest first, at most `depth` of them. */
   ancestry(pid: number, depth: number): ProcessInfo[];
