@@ -66,6 +66,29 @@ const TARGETS: Record<FixtureSize, Record<"coreSame" | "cliSame" | "core1" | "cl
   medium: { coreSame: null, cliSame: { ratio: 2, aboveFloor: true }, core1: null, cli1: { ratio: 2.5, aboveFloor: true }, core10: null, cli10: null },
 };
 
+/**
+ * A floor under the recording after 1 edit: the spec's steps as plain Git
+ * commands run back to back by sh, with the overlap the recorder has (the
+ * configuration beside the repository's paths, the refs beside the worktree
+ * tree), and fewer of them than the spec asks for: the worktree tree by its
+ * method (add -A and write-tree on a copy of the index), a state tree of that
+ * one entry, the summary's diff against the state tree the steps wrote the
+ * round before, the commit and its ref (one of the bench's own, deleted after
+ * the round, so that no recording sees it). No index tree, no blobs, no
+ * parents; the index's path is given. A target below this row's ratio is below
+ * what the format's Git steps cost.
+ */
+const RECORD_STEPS = `set -e
+git config -z --list >/dev/null & git rev-parse --git-dir --show-toplevel >/dev/null; wait
+git for-each-ref >/dev/null & { cp "$REAL_INDEX" "$BENCH_INDEX"; GIT_INDEX_FILE="$BENCH_INDEX" git add -A --ignore-errors; }; wait
+worktree=$(GIT_INDEX_FILE="$BENCH_INDEX" git write-tree)
+tree=$(printf '040000 tree %s\tworktree\n' "$worktree" | git mktree)
+read -r prev <"$BENCH_PREV"
+echo "$prev $tree" | git diff-tree --stdin -r >/dev/null
+echo "$tree" >"$BENCH_PREV"
+git update-ref refs/bench/record "$(echo record | git commit-tree "$tree")"
+`;
+
 type RefFormat = "files" | "reftable";
 
 /** Tables whose targets were missed, over every size and ref format run. */
@@ -93,6 +116,11 @@ async function main(size: FixtureSize, refFormat: RefFormat): Promise<void> {
     const floor = new Case("plain git: add -A + write-tree on a copy", WARMUP);
     const floorIndex = join(scratch, "index");
     const floorEnv = { ...env, GIT_INDEX_FILE: floorIndex };
+    // The spec's steps after 1 edit as plain Git, back to back (RECORD_STEPS).
+    const steps = new Case("plain git: a recording's steps after 1 edit (sh)", WARMUP);
+    const stepsPrev = join(scratch, "steps-prev");
+    writeFileSync(stepsPrev, `${gitOut(wc.repo, env, ["rev-parse", "HEAD^{tree}"])}\n`);
+    const stepsEnv = { ...env, REAL_INDEX: repo.indexFile, BENCH_INDEX: join(scratch, "steps-index"), BENCH_PREV: stepsPrev };
     const emptyScript = join(scratch, "empty.ts");
     writeFileSync(emptyScript, "");
     const coreSame = new Case("record(), nothing changed", WARMUP, targets.coreSame);
@@ -141,6 +169,11 @@ async function main(size: FixtureSize, refFormat: RefFormat): Promise<void> {
         editor.edit(n, round);
         viaCli(cliCase, round, /^#\d+ /);
         editor.revert();
+        if (n !== 1) continue;
+        editor.edit(n, round);
+        steps.add(round, { ms: timed(["sh", "-c", RECORD_STEPS], wc.repo, stepsEnv).ms, spawns: 9 });
+        editor.revert();
+        gitOut(wc.repo, env, ["update-ref", "-d", "refs/bench/record"]);
       }
       // Record the reverted state, so the next round's "nothing changed" is the clean checkout.
       await record(repo, { kind: "manual" });
@@ -154,7 +187,7 @@ async function main(size: FixtureSize, refFormat: RefFormat): Promise<void> {
         `${RUNS} runs after ${WARMUP} warm-up, medians; ref format ${refFormat}; git ${gitVersion()}, bun ${Bun.version}`,
     );
     console.log(`${load0} before, ${loadAverage()} after`);
-    let failed = printCases([status, bunStart, floor, coreSame, cliSame, core1, cli1, core10, cli10], status, "git status", bunStart);
+    let failed = printCases([status, bunStart, floor, coreSame, cliSame, steps, core1, cli1, core10, cli10], status, "git status", bunStart);
     for (const c of [cliSame, cli10]) console.log(`${c.name}: ${commandNames(c.commands)}`);
     console.log(`worktree tree matches git add -A on a copy of the index: ${check ? "yes" : "NO"}`);
     if (!check) failed++;
