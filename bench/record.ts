@@ -2,8 +2,9 @@
 // bench/record: how long a recording takes next to `git status`, and how many
 // Git processes it starts, on the medium fixture (5,000 tracked files, 300
 // commits, 50 untracked) and the large one (100,000 tracked files, 1,000
-// untracked). Every case runs once per round, rounds interleave the cases so
-// that a busy machine slows them alike, and medians are reported.
+// untracked), with the floor beside it: the spec's steps as plain Git run by
+// sh (RECORD_STEPS). Every case runs once per round, rounds interleave the
+// cases so that a busy machine slows them alike, and medians are reported.
 //
 //   bun bench/record.ts [--size medium|large|both] [--runs N] [--warmup N] [--keep] [--ref-format files|reftable|both]
 //   bun bench/record.ts --tags [--runs N] [--warmup N]

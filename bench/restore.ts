@@ -5,8 +5,9 @@
 // tracked files). Two git-undo cases: right after the commit (the restore
 // records the new state first, as when no hook has recorded it yet), and with
 // the state already recorded. `git undo` runs as a user runs it, through Git
-// and the launcher, and its Git processes are counted. Rounds interleave the
-// cases; medians are reported as ratios against plain Git.
+// and the launcher, and its Git processes are counted. Beside them, the floor:
+// the same restores as plain Git steps run by sh (RESTORE_STEPS). Rounds
+// interleave the cases; medians are reported as ratios against plain Git.
 //
 //   bun bench/restore.ts [--size medium|large|both] [--runs N] [--warmup N]
 import { appendFileSync, readFileSync } from "node:fs";
