@@ -54,6 +54,7 @@ import { undoFile } from "./undo-files.ts";
 import { readJsonFile, replaceFile } from "./lock.ts";
 import { gitBool, hashLengthOf, type Repo } from "./repo.ts";
 import { MODE } from "./mode.ts";
+import { lstatOrNull } from "./stat.ts";
 
 /** What the kept index was made from and what it holds. */
 export interface KeptIndex {
@@ -93,13 +94,8 @@ export interface LeftOutFile {
 /** The size of the file or symbolic link at `path` when it is larger than `limit`, else null (smaller, gone, a folder). */
 export function sizeOver(workTree: string, path: Uint8Array, limit: number): number | null {
   if (limit <= 0) return null;
-  let st;
-  try {
-    st = lstatSync(Buffer.concat([Buffer.from(`${workTree}/`), path]));
-  } catch {
-    return null;
-  }
-  return (st.isFile() || st.isSymbolicLink()) && st.size > limit ? st.size : null;
+  const st = lstatOrNull(Buffer.concat([Buffer.from(`${workTree}/`), path]));
+  return st && (st.isFile() || st.isSymbolicLink()) && st.size > limit ? st.size : null;
 }
 
 /** NUL-ended pathspecs for --pathspec-from-file: `:(<magic>,literal)` before each path, so no name is taken as a pattern. */
@@ -418,14 +414,6 @@ export function changedPaths(stdout: Uint8Array, workTree: string): string[] | n
     paths.push(path);
   }
   return paths;
-}
-
-function lstatOrNull(path: string) {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false }) ?? null;
-  } catch {
-    return null;
-  }
 }
 
 const neverKept = (path: string): boolean => BASENAMES_NEVER_KEPT.has(path.slice(path.lastIndexOf("/") + 1));

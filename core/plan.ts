@@ -15,6 +15,7 @@ import { decodeBytes } from "./bytes.ts";
 import { diffTreePairs, type RawChange } from "./find/tree-diff.ts";
 import type { Repo, RefStorage } from "./repo.ts";
 import { MODE } from "./mode.ts";
+import { lstatOrNull } from "./stat.ts";
 import { phase } from "./trace.ts";
 import { UndoError } from "./errors.ts";
 
@@ -403,13 +404,6 @@ function occupiedPaths(workTree: string, files: readonly FileChange[]): { path: 
   const found: { path: string; raw: Buffer }[] = [];
   const checkedAncestors = new Set<string>();
   const abs = (rel: Buffer) => Buffer.concat([Buffer.from(workTree), Buffer.from("/"), rel]);
-  const lstat = (p: Buffer) => {
-    try {
-      return lstatSync(p, { throwIfNoEntry: false }) ?? null;
-    } catch {
-      return null;
-    }
-  };
   /** The first entry under directory `rel` that S does not record (empty directories do not count). */
   const unknownInside = (rel: Buffer): Buffer | null => {
     let names: Buffer[];
@@ -420,7 +414,7 @@ function occupiedPaths(workTree: string, files: readonly FileChange[]): { path: 
     }
     for (const name of names) {
       const child = Buffer.concat([rel, Buffer.from("/"), name]);
-      if (lstat(abs(child))?.isDirectory()) {
+      if (lstatOrNull(abs(child))?.isDirectory()) {
         const inner = unknownInside(child);
         if (inner) return inner;
       } else if (!sInTree(child)) return child;
@@ -436,10 +430,10 @@ function occupiedPaths(workTree: string, files: readonly FileChange[]): { path: 
       const key = pathKey(dir);
       if (checkedAncestors.has(key)) continue;
       checkedAncestors.add(key);
-      const st = lstat(abs(dir));
+      const st = lstatOrNull(abs(dir));
       if (st && !st.isDirectory() && !sInTree(dir)) found.push({ path: dir.toString("utf8"), raw: Buffer.from(dir) });
     }
-    const st = lstat(abs(rel));
+    const st = lstatOrNull(abs(rel));
     if (!st) continue;
     if (st.isDirectory()) {
       const inner = unknownInside(rel);

@@ -3,7 +3,7 @@
 // files it replaces, with the space it needs reserved, so that a failure
 // (a full disk included) puts every file back as it was.
 import { RestoreRefused } from "../plan.ts";
-import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, statfsSync, unlinkSync, writeFileSync, type Stats } from "node:fs";
+import { linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, statfsSync, unlinkSync, writeFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { nameList } from "../text.ts";
 import { pathKey, type ObjectId } from "../format.ts";
@@ -13,6 +13,7 @@ import type { Repo } from "../repo.ts";
 import { copyIndexFile } from "../index-file.ts";
 import { MODE } from "../mode.ts";
 import { blobId } from "../objects.ts";
+import { lstatOrNull } from "../stat.ts";
 
 import { indexInfo, snapshotEntries } from "./index-step.ts";
 import type { StepContext, WorktreeOutcome } from "./types.ts";
@@ -257,13 +258,6 @@ interface WorktreeBackup {
   dirs: DirBefore[];
 }
 
-const lstatOrNull = (p: Buffer): Stats | null => {
-  try {
-    return lstatSync(p, { throwIfNoEntry: false }) ?? null;
-  } catch {
-    return null;
-  }
-};
 
 const noSpace = (e: unknown): boolean => ["ENOSPC", "EDQUOT"].includes((e as NodeJS.ErrnoException).code ?? "");
 
