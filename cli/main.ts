@@ -9,6 +9,8 @@ import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
 import { onRepoOpened } from "../core/repo.ts";
+import { takeRecordingProblem } from "../core/worker-protocol.ts";
+import { escapeControls } from "../core/text.ts";
 import { resetConfigWarnings, warnConfigProblems } from "./config-words.ts";
 import { jitForShortLife } from "./jit-policy.ts";
 import { phase, traceEnd, traceStart } from "../core/trace.ts";
@@ -101,10 +103,16 @@ function unknownCommand(name: string): number {
   return 1;
 }
 
-// The repository a command opens sets its colours and has its configuration checked.
+// The repository a command opens sets its colours and has its configuration
+// checked, and a failure of the background worker is told once.
 onRepoOpened((repo) => {
   setColorConfig(repo.config.color);
   warnConfigProblems(repo);
+  const problem = takeRecordingProblem(repo.undoDir);
+  if (problem !== null) {
+    const [, when, what] = /^(\S+) (.*)$/.exec(problem) ?? [null, "", problem];
+    write(2, `warning: automatic recording has a problem (${escapeControls(when ?? "")}): ${escapeControls(what ?? "")}; 'git undo doctor' says more\n`);
+  }
 });
 
 async function main(rawArgv: string[], given: CommandIO): Promise<number> {

@@ -1,6 +1,5 @@
 // The snapshot sequence of a worktree: numbers, the position, the navigation
 // streak, and the targets of undo and redo.
-import { mkdirSync } from "node:fs";
 import { appendToFile, readUndoFile, replaceFile } from "./lock.ts";
 import { refused, fatal } from "./errors.ts";
 import { decodeMessage, isReadable, snapshotNumber, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
@@ -8,7 +7,7 @@ import { loadStates } from "./read-state.ts";
 import { SnapshotRefused } from "./validate.ts";
 import type { Repo } from "./repo.ts";
 import { scanUndoRefs, type SnapshotRef } from "./refs.ts";
-import { undoFile } from "./undo-files.ts";
+import { ensureUndoDir, undoFile } from "./undo-files.ts";
 import { phase } from "./trace.ts";
 
 /** A snapshot ref of one sequence with its number, its message not decoded yet. */
@@ -157,7 +156,7 @@ function readValidTrees(repo: Repo): Set<ObjectId> {
 function addValidTrees(repo: Repo, trees: readonly ObjectId[]): void {
   if (!trees.length) return;
   try {
-    mkdirSync(repo.undoDir, { recursive: true });
+    ensureUndoDir(repo.undoDir);
     appendToFile(undoFile(repo.undoDir, "validTrees"), trees.map((t) => `${t}\n`).join(""));
   } catch {
     /* checked again next time */

@@ -19,6 +19,7 @@ import {
   readlinkSync,
   realpathSync,
   renameSync,
+  rmdirSync,
   statSync,
   symlinkSync,
   unlinkSync,
@@ -45,12 +46,33 @@ export const TOOLKIT_ROOT = toolkitRoot();
  */
 export function enableHooks(undoDir: string): void {
   mkdirSync(undoDir, { recursive: true });
-  writeFileSync(undoFile(undoDir, "hooksEnabled"), "git undo init ran here; git-undo's hooks record while this file exists\n");
+  const marker = undoFile(undoDir, "hooksEnabled");
+  // Whatever else stands there (a FIFO would hang the write) goes first; a folder with things in it stops init.
+  if (!isPlainFile(marker)) {
+    try {
+      unlinkSync(marker);
+    } catch {
+      try {
+        rmdirSync(marker);
+      } catch {
+        /* nothing there, or a folder with things in it: the write below says */
+      }
+    }
+  }
+  replaceFile(marker, "git undo init ran here; git-undo's hooks record while this file exists\n");
 }
 
-/** Whether the hooks act in this worktree: its marker, or its repository's (the hooks then copy it). */
+/** Whether the hooks act in this worktree: its marker, or its repository's (the hooks then copy it); a plain file, as the hooks test. */
 export function hooksEnabled(repo: Repo): boolean {
-  return existsSync(undoFile(repo.undoDir, "hooksEnabled")) || (repo.worktreeName !== null && existsSync(undoFile(join(repo.commonDir, "undo"), "hooksEnabled")));
+  return isPlainFile(undoFile(repo.undoDir, "hooksEnabled")) || (repo.worktreeName !== null && isPlainFile(undoFile(join(repo.commonDir, "undo"), "hooksEnabled")));
+}
+
+function isPlainFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 export const BEGIN = "# >>> git-undo >>>";

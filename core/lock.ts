@@ -6,10 +6,10 @@
 // Also the owner checks the scratch folders and index.lock use, replaceFile:
 // the one-step file replacement the hook installer and the recorder's caches
 // use, and readJsonFile for those caches.
-import { chmodSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync, type Stats } from "node:fs";
+import { chmodSync, closeSync, constants, existsSync, fstatSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { refused, type Refused } from "./errors.ts";
-import { clearBrokenUndoFiles, undoFile } from "./undo-files.ts";
+import { clearBrokenUndoFiles, ensureUndoDir, undoFile } from "./undo-files.ts";
 import { seams } from "./seams.ts";
 import { pidAlive, processStartMs, selfPid } from "./proc/index.ts";
 
@@ -157,7 +157,7 @@ function removeQuietly(path: string): void {
  * who took it first. False when it exists (a Git command holds it).
  */
 export function createIndexLock(indexFile: string, undoDir: string): boolean {
-  mkdirSync(undoDir, { recursive: true });
+  ensureUndoDir(undoDir);
   const stuck = clearBrokenUndoFiles(undoDir).find((b) => b.name === "indexLockOwner");
   if (stuck) throw refused({ kind: "undo-file-blocked", path: stuck.path, is: stuck.kind, what: "file" });
   const me = `${selfPid} ${thisHost()}\n`;
@@ -275,7 +275,7 @@ function statMs(path: string): number {
 export async function asRefWriter<T>(undoDir: string, work: () => Promise<T>): Promise<T> {
   const path = undoFile(undoDir, "refWriteOwner");
   try {
-    mkdirSync(undoDir, { recursive: true });
+    ensureUndoDir(undoDir);
     replaceFile(path, `${selfPid} ${thisHost()}\n`);
   } catch {
     /* without it a killed transaction's locks are only named by doctor */
@@ -434,7 +434,7 @@ export function releaseFile(path: string): void {
  * from files it can use; a folder with things in it at capture.lock is refused.
  */
 export function tryLock(undoDir: string): Lock | null {
-  mkdirSync(undoDir, { recursive: true });
+  ensureUndoDir(undoDir);
   const path = undoFile(undoDir, "captureLock");
   const stuck = clearBrokenUndoFiles(undoDir).find((b) => b.name === "captureLock");
   if (stuck) throw refused({ kind: "undo-file-blocked", path, is: stuck.kind, what: "lock" });

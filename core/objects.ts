@@ -1,11 +1,12 @@
 // Reading and writing objects in batches: one cat-file, hash-object or mktree per batch.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ObjectId } from "./format.ts";
 import { decodeBytes, encodeBytes } from "./bytes.ts";
 import { clearDeadIndexLock, ownerTag, tagOwnerGone } from "./lock.ts";
 import type { ObjectFormat, Repo } from "./repo.ts";
 import { MODE } from "./mode.ts";
+import { ensureUndoDir } from "./undo-files.ts";
 
 /** Read blobs by name (`<tree>:<path>`) in one cat-file; a missing one reads as null. */
 export async function readBlobs(repo: Repo, names: readonly string[]): Promise<(string | null)[]> {
@@ -156,7 +157,7 @@ export function sweepLeftovers(repo: Repo): void {
  * its owner so that the next run removes it when a kill left it behind.
  */
 export async function withScratch<T>(repo: Repo, fn: (dir: string) => Promise<T>): Promise<T> {
-  mkdirSync(repo.undoDir, { recursive: true });
+  ensureUndoDir(repo.undoDir);
   sweepLeftovers(repo);
   const dir = mkdtempSync(join(repo.undoDir, `tmp-${ownerTag()}-`));
   try {

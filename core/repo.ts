@@ -1,5 +1,6 @@
 // Repository discovery and git-undo's configuration.
-import { basename, join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { fatal, refused } from "./errors.ts";
 import { Git, GitError, type Env } from "./git.ts";
 import { phase } from "./trace.ts";
@@ -148,9 +149,29 @@ export function openRepo(at: Place): Promise<Repo> {
  * the work tree. The worker records what the user's own `git undo` would.
  */
 export function openHookRepo(gitDir: string, at: Place): Promise<Repo> {
+  if (at.cwd === "") return phase("open repository", () => discover(...placeOfGitDir(gitDir, at.env)));
   const inGitDir = resolve(at.cwd) === resolve(gitDir);
   const overrides: Record<string, string> = inGitDir ? { GIT_DIR: gitDir, GIT_CONFIG_PARAMETERS: "'core.bare'='true'" } : { GIT_DIR: gitDir, GIT_WORK_TREE: at.cwd };
   return phase("open repository", () => discover(at, overrides));
+}
+
+/**
+ * The repository of a hook that ran outside any work tree (no GIT_PREFIX: a
+ * clone, run from the folder above the new repository), as the git directory
+ * alone says it: a linked worktree's own top, the folder holding `.git`, or
+ * core.worktree; otherwise none. Never the folder the hook ran in.
+ */
+function placeOfGitDir(gitDir: string, env: Env): [Place, Record<string, string>] {
+  let top: string | null = null;
+  try {
+    // A linked worktree's git dir names its `<top>/.git`.
+    top = dirname(resolve(gitDir, readFileSync(join(gitDir, "gitdir"), "utf8").trim()));
+  } catch {
+    if (basename(gitDir) === ".git") top = dirname(gitDir);
+  }
+  if (top !== null) return [{ cwd: top, env }, { GIT_DIR: gitDir, GIT_WORK_TREE: top }];
+  // Git itself applies core.worktree; without it the git dir as the current folder makes the repository bare.
+  return [{ cwd: gitDir, env }, { GIT_DIR: gitDir }];
 }
 
 async function discover(at: Place, overrides: Record<string, string> = {}): Promise<Repo> {

@@ -10,7 +10,7 @@
 //     process that made them ends, or by the next run when it was killed.
 // The hooks (POSIX sh, hooks/hook.sh) cannot import this: they spell out the
 // names of the marker, the pending mark, the worker's pid file and the probe.
-import { readdirSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { deleteIndexFile } from "./index-file.ts";
 
@@ -27,6 +27,10 @@ export const UNDO_FILES = {
   probe: "probe",
   /** The worker's last messages (core/worker-protocol.ts). */
   workerLog: "worker.log",
+  /** The worker's last failure, until a recording succeeds; the next command warns of it once (core/worker-protocol.ts). */
+  recordingProblem: "recording-problem",
+  /** That failure once a command has warned of it (kept for doctor). */
+  recordingProblemShown: "recording-problem.shown",
   /** Held by whoever records or restores (core/lock.ts). */
   captureLock: "capture.lock",
   /** Who holds the index.lock a restore took (core/lock.ts). */
@@ -64,6 +68,19 @@ export type UndoFile = keyof typeof UNDO_FILES;
 /** The path of one of git-undo's files in a worktree's undo folder. */
 export const undoFile = (undoDir: string, name: UndoFile): string => join(undoDir, UNDO_FILES[name]);
 
+/**
+ * Make the undo folder inside its git dir, never the git dir itself: a worker
+ * still running while its repository is deleted must not bring the folders
+ * back (throws ENOENT then, as any write into a missing folder does).
+ */
+export function ensureUndoDir(undoDir: string): void {
+  try {
+    mkdirSync(undoDir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+  }
+}
+
 const CACHES = ["committer", "stateBlobs", "keepTree", "snapshotCommits", "validTrees", "tagPeels", "keptIndexInfo"] as const satisfies readonly UndoFile[];
 
 /**
@@ -79,9 +96,27 @@ export function dropCaches(undoDir: string, realIndex: string, hashLength: numbe
 /**
  * The files in <gitdir>/undo/ that git-undo writes as plain files: a folder,
  * a symbolic link, a FIFO or a socket at one of these names is not git-undo's
- * (made by hand, or planted). The hooks' own files are theirs to check.
+ * (made by hand, or planted): a FIFO there would hang whoever opens it.
  */
-const PLAIN_FILES = [...CACHES, "keptIndex", "ownSnapshots", "captureLock", "indexLockOwner", "refWriteOwner"] as const satisfies readonly UndoFile[];
+const PLAIN_FILES = [
+  ...CACHES,
+  "keptIndex",
+  "ownSnapshots",
+  "captureLock",
+  "indexLockOwner",
+  "refWriteOwner",
+  "hooksEnabled",
+  "pending",
+  "pendingTaken",
+  "workerPid",
+  "probe",
+  "workerLog",
+  "recordingProblem",
+  "recordingProblemShown",
+] as const satisfies readonly UndoFile[];
+
+/** Left where it is by clearBrokenUndoFiles: without the marker the hooks are off, which `git undo init` puts right. */
+const KEPT_BROKEN: readonly UndoFile[] = ["hooksEnabled"];
 
 /** Something other than a plain file at one of git-undo's names. */
 export interface BrokenUndoFile {
@@ -119,6 +154,7 @@ export function brokenUndoFiles(undoDir: string): BrokenUndoFile[] {
  */
 export function clearBrokenUndoFiles(undoDir: string): BrokenUndoFile[] {
   return brokenUndoFiles(undoDir).filter((b) => {
+    if (KEPT_BROKEN.includes(b.name)) return false;
     try {
       if (b.kind === "folder") rmdirSync(b.path);
       else unlinkSync(b.path);

@@ -2,7 +2,6 @@
 // pid file and log, and when a burst of Git activity has settled enough to
 // record. Used by worker/main.ts and `git undo watch`.
 import {
-  appendFileSync,
   closeSync,
   existsSync,
   constants as fsConstants,
@@ -10,7 +9,6 @@ import {
   linkSync,
   lstatSync,
   openSync,
-  readFileSync,
   readSync,
   renameSync,
   rmSync,
@@ -23,7 +21,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { markerFiles } from "./operation.ts";
-import { claimFile, indexLockHeld, releaseFile, withUndoFile } from "./lock.ts";
+import { appendToFile, claimFile, indexLockHeld, readUndoFile, releaseFile, replaceFile, withUndoFile } from "./lock.ts";
 import { pidAlive, selfPid, type ProcessTable } from "./proc/index.ts";
 import type { Repo } from "./repo.ts";
 import { undoFile, UNDO_FILES } from "./undo-files.ts";
@@ -343,7 +341,8 @@ export class MarkWatch {
   constructor(undoDir: string) {
     try {
       this.watcher = watch(undoDir, { persistent: false }, (_event, name) => {
-        if (name === null || String(name).startsWith(UNDO_FILES.pending)) this.poke();
+        // A mark, or a file or folder going away (uninstall; the repository being deleted).
+        if (name === null || _event === "rename" || String(name).startsWith(UNDO_FILES.pending)) this.poke();
       });
       this.watcher.on("error", () => this.close());
     } catch {
@@ -387,14 +386,44 @@ const LOOK_MS = 100;
  * once when automatic recording was switched off here (`uninstall` deletes
  * hooks-enabled and waits for us).
  */
-export async function lingerForMark(undoDir: string, ms: number, marks: MarkWatch): Promise<boolean> {
+export async function lingerForMark(undoDir: string, ms: number, marks: MarkWatch, held: () => boolean = () => true): Promise<boolean> {
   const end = Date.now() + ms;
   for (;;) {
-    if (!existsSync(undoFile(undoDir, "hooksEnabled"))) return false;
+    if (!held() || !existsSync(undoFile(undoDir, "hooksEnabled"))) return false;
     if (hasMark(undoDir) || hasTaken(undoDir)) return true;
     const left = end - Date.now();
     if (left <= 0) return false;
     await marks.wait(Math.min(left, 1000));
+  }
+}
+
+/**
+ * The git dir a worker serves, held by its identity (device and inode), not
+ * its path: once it is deleted (`rm -rf`, `git worktree remove`) or another
+ * repository is made at the same path, the worker writes nothing more there
+ * and leaves. A folder being deleted loses its files before itself, so HEAD
+ * and the undo folder are looked at too.
+ */
+export class GitDirHold {
+  private readonly dev: number;
+  private readonly ino: number;
+
+  constructor(
+    private readonly gitDir: string,
+    private readonly undoDir: string,
+  ) {
+    const st = statSync(gitDir);
+    this.dev = st.dev;
+    this.ino = st.ino;
+  }
+
+  held(): boolean {
+    try {
+      const st = statSync(this.gitDir);
+      return st.dev === this.dev && st.ino === this.ino && existsSync(join(this.gitDir, "HEAD")) && existsSync(this.undoDir);
+    } catch {
+      return false;
+    }
   }
 }
 
@@ -437,7 +466,7 @@ export async function lowerPriority(): Promise<void> {
 export function clearStaleReservation(undoDir: string): void {
   const path = undoFile(undoDir, "workerPid");
   try {
-    if (readFileSync(path, "utf8").trim() === "" && Date.now() - safeMtime(path) >= 5000) unlinkSync(path);
+    if (readUndoFile(path)?.toString("latin1").trim() === "" && Date.now() - safeMtime(path) >= 5000) unlinkSync(path);
   } catch {
     /* none, or not ours to remove */
   }
@@ -460,9 +489,10 @@ export function logLine(undoDir: string, message: string): void {
   const path = undoFile(undoDir, "workerLog");
   try {
     const line = `${new Date().toISOString()} [${selfPid}] ${message.replace(/\n+$/, "").replace(/\n/g, "\n    ")}\n`;
-    appendFileSync(path, line);
+    // A plain file or nothing: a FIFO planted there would hang the worker.
+    appendToFile(path, line);
     if (statSync(path).size > LOG_LIMIT) {
-      const body = readFileSync(path, "utf8");
+      const body = readUndoFile(path)?.toString("utf8") ?? "";
       const tail = body.slice(body.length - LOG_LIMIT / 2);
       writeFileSync(path, tail.slice(tail.indexOf("\n") + 1));
     }
@@ -471,10 +501,48 @@ export function logLine(undoDir: string, message: string): void {
   }
 }
 
+/**
+ * A recording failed, or the worker stopped on an error: logged, and kept for
+ * the next git-undo command to warn of once (takeRecordingProblem), so that
+ * recording never stops without a word.
+ */
+export function noteRecordingProblem(undoDir: string, message: string): void {
+  logLine(undoDir, message);
+  try {
+    replaceFile(undoFile(undoDir, "recordingProblem"), `${new Date().toISOString()} ${message.split("\n")[0]}\n`);
+  } catch {
+    /* the log has it */
+  }
+}
+
+/** A recording went through: a problem noted earlier is over. */
+export function clearRecordingProblem(undoDir: string): void {
+  for (const name of ["recordingProblem", "recordingProblemShown"] as const) {
+    try {
+      unlinkSync(undoFile(undoDir, name));
+    } catch {
+      /* none */
+    }
+  }
+}
+
+/** The problem the worker noted and no command has warned of yet ("<ISO date> <message>"), now marked as warned of; null for none. */
+export function takeRecordingProblem(undoDir: string): string | null {
+  const path = undoFile(undoDir, "recordingProblem");
+  const text = readUndoFile(path)?.toString("utf8").trim() ?? null;
+  if (text === null) return null;
+  try {
+    renameSync(path, undoFile(undoDir, "recordingProblemShown"));
+  } catch {
+    return null; // another command took it
+  }
+  return text || null;
+}
+
 /** The last `n` lines of worker.log. */
 export function lastLogLines(undoDir: string, n: number): string[] {
   try {
-    return readFileSync(undoFile(undoDir, "workerLog"), "utf8").split("\n").filter(Boolean).slice(-n);
+    return (readUndoFile(undoFile(undoDir, "workerLog"))?.toString("utf8") ?? "").split("\n").filter(Boolean).slice(-n);
   } catch {
     return [];
   }

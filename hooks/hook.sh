@@ -44,6 +44,8 @@ case ${GIT_UNDO_INTERNAL:-}:${1:-} in
     git_undo_p=$git_undo_u/worker.pid
     git_undo_x=
     [ -f "$git_undo_p" ] && [ ! -h "$git_undo_p" ] && IFS= read -r git_undo_x <"$git_undo_p"
+    # Touches the probe (below): a regular file or nothing, as the mark.
+    git_undo_probe() { [ ! -h "$git_undo_u/probe" ] && { [ -f "$git_undo_u/probe" ] || [ ! -e "$git_undo_u/probe" ]; } && : >|"$git_undo_u/probe"; }
     # A worker keeps worker.pid's time a few seconds ahead of the clock (its
     # lease). A mark newer than that means no worker of ours is alive under
     # that pid (a crash, a reboot, a pid given to another program): start one
@@ -53,7 +55,7 @@ case ${GIT_UNDO_INTERNAL:-}:${1:-} in
     # shellcheck disable=SC3013,SC2209
     case $git_undo_x in
       '' | 0* | *[!0-9]*) ;;
-      *) kill -0 "$git_undo_x" && { [ ! "$git_undo_u/pending" -nt "$git_undo_p" ] || { [ -f "$git_undo_u/probe" ] && [ ! "$git_undo_p" -nt "$git_undo_u/probe" ]; } || ! : >|"$git_undo_u/probe"; } && git_undo_x=wait ;;
+      *) kill -0 "$git_undo_x" && { [ ! "$git_undo_u/pending" -nt "$git_undo_p" ] || { [ -f "$git_undo_u/probe" ] && [ ! "$git_undo_p" -nt "$git_undo_u/probe" ]; } || { git_undo_probe && false; }; } && git_undo_x=wait ;;
     esac
     # The Bun init named; when it is gone, one as the launcher finds it
     # (cli/find-bun.sh), in a subshell so that nothing there can end this
@@ -68,19 +70,22 @@ case ${GIT_UNDO_INTERNAL:-}:${1:-} in
       # a reservation as they would a worker whose lease ran out.
       git_undo_x=
       if [ ! -e "$git_undo_p" ]; then
-        (set -C && echo $$ >"$git_undo_p") && : >|"$git_undo_u/probe" && git_undo_x=reserved || git_undo_x='wait'
+        (set -C && echo $$ >"$git_undo_p") && { git_undo_probe || :; } && git_undo_x=reserved || git_undo_x='wait'
       fi
       # Detached, in its own session where there is setsid, holding none of
       # Git's streams: neither Git nor `out=$(git ...)` waits for it.
       # cli/start-worker starts Bun as every git-undo process starts, and
-      # becomes the worker.
+      # becomes the worker. The folder is the work tree's top only where Git
+      # set one up for the command (GIT_PREFIX): a clone runs its hooks from
+      # the folder it was started in, and the worker asks the git dir then.
       if [ "$git_undo_x" != wait ]; then
-        $(command -v setsid) sh "$git_undo_root/cli/start-worker" "$git_undo_bun" "$git_undo_dir" "$PWD" </dev/null >/dev/null 2>&1 &
-        [ "$git_undo_x" != reserved ] || { echo $! >|"$git_undo_p" && : >|"$git_undo_u/probe"; }
+        $(command -v setsid) sh "$git_undo_root/cli/start-worker" "$git_undo_bun" "$git_undo_dir" "${GIT_PREFIX+$PWD}" </dev/null >/dev/null 2>&1 &
+        [ "$git_undo_x" != reserved ] || { echo $! >|"$git_undo_p" && git_undo_probe; }
       fi
     fi
   fi
   unset git_undo_root git_undo_bun git_undo_dir git_undo_u git_undo_p git_undo_x GIT_UNDO_HOOK_BUN
+  unset -f git_undo_probe
   ;;
 esac 2>/dev/null
 # <<< git-undo <<<

@@ -6,7 +6,7 @@
 // mark and records one change snapshot; it repeats while marks arrive, and
 // exits once nothing has been marked for a while (core/worker-protocol.ts lingerMs).
 // It never prints: errors go to <gitdir>/undo/worker.log.
-import { appendFileSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runEntry } from "../core/bundle.ts";
 import { seamsFromEnv } from "../core/seams.ts";
@@ -14,7 +14,10 @@ import { processTable, selfCpuMs } from "../core/proc/index.ts";
 import {
   claimWorker,
   dropTaken,
+  GitDirHold,
   hasMark,
+  noteRecordingProblem,
+  clearRecordingProblem,
   hasTaken,
   indexLocked,
   markStartedMs,
@@ -119,10 +122,10 @@ export async function captureIntact(repo: Repo, undoDir: string, before: string 
 /** How many recordings may fail in a row before the worker leaves the mark to the next one. */
 const MAX_FAILURES = 3;
 
-async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: MarkWatch): Promise<void> {
-  // Pin the repository the hook named; Git then takes the cwd as the worktree top.
+async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: MarkWatch, hold: GitDirHold): Promise<void> {
+  // Pin the repository the hook named; every Git the worker runs is given its folder.
   process.env.GIT_DIR = gitDir;
-  process.chdir(cwd);
+  process.chdir(cwd || gitDir);
   // The repository is opened and the recorder loaded while the first marks are
   // followed: the command that started this worker may be about to end, and the
   // next one to start.
@@ -151,6 +154,8 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
   let readAfterMs = READ_AFTER_MS;
   let tornByNextCommand = false;
   for (;;) {
+    // The repository deleted or replaced: nothing more is written there (the mark goes with it).
+    if (!hold.held()) return;
     if (!hasTaken(undoDir)) {
       const mark = readMark(undoDir, cursor);
       if (mark === null) {
@@ -159,7 +164,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         firstSeen = null;
         // Nothing to record: stay a while for the next mark, so that a burst
         // of commands with pauses starts one worker, not one per pause.
-        if (await lingerForMark(undoDir, lingerMs(process.env), marks)) continue;
+        if (await lingerForMark(undoDir, lingerMs(process.env), marks, () => hold.held())) continue;
         // Leave the pid file first, then look again: a hook that saw us
         // alive may have marked in between, and then nobody else would record.
         trace("stop");
@@ -211,10 +216,11 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         commands: commands.commandCount,
         intact: async () => {
           tornByNextCommand = !(await quietUntil(undoDir, recordFrom, marks));
-          return !tornByNextCommand && (await captureIntact(repo, undoDir, before));
+          return !tornByNextCommand && hold.held() && (await captureIntact(repo, undoDir, before));
         },
       });
       dropTaken(undoDir);
+      clearRecordingProblem(undoDir);
       readAfterMs = READ_AFTER_MS;
       debug("recorded");
       failures = 0;
@@ -226,7 +232,8 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         debug("torn");
       } else {
         failures++;
-        logLine(undoDir, `recording failed: ${errorText(e)}`);
+        if (!hold.held()) return;
+        noteRecordingProblem(undoDir, `recording failed: ${errorText(e)}`);
         if (failures >= MAX_FAILURES) {
           logLine(undoDir, `giving up after ${failures} failures; the next Git command tries again`);
           trace("stop");
@@ -254,8 +261,15 @@ export async function main(argv: string[]): Promise<number> {
   scrubEnvironment(process.env);
   seamsFromEnv(process.env);
   const gitDir = resolve(gitDirArg);
-  const cwd = resolve(cwdArg ?? gitDir);
+  // The hook's folder when Git ran it in a work tree; '' outside one (a clone): the git dir then says (core/repo.ts).
+  const cwd = cwdArg === undefined ? gitDir : cwdArg === "" ? "" : resolve(cwdArg);
   const undoDir = join(gitDir, "undo");
+  let hold: GitDirHold;
+  try {
+    hold = new GitDirHold(gitDir, undoDir);
+  } catch {
+    return 0; // gone before we started
+  }
   // Claim first, before loading the recorder, so a worker that loses the race costs little.
   if (!claimWorker(undoDir, gitDir, processTable(process.env))) {
     trace("lost");
@@ -276,9 +290,9 @@ export async function main(argv: string[]): Promise<number> {
   const lease = setInterval(() => renewLease(undoDir), LEASE_RENEW_MS);
   const marks = new MarkWatch(undoDir);
   try {
-    await settleLoop(gitDir, cwd, undoDir, marks);
+    await settleLoop(gitDir, cwd, undoDir, marks, hold);
   } catch (e) {
-    logLine(undoDir, `worker stopped: ${errorText(e)}`);
+    if (hold.held()) noteRecordingProblem(undoDir, `worker stopped: ${errorText(e)}`);
     trace("stop");
   } finally {
     clearInterval(lease);
@@ -288,10 +302,44 @@ export async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
+/**
+ * Close what the caller left open above 9 (cli/start-worker lists it in
+ * GIT_UNDO_INHERITED_FDS, having closed 3 to 9): a worker holding a caller's
+ * pipe keeps `git commit | cat`, a test harness or make waiting while it
+ * lingers. Bun's own descriptors were opened after the list was made, at the
+ * lowest free numbers; an event descriptor is never the caller's.
+ */
+export function closeInheritedFds(env: NodeJS.ProcessEnv): void {
+  const list = env.GIT_UNDO_INHERITED_FDS;
+  delete env.GIT_UNDO_INHERITED_FDS;
+  for (const word of (list ?? "").split(" ")) {
+    const fd = Number(word);
+    if (!Number.isInteger(fd) || fd < 10) continue;
+    try {
+      if (/^anon_inode:/.test(readlinkSync(`/proc/self/fd/${fd}`))) continue;
+    } catch {
+      /* no /proc: the list alone says */
+    }
+    try {
+      closeSync(fd);
+    } catch {
+      /* closed already (the shell's own script) */
+    }
+  }
+}
+
 /** The worker run to its end. */
 export async function run(argv: string[]): Promise<never> {
-  // Git's streams are not ours; a stray write must go nowhere rather than fail.
-  process.on("uncaughtException", () => process.exit(0));
+  closeInheritedFds(process.env);
+  // Git's streams are not ours: an error nothing caught goes to worker.log
+  // and to the next command's warning, never to them.
+  const gitDir = argv[0] && argv[0] !== "--check" ? resolve(argv[0]) : null;
+  const stop = (e: unknown) => {
+    if (gitDir !== null && existsSync(join(gitDir, "undo", "hooks-enabled"))) noteRecordingProblem(join(gitDir, "undo"), `worker stopped: ${errorText(e)}`);
+    process.exit(1);
+  };
+  process.on("uncaughtException", stop);
+  process.on("unhandledRejection", stop);
   process.exit(await main(argv));
 }
 

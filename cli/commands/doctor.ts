@@ -100,6 +100,9 @@ const BROKEN_FILE_COST: Partial<Record<UndoFile, string>> = {
   indexLockOwner: "no restore runs while it is there",
   ownSnapshots: "git-undo cannot tell its own snapshots from fetched ones, and counts them all as its own",
   refWriteOwner: "the locks a killed git-undo leaves are not removed by the next recording",
+  hooksEnabled: "the hooks record only where it is a plain file, so nothing is recorded here; after removing it, run 'git undo init'",
+  pending: "the hooks cannot mark a change, so nothing is recorded (the next recording removes it)",
+  workerLog: "the worker's messages are lost (the next recording removes it)",
 };
 
 /**
@@ -157,7 +160,7 @@ export const doctor: Command = {
           : "run 'git undo init'";
 
     if (hooksEnabled(repo)) ok(`recording is on here (${repo.undoDir})`);
-    else bad(`recording is off here: init has not run here (no ${undoFile(repo.undoDir, "hooksEnabled")}); ${runInit}`);
+    else if (!brokenUndoFiles(repo.undoDir).some((b) => b.name === "hooksEnabled")) bad(`recording is off here: init has not run here (no ${undoFile(repo.undoDir, "hooksEnabled")}); ${runInit}`);
     for (const p of repo.config.problems) bad(`${problemText(p)}; ${fallbackText(p.key)}`);
 
     const bun = hookBun(io.env, io.runtime);
