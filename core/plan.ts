@@ -13,7 +13,7 @@ import { indexLockHeld, indexLockPath } from "./lock.ts";
 import { readObjects } from "./objects.ts";
 import { decodeBytes } from "./bytes.ts";
 import { diffTreePairs, type RawChange } from "./find/tree-diff.ts";
-import type { Repo, RefStorage } from "./repo.ts";
+import { gitBool, type Repo, type RefStorage } from "./repo.ts";
 import { MODE } from "./mode.ts";
 import { lstatOrNull } from "./stat.ts";
 import { phase } from "./trace.ts";
@@ -121,7 +121,17 @@ export type Blocker = { target: number; names: string[] } & (
      * Objects the index needs are gone: the blobs of conflicted entries (names:
      * the paths). --skip-missing cannot leave a part of the index out.
      */ { kind: "missing-conflict-blobs"; missing: { path: string; object: ObjectId }[] }
+  | /**
+     * The target's .gitmodules is one Git refuses to read (names: ".gitmodules"):
+     * once written, Git dies on its next look at submodules, the restore's own diff first.
+     */ { kind: "gitmodules-refused"; problem: GitmodulesProblem }
 );
+
+/** What Git refuses in a .gitmodules: a line it cannot parse, or a submodule setting it dies on. */
+export type GitmodulesProblem =
+  | { why: "unreadable" }
+  | /** submodule.<name>.update: a command (Git runs those only from .git/config) or no strategy Git knows. */ { why: "update"; key: string; value: string | null }
+  | /** submodule.<name>.fetchRecurseSubmodules: neither a boolean nor on-demand. */ { why: "fetch-recurse"; key: string; value: string };
 
 /** Why Git would refuse to write a ref of the target (checked before anything moves). */
 export type RefProblem =
@@ -523,6 +533,11 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
     if (gone.length) blockers.push({ kind: "missing-conflict-blobs", target: target.number, names: [...new Set(gone.map((g) => g.path))], missing: gone });
   }
 
+  // A .gitmodules the restore writes (to the files or the index, which Git reads when no file is there).
+  const gitmodules = changes.find((c) => (c.path === "worktree/.gitmodules" || c.path === "index/.gitmodules") && (c.newMode === MODE.file || c.newMode === MODE.executable));
+  const modulesProblem = gitmodules ? await gitmodulesProblem(repo, gitmodules.newObject) : null;
+  if (modulesProblem) blockers.push({ kind: "gitmodules-refused", target: target.number, names: [".gitmodules"], problem: modulesProblem });
+
   // Spec step 1: an operation in progress; and a Git command writing the index now.
   if (s.state.length && !opts.force && (!opts.partial || refs.length || head)) {
     blockers.push({ kind: "operation", target: target.number, names: [...s.state] });
@@ -547,6 +562,29 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
     notRestored,
     onlyLeft: await onlyLeft,
   };
+}
+
+/** The submodule update strategies Git takes from .gitmodules (submodule.c parse_submodule_update_type, less "!command"). */
+const UPDATE_STRATEGIES = new Set(["none", "checkout", "rebase", "merge"]);
+
+/**
+ * What Git would refuse in the .gitmodules blob `oid`, as Git reads a
+ * .gitmodules in the working tree (submodule-config.c): the file parsed by Git
+ * itself (`config --blob`, which follows no include), then the two settings it
+ * dies on. Null when Git reads it.
+ */
+async function gitmodulesProblem(repo: Repo, oid: ObjectId): Promise<GitmodulesProblem | null> {
+  const listed = await repo.git.run(["config", "-z", `--blob=${oid}`, "--list"], { okExit: [1, 128] });
+  if (listed.exitCode !== 0) return { why: "unreadable" };
+  for (const rec of decodeBytes(listed.stdout).split("\0")) {
+    const nl = rec.indexOf("\n");
+    const key = nl < 0 ? rec : rec.slice(0, nl);
+    const value = nl < 0 ? null : rec.slice(nl + 1);
+    const item = /^submodule\..*\.([^.]+)$/s.exec(key)?.[1];
+    if (item === "update" && (value === null || !UPDATE_STRATEGIES.has(value))) return { why: "update", key, value };
+    if (item === "fetchrecursesubmodules" && value !== null && value !== "on-demand" && gitBool(value) === null) return { why: "fetch-recurse", key, value };
+  }
+  return null;
 }
 
 /** What a restore does to refs, HEAD and the stash; --skip-missing narrows it. */
