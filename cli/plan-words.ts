@@ -179,6 +179,10 @@ function blockerSentence(b: Blocker): string {
       return `Git would refuse ${one ? "a ref" : "refs"} snapshot ${T} has: ${nameList(b.refs.map(refProblemText), 3)}`;
     case "missing-conflict-blobs":
       return `the conflicted files snapshot ${T} has in the index are gone from the repository: ${nameList(b.missing.map((m) => `${m.path} (${short(m.object)})`))}; 'git undo restore ${b.target} --only refs,head,worktree,stash' restores the rest`;
+    case "path-too-long":
+      return b.part === "path"
+        ? `snapshot ${T}'s files are nested too deep to restore: ${shownName(b.names[0]!)} is ${plural(b.depth, "folder")} deep (a path here holds at most ${b.limit} bytes)`
+        : `snapshot ${T} has a file name too long to restore: ${shownName(b.names[0]!)} (a name of ${b.bytes} bytes; a name here holds at most ${b.limit})`;
     case "gitmodules-refused":
       return `snapshot ${T} has a .gitmodules Git refuses to read (${gitmodulesProblemText(b.problem)}); restored, it would make Git fail wherever it looks at submodules`;
   }

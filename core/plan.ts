@@ -122,6 +122,11 @@ export type Blocker = { target: number; names: string[] } & (
      * the paths). --skip-missing cannot leave a part of the index out.
      */ { kind: "missing-conflict-blobs"; missing: { path: string; object: ObjectId }[] }
   | /**
+     * A path of the target's files is longer than this system's paths can be, or
+     * has a name longer than a file name can be (names: the path): a tree nested
+     * thousands of folders deep. Git's merge would fail on it partway.
+     */ { kind: "path-too-long"; part: "path" | "name"; bytes: number; depth: number; limit: number }
+  | /**
      * The target's .gitmodules is one Git refuses to read (names: ".gitmodules"):
      * once written, Git dies on its next look at submodules, the restore's own diff first.
      */ { kind: "gitmodules-refused"; problem: GitmodulesProblem }
@@ -299,7 +304,10 @@ const comparedParts = (s: StateTree): string[] => (s.worktree !== undefined ? ["
  * most shows a binary file's line counts).
  */
 function stateDiff(repo: Repo, from: ObjectId, to: ObjectId, paths: readonly string[], lines: boolean): Promise<Uint8Array> {
-  const args = ["diff-tree", "-r", "-z", "--raw", ...(lines ? ["--numstat"] : []), "--no-renames", from, to, "--", ...paths];
+  // Git 2.44+ stops at 2048 levels (core.maxTreeDepth); 4096, its first default,
+  // lets the plan see a path nested deeper than any the system can write and
+  // refuse it by name (pathTooLong) rather than pass on Git's failure.
+  const args = ["-c", "core.maxTreeDepth=4096", "diff-tree", "-r", "-z", "--raw", ...(lines ? ["--numstat"] : []), "--no-renames", from, to, "--", ...paths];
   const env = { GIT_INDEX_FILE: join(repo.undoDir, "no-such-dir", "index") };
   return repo.git.run(args, { env }).then((r) => r.stdout);
 }
@@ -522,6 +530,8 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
     const here = currentFolder(repo);
     const over = here && worktree.files.find((f) => f.newMode !== MODE.absent && f.newMode !== MODE.gitlink && (here.rel === f.path || here.rel.startsWith(`${f.path}/`)));
     if (over) blockers.push({ kind: "current-directory", target: target.number, names: [over.path] });
+    const tooLong = pathTooLong(target.number, worktree.files);
+    if (tooLong) blockers.push(tooLong);
   }
 
   // Spec step 5: the index.
@@ -562,6 +572,23 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
     notRestored,
     onlyLeft: await onlyLeft,
   };
+}
+
+/** The longest path (PATH_MAX, its NUL included) and file name (NAME_MAX) the system takes: Linux's, else the BSDs' and macOS's. */
+const PATH_MAX = process.platform === "linux" ? 4096 : 1024;
+const NAME_MAX = 255;
+
+/** The first file of the target whose path (relative to the working tree, as Git writes it) the system cannot take; null when none. */
+function pathTooLong(target: number, files: readonly FileChange[]): Blocker | null {
+  for (const f of files) {
+    if (f.newMode === MODE.absent) continue;
+    const names = Buffer.from(f.raw).toString("latin1").split("/");
+    const depth = names.length - 1;
+    if (f.raw.length >= PATH_MAX) return { kind: "path-too-long", target, names: [f.path], part: "path", bytes: f.raw.length, depth, limit: PATH_MAX - 1 };
+    const name = names.find((n) => n.length > NAME_MAX);
+    if (name) return { kind: "path-too-long", target, names: [f.path], part: "name", bytes: name.length, depth, limit: NAME_MAX };
+  }
+  return null;
 }
 
 /** The submodule update strategies Git takes from .gitmodules (submodule.c parse_submodule_update_type, less "!command"). */

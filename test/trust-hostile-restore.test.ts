@@ -49,3 +49,44 @@ test("a .gitmodules Git dies on in other ways is refused too; one it reads is no
   expect(await refusedFor(`[submodule "s"\n\tpath = s\n`)).toContain("(it is not a configuration file Git can parse)");
   expect(await refusedFor(`[submodule "s"]\n\tpath = s\n\turl = ./s\n\tupdate = rebase\n\tfetchRecurseSubmodules = on-demand\n`)).toBeNull();
 });
+
+/**
+ * A snapshot (#3) whose files add `path` (a tree thousands of folders deep):
+ * written through an index of the attacker's, so that Git builds every level
+ * in one write-tree.
+ */
+function withDeepPath(path: string): TestRepo {
+  const { v, x } = victimAndAttacker();
+  const base: Base = baseOf(x);
+  const index = { GIT_INDEX_FILE: join(tempDir("index"), "index") };
+  x.git(["read-tree", `${base.tree}:worktree`], { env: index });
+  x.git(["update-index", "--add", "--index-info"], { input: `100644 ${blob(x, "deep\n")}\t${path}\n`, env: index });
+  const files = x.git(["write-tree"], { env: index }).stdout.trim();
+  commitSnapshot(x, base, withEntry(x, base.tree, "worktree", files, "40000"));
+  // Git 2.44+ sends and takes no tree deeper than core.maxTreeDepth; older Gits (and copied objects) have no such limit.
+  x.git(["config", "core.maxTreeDepth", "4096"]);
+  v.git(["-c", "core.maxTreeDepth=4096", "fetch", "-q", x.dir, "+refs/undo/*:refs/undo/*"]);
+  return v;
+}
+
+test("a tree 3,000 folders deep: refused by name, in one line, before anything is written; nothing changed", async () => {
+  const v = withDeepPath(`deep/${"d/".repeat(3000)}f`);
+  const before = observe(v);
+  const words = /snapshot #3's files are nested too deep to restore: deep\/d\/d\/.*\.\.\. \(6006 bytes\) is 3001 folders deep \(a path here holds at most \d+ bytes\)/;
+  const dry = await v.run(["restore", "--dry-run", "3"]);
+  expect(dry.code).toBe(1);
+  expect(dry.stdout).toMatch(words);
+  const restored = await v.run(["restore", "3"]);
+  expectOneLineRefusal(restored, "restore");
+  expect(restored.stderr).toMatch(words);
+  expect(restored.stderr.length).toBeLessThan(400);
+  expect(restored.stderr).not.toContain("differs");
+  expect(observe(v)).toEqual(before);
+}, 60_000);
+
+test("a file name longer than the system takes is refused by name too", async () => {
+  const v = withDeepPath(`dir/${"n".repeat(300)}`);
+  const dry = await v.run(["restore", "--dry-run", "3"]);
+  expect(dry.code).toBe(1);
+  expect(dry.stdout).toMatch(/snapshot #3 has a file name too long to restore: dir\/nnn.*\(a name of 300 bytes; a name here holds at most 255\)/);
+});
