@@ -6,10 +6,14 @@ import { refuse } from "../core/errors.ts";
 import type { Snapshot, SnapshotEntry } from "../core/format.ts";
 import { readableSnapshot } from "../core/history.ts";
 import { loadState } from "../core/read-state.ts";
-import { diffArgs, treePair } from "../core/patch.ts";
+import { diffArgs, stateDiffArgs, treePair, type DiffFormat } from "../core/patch.ts";
+import { decodeBytes } from "../core/bytes.ts";
+import type { ObjectId } from "../core/format.ts";
 import { captureLive } from "../core/capture.ts";
 import type { Repo } from "../core/repo.ts";
-import { colorFlagGiven, colorWhen } from "./ui.ts";
+import { colorEnabled, colorFlagGiven, colorWhen, write, writeBytes } from "./ui.ts";
+import { startPager } from "./pager.ts";
+import { outputColumns } from "./wrap.ts";
 import { commandEnv } from "./io.ts";
 
 export async function showPatch(repo: Repo, snaps: readonly SnapshotEntry[], snap: Snapshot, against: number | null): Promise<number> {
@@ -33,4 +37,40 @@ export async function gitDiff(repo: Repo, args: (color: "always" | "never" | "au
   const code = await repo.git.runInteractive(args(color));
   // A pager the user quit early is not an error (Git exits 141 on SIGPIPE).
   return code === 0 || code === 141 ? 0 : 128;
+}
+
+const SGR = /\x1b\[[0-9;:]*m/g;
+/** A `diff --git` line of a file under index/ or worktree/ (Git quotes a path with unusual bytes). */
+const FILE_SECTION = /^diff --git "?a\/(?:index|worktree)\//;
+
+/**
+ * `git undo diff`: Git's diff of two state trees, printed by us rather than by
+ * Git, because the refs, HEAD and stash records are a snapshot's text (a
+ * fetched one's stash message may hold terminal sequences): every line from
+ * them, every header and path, and every --stat or --name-only line goes
+ * through the escaping every other output has (cli/ui.ts write). The lines of
+ * the files themselves are written as Git prints them, as `git diff` would
+ * show them. Paged as `git undo show` is.
+ */
+export async function printStateDiff(repo: Repo, from: ObjectId, to: ObjectId, format: DiffFormat): Promise<number> {
+  await startPager(repo);
+  const columns = outputColumns(1);
+  const { stdout } = await repo.git.run(stateDiffArgs(from, to, format, colorEnabled() ? "always" : "never"), columns === null ? {} : { env: { COLUMNS: String(columns) } });
+  let fileSection = false; // a file's diff (index/, worktree/), not a record's
+  let inHunks = false; // past its header
+  let start = 0;
+  while (start < stdout.length) {
+    const nl = stdout.indexOf(10, start);
+    const end = nl < 0 ? stdout.length : nl + 1;
+    const bytes = stdout.subarray(start, end);
+    start = end;
+    const line = decodeBytes(bytes);
+    // A line of a file's hunk starts with +, - or a space (after its colour): never with these.
+    const bare = format === "patch" ? line.replace(SGR, "") : "";
+    if (bare.startsWith("diff --git ")) [fileSection, inHunks] = [FILE_SECTION.test(bare), false];
+    else if (bare.startsWith("@@")) inHunks = true;
+    if (fileSection && inHunks && !bare.startsWith("@@")) writeBytes(1, bytes);
+    else write(1, line);
+  }
+  return 0;
 }

@@ -6,7 +6,7 @@ import { headLabel } from "../core/describe.ts";
 import { refParts, type HeadState, type OperationMarker, type RefLine } from "../core/format.ts";
 import { escapeControls, nameList } from "../core/text.ts";
 import { MODE } from "../core/mode.ts";
-import { filesOnDisk, indexChanges, submoduleOnly, planIsEmpty, type Blocker, type RefProblem, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan, type WorktreePlan } from "../core/plan.ts";
+import { filesOnDisk, indexChanges, submoduleOnly, planIsEmpty, type Blocker, type GitmodulesProblem, type RefProblem, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan, type WorktreePlan } from "../core/plan.ts";
 import type { GoBack } from "../core/restore/index.ts";
 import { PARTS, type PartialSelection } from "../core/compose.ts";
 
@@ -179,26 +179,46 @@ function blockerSentence(b: Blocker): string {
       return `Git would refuse ${one ? "a ref" : "refs"} snapshot ${T} has: ${nameList(b.refs.map(refProblemText), 3)}`;
     case "missing-conflict-blobs":
       return `the conflicted files snapshot ${T} has in the index are gone from the repository: ${nameList(b.missing.map((m) => `${m.path} (${short(m.object)})`))}; 'git undo restore ${b.target} --only refs,head,worktree,stash' restores the rest`;
+    case "path-too-long":
+      return b.part === "path"
+        ? `snapshot ${T}'s files are nested too deep to restore: ${shownName(b.names[0]!)} is ${plural(b.depth, "folder")} deep (a path here holds at most ${b.limit} bytes)`
+        : `snapshot ${T} has a file name too long to restore: ${shownName(b.names[0]!)} (a name of ${b.bytes} bytes; a name here holds at most ${b.limit})`;
+    case "gitmodules-refused":
+      return `snapshot ${T} has a .gitmodules Git refuses to read (${gitmodulesProblemText(b.problem)}); restored, it would make Git fail wherever it looks at submodules`;
   }
 }
 
-/** A ref name as a message shows it: a very long one cut, with its length. */
-function shownRef(name: string): string {
+/** What Git refuses in a snapshot's .gitmodules. */
+function gitmodulesProblemText(p: GitmodulesProblem): string {
+  switch (p.why) {
+    case "unreadable":
+      return "it is not a configuration file Git can parse";
+    case "update":
+      return p.value?.startsWith("!")
+        ? `${shownName(p.key)} = ${shownName(p.value)}: Git runs update commands only from .git/config, never from .gitmodules`
+        : `${shownName(p.key)}${p.value === null ? " has no value" : ` = ${shownName(p.value)}`}: Git updates a submodule only by checkout, rebase, merge or none`;
+    case "fetch-recurse":
+      return `${shownName(p.key)} = ${shownName(p.value)}: neither true, false nor on-demand`;
+  }
+}
+
+/** A ref name or a setting as a message shows it: a very long one cut, with its length. */
+function shownName(name: string): string {
   return name.length > 80 ? `${name.slice(0, 60)}... (${Buffer.byteLength(name)} bytes)` : name;
 }
 
 /** One ref Git would refuse, and why. */
 function refProblemText(p: RefProblem): string {
-  const name = shownRef(p.name);
+  const name = shownName(p.name);
   switch (p.why) {
     case "conflict":
-      return `${name} (Git cannot have it and ${shownRef(p.other)} at once)`;
+      return `${name} (Git cannot have it and ${shownName(p.other)} at once)`;
     case "too-long":
       return `${name} (a name too long for ${p.storage === "reftable" ? "reftable" : "the files"} ref storage)`;
     case "not-a-commit":
       return `${name} (a branch naming a ${p.type}; Git puts only commits on branches)`;
     case "loop":
-      return `${name} (a symbolic ref in a loop: ${p.loop.map(shownRef).join(" -> ")})`;
+      return `${name} (a symbolic ref in a loop: ${p.loop.map(shownName).join(" -> ")})`;
   }
 }
 

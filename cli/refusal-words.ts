@@ -76,7 +76,8 @@ export function refusalText(r: Refusal): string {
     case "none-at-date":
       return `no snapshot was recorded at or before ${r.date}; the first is #${r.first} from ${snapshotTime(r.firstDate)}`;
     case "hooks-in-the-way":
-      return `cannot install the hooks:\n  ${r.problems.map(hookProblemText).join("\n  ")}`;
+      // Joined into one error line: the problems stay apart.
+      return `cannot install the hooks:\n  ${r.problems.map(hookProblemText).join(";\n  ")}`;
     case "pathspec-magic":
       return `pathspec magic is not supported here: '${r.spec}'`;
     case "pathspec-outside-tree":

@@ -91,8 +91,12 @@ export function resetOutput(): void {
  * output quietly, as it ends Git's.
  */
 export function write(fd: 1 | 2, text: string): void {
+  writeBytes(fd, Buffer.from(terminalSafe(text, fd)));
+}
+
+/** Bytes written as they are, past the last guard: only for what Git itself would print so (a file's lines in a diff). */
+export function writeBytes(fd: 1 | 2, bytes: Uint8Array): void {
   if (closed && fd === 1) return;
-  const bytes = Buffer.from(terminalSafe(text, fd));
   const given = fd === 1 ? commandIO().stdout : commandIO().stderr;
   if (given) return given(bytes);
   if (fd === 1 && stdoutSink) return stdoutSink(bytes);

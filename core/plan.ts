@@ -13,7 +13,7 @@ import { indexLockHeld, indexLockPath } from "./lock.ts";
 import { readObjects } from "./objects.ts";
 import { decodeBytes } from "./bytes.ts";
 import { diffTreePairs, type RawChange } from "./find/tree-diff.ts";
-import type { Repo, RefStorage } from "./repo.ts";
+import { gitBool, type Repo, type RefStorage } from "./repo.ts";
 import { MODE } from "./mode.ts";
 import { lstatOrNull } from "./stat.ts";
 import { phase } from "./trace.ts";
@@ -121,7 +121,22 @@ export type Blocker = { target: number; names: string[] } & (
      * Objects the index needs are gone: the blobs of conflicted entries (names:
      * the paths). --skip-missing cannot leave a part of the index out.
      */ { kind: "missing-conflict-blobs"; missing: { path: string; object: ObjectId }[] }
+  | /**
+     * A path of the target's files is longer than this system's paths can be, or
+     * has a name longer than a file name can be (names: the path): a tree nested
+     * thousands of folders deep. Git's merge would fail on it partway.
+     */ { kind: "path-too-long"; part: "path" | "name"; bytes: number; depth: number; limit: number }
+  | /**
+     * The target's .gitmodules is one Git refuses to read (names: ".gitmodules"):
+     * once written, Git dies on its next look at submodules, the restore's own diff first.
+     */ { kind: "gitmodules-refused"; problem: GitmodulesProblem }
 );
+
+/** What Git refuses in a .gitmodules: a line it cannot parse, or a submodule setting it dies on. */
+export type GitmodulesProblem =
+  | { why: "unreadable" }
+  | /** submodule.<name>.update: a command (Git runs those only from .git/config) or no strategy Git knows. */ { why: "update"; key: string; value: string | null }
+  | /** submodule.<name>.fetchRecurseSubmodules: neither a boolean nor on-demand. */ { why: "fetch-recurse"; key: string; value: string };
 
 /** Why Git would refuse to write a ref of the target (checked before anything moves). */
 export type RefProblem =
@@ -289,7 +304,10 @@ const comparedParts = (s: StateTree): string[] => (s.worktree !== undefined ? ["
  * most shows a binary file's line counts).
  */
 function stateDiff(repo: Repo, from: ObjectId, to: ObjectId, paths: readonly string[], lines: boolean): Promise<Uint8Array> {
-  const args = ["diff-tree", "-r", "-z", "--raw", ...(lines ? ["--numstat"] : []), "--no-renames", from, to, "--", ...paths];
+  // Git 2.44+ stops at 2048 levels (core.maxTreeDepth); 4096, its first default,
+  // lets the plan see a path nested deeper than any the system can write and
+  // refuse it by name (pathTooLong) rather than pass on Git's failure.
+  const args = ["-c", "core.maxTreeDepth=4096", "diff-tree", "-r", "-z", "--raw", ...(lines ? ["--numstat"] : []), "--no-renames", from, to, "--", ...paths];
   const env = { GIT_INDEX_FILE: join(repo.undoDir, "no-such-dir", "index") };
   return repo.git.run(args, { env }).then((r) => r.stdout);
 }
@@ -512,6 +530,8 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
     const here = currentFolder(repo);
     const over = here && worktree.files.find((f) => f.newMode !== MODE.absent && f.newMode !== MODE.gitlink && (here.rel === f.path || here.rel.startsWith(`${f.path}/`)));
     if (over) blockers.push({ kind: "current-directory", target: target.number, names: [over.path] });
+    const tooLong = pathTooLong(target.number, worktree.files);
+    if (tooLong) blockers.push(tooLong);
   }
 
   // Spec step 5: the index.
@@ -522,6 +542,11 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
     const gone = await missingConflictBlobs(repo, s, t);
     if (gone.length) blockers.push({ kind: "missing-conflict-blobs", target: target.number, names: [...new Set(gone.map((g) => g.path))], missing: gone });
   }
+
+  // A .gitmodules the restore writes (to the files or the index, which Git reads when no file is there).
+  const gitmodules = changes.find((c) => (c.path === "worktree/.gitmodules" || c.path === "index/.gitmodules") && (c.newMode === MODE.file || c.newMode === MODE.executable));
+  const modulesProblem = gitmodules ? await gitmodulesProblem(repo, gitmodules.newObject) : null;
+  if (modulesProblem) blockers.push({ kind: "gitmodules-refused", target: target.number, names: [".gitmodules"], problem: modulesProblem });
 
   // Spec step 1: an operation in progress; and a Git command writing the index now.
   if (s.state.length && !opts.force && (!opts.partial || refs.length || head)) {
@@ -547,6 +572,46 @@ async function planSteps(repo: Repo, from: StateSide, target: Snapshot, opts: Pl
     notRestored,
     onlyLeft: await onlyLeft,
   };
+}
+
+/** The longest path (PATH_MAX, its NUL included) and file name (NAME_MAX) the system takes: Linux's, else the BSDs' and macOS's. */
+const PATH_MAX = process.platform === "linux" ? 4096 : 1024;
+const NAME_MAX = 255;
+
+/** The first file of the target whose path (relative to the working tree, as Git writes it) the system cannot take; null when none. */
+function pathTooLong(target: number, files: readonly FileChange[]): Blocker | null {
+  for (const f of files) {
+    if (f.newMode === MODE.absent) continue;
+    const names = Buffer.from(f.raw).toString("latin1").split("/");
+    const depth = names.length - 1;
+    if (f.raw.length >= PATH_MAX) return { kind: "path-too-long", target, names: [f.path], part: "path", bytes: f.raw.length, depth, limit: PATH_MAX - 1 };
+    const name = names.find((n) => n.length > NAME_MAX);
+    if (name) return { kind: "path-too-long", target, names: [f.path], part: "name", bytes: name.length, depth, limit: NAME_MAX };
+  }
+  return null;
+}
+
+/** The submodule update strategies Git takes from .gitmodules (submodule.c parse_submodule_update_type, less "!command"). */
+const UPDATE_STRATEGIES = new Set(["none", "checkout", "rebase", "merge"]);
+
+/**
+ * What Git would refuse in the .gitmodules blob `oid`, as Git reads a
+ * .gitmodules in the working tree (submodule-config.c): the file parsed by Git
+ * itself (`config --blob`, which follows no include), then the two settings it
+ * dies on. Null when Git reads it.
+ */
+async function gitmodulesProblem(repo: Repo, oid: ObjectId): Promise<GitmodulesProblem | null> {
+  const listed = await repo.git.run(["config", "-z", `--blob=${oid}`, "--list"], { okExit: [1, 128] });
+  if (listed.exitCode !== 0) return { why: "unreadable" };
+  for (const rec of decodeBytes(listed.stdout).split("\0")) {
+    const nl = rec.indexOf("\n");
+    const key = nl < 0 ? rec : rec.slice(0, nl);
+    const value = nl < 0 ? null : rec.slice(nl + 1);
+    const item = /^submodule\..*\.([^.]+)$/s.exec(key)?.[1];
+    if (item === "update" && (value === null || !UPDATE_STRATEGIES.has(value))) return { why: "update", key, value };
+    if (item === "fetchrecursesubmodules" && value !== null && value !== "on-demand" && gitBool(value) === null) return { why: "fetch-recurse", key, value };
+  }
+  return null;
 }
 
 /** What a restore does to refs, HEAD and the stash; --skip-missing narrows it. */

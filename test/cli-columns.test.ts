@@ -22,3 +22,25 @@ test("columns line up by display width with long and CJK branch names; summaries
   expect(rows[0]!.endsWith(long)).toBe(true);
   expect(rows[1]).toContain("日本語のブランチ ");
 });
+
+test("on a terminal of 80 columns a 51-character branch is cut with an ellipsis and no row wraps; a pipe gets it whole", async () => {
+  const r = makeRepo();
+  r.commit("one", { "a.txt": "a\n" });
+  await r.okIn("snapshot");
+  const branch = `feature/${"x".repeat(43)}`;
+  expect(branch).toHaveLength(51);
+  r.git(["checkout", "-q", "-b", branch]);
+  await r.okIn("snapshot");
+  r.git(["checkout", "-q", "main"]);
+  await r.okIn("snapshot");
+  const fitted = await r.run(["list"], { env: { COLUMNS: "80" } });
+  expect(fitted.code).toBe(0);
+  const rows = fitted.stdout.trimEnd().split("\n");
+  expect(rows).toHaveLength(3);
+  for (const row of rows) expect(Bun.stringWidth(row)).toBeLessThan(80);
+  expect(rows[1]).toContain("feature/xxx");
+  expect(rows[1]).toContain("… ");
+  expect(rows[1]).toMatch(/checkout: /);
+  const whole = (await r.run(["list"])).stdout;
+  expect(whole).toContain(`${branch} `);
+});

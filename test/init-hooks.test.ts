@@ -92,3 +92,22 @@ test("init refuses, writing nothing, when a hook is not a shell script, not exec
   expect(res.stderr).toContain("is a symbolic link");
   expect(readFileSync(shared, "utf8")).toBe("#!/bin/sh\n");
 });
+
+test("the refusal for hooks that are not shell scripts reads as sentences on one line, and fits 80 columns", async () => {
+  const r = makeRepo();
+  r.commit("base");
+  const hooks = join(r.gitDir(), "hooks");
+  for (const name of ["reference-transaction", "post-index-change"]) writeFileSync(join(hooks, name), "#!/usr/bin/env python3\n", { mode: 0o755 });
+  const whole = await r.run(["init", "--file-hooks"]);
+  expect(whole.code).toBe(1);
+  expect(whole.stderr.trimEnd().split("\n")).toHaveLength(1);
+  // Each hook's clause ends before the next begins, and the last before the ways on.
+  expect(whole.stderr).toContain("only to a shell hook; ");
+  expect(whole.stderr).toContain("only to a shell hook. Either run 'git undo init --chain'");
+  expect(whole.stderr).not.toMatch(/shell hook [A-Z]/);
+  const fitted = await r.run(["init", "--file-hooks"], { env: { COLUMNS: "80" } });
+  const lines = fitted.stderr.trimEnd().split("\n");
+  expect(lines.length).toBeGreaterThan(1);
+  for (const l of lines) expect(Bun.stringWidth(l)).toBeLessThanOrEqual(79);
+  expect(lines.join(" ").replace(/\s+/g, " ")).toBe(whole.stderr.trim().replace(/\s+/g, " "));
+});

@@ -4,10 +4,10 @@ import { usage } from "../../core/errors.ts";
 import { isReadable, type Snapshot, type SnapshotEntry } from "../../core/format.ts";
 import { listSnapshots, readableSnapshot, resolveSnapshotArg } from "../../core/history.ts";
 import { loadState } from "../../core/read-state.ts";
-import { stateDiffArgs, type DiffFormat } from "../../core/patch.ts";
+import type { DiffFormat } from "../../core/patch.ts";
 import { hashLengthOf, openRepo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
-import { gitDiff } from "../patch.ts";
+import { printStateDiff } from "../patch.ts";
 
 export const diff: Command = {
   name: "diff",
@@ -16,7 +16,7 @@ export const diff: Command = {
     "",
     "What snapshot <n> changed against the snapshot before it, or with <m>, how",
     "<m> differs from <n> (numbers, or @{<date>}), in Git's diff format, paged",
-    "and coloured as git diff is. A state is shown as git-undo records it:",
+    "and coloured as git undo show is. A state is shown as git-undo records it:",
     "'refs' (one line a ref: name, id, type...), 'HEAD', 'stash' (one line an",
     "entry), 'state' (an operation in progress), and the files under 'index/'",
     "(what was staged) and 'worktree/' (the files on disk).",
@@ -42,7 +42,7 @@ export const diff: Command = {
         return loadState(repo, s.tree, `snapshot #${s.number}`);
       }),
     );
-    return gitDiff(repo, (color) => stateDiffArgs(from, to, format, color));
+    return printStateDiff(repo, from, to, format);
   },
 };
 

@@ -59,12 +59,13 @@ export function unchainedText(hooks: readonly Unchained[], opts: { configHooks: 
       ? `${u.path} is a symbolic link (to ${u.detail}), which may be shared: git-undo does not edit it`
       : `${u.path} is not a shell script (${u.detail}): git-undo can add its lines only to a shell hook`,
   );
+  // The error line joins these lines with spaces: each ends its clause itself.
   return [
-    `cannot install the hooks:\n  ${what.join("\n  ")}`,
+    `cannot install the hooks:\n  ${what.join(";\n  ")}.`,
     `Either run 'git undo init --chain': it keeps ${hooks.length === 1 ? "that hook" : "each"} as <hook>.local and installs git-undo's hook in its place,`,
     "which runs yours with the same arguments and stdin and ends with its exit status ('git undo uninstall' puts yours back);",
     "or have your hook run this with the hook's arguments, then run 'git undo init' again:",
-    `    ${hookCallLine(TOOLKIT_ROOT, opts.bun)} <arguments>`,
+    `    ${hookCallLine(TOOLKIT_ROOT, opts.bun)} <arguments>${opts.configHooks ? ";" : ""}`,
     ...(opts.configHooks ? ["or drop --file-hooks: this Git runs hooks from the configuration, which leaves your hook files alone."] : []),
   ].join("\n");
 }

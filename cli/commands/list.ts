@@ -11,6 +11,8 @@ import { recordingPending } from "../../core/worker-protocol.ts";
 import { scanNewestUndoRefs, scanUndoRefs, type SnapshotRef } from "../../core/refs.ts";
 import { count, str, type Command } from "../command.ts";
 import { startPager } from "../pager.ts";
+import { fit } from "../pick/text.ts";
+import { outputColumns } from "../wrap.ts";
 import { color, isoDate, json, out, RECORDING_OFF, relativeAge } from "../ui.ts";
 import { hooksEnabled } from "../../core/hooks.ts";
 
@@ -58,34 +60,43 @@ export function snapshotJson(s: SnapshotEntry, current: number | null, worktree?
   };
 }
 
-/** Column widths for the rows shown, by display width (a CJK character takes two columns). */
+/** Column widths for the rows shown, by display width (a CJK character takes two columns); `width`: the terminal's, when known. */
 interface Columns {
   number: number;
   age: number;
   head: number;
+  width: number | null;
 }
 
-function columnsFor(rows: readonly SnapshotEntry[]): Columns {
+function columnsFor(rows: readonly SnapshotEntry[], width: number | null): Columns {
   const widest = (xs: string[], min: number) => Math.max(min, ...xs.map((x) => Bun.stringWidth(x)));
-  return {
-    number: widest(rows.map((s) => `#${s.number}`), 6),
-    age: widest(rows.map((s) => relativeAge(s.date)), 0),
-    head: widest(rows.filter(isReadable).map((s) => escapeControls(s.trailers.head)), 4),
-  };
+  const number = widest(rows.map((s) => `#${s.number}`), 6);
+  const age = widest(rows.map((s) => relativeAge(s.date)), 0);
+  let head = widest(rows.filter(isReadable).map((s) => escapeControls(s.trailers.head)), 4);
+  // On a terminal one long branch name must not push every row past its width:
+  // the branch gets at most half of what the columns before it leave.
+  if (width !== null) head = Math.min(head, Math.max(8, Math.floor((width - 1 - (number + age + 14)) / 2)));
+  return { number, age, head, width };
 }
 
-/** Pad to a display width; nothing is ever cut (a pipe gets the whole summary). */
+/** Pad to a display width. */
 const pad = (text: string, columns: number) => text + " ".repeat(Math.max(0, columns - Bun.stringWidth(text)));
 
+/**
+ * One row. A pipe gets it whole; on a terminal (its width known) it is cut
+ * with an ellipsis so that it never wraps, as the branch name is to its column.
+ */
 function line(s: SnapshotEntry, current: number | null, cols: Columns): string {
+  const fitted = (row: string) => (cols.width === null ? row : fit(row, cols.width - 1));
   const mark = s.number === current ? color.green("*") : " ";
   const num = color.yellow(pad(`#${s.number}`, cols.number));
   const age = pad(relativeAge(s.date), cols.age);
-  if (!isReadable(s)) return `${mark} ${num} ${color.red(pad("unreadable", 8))} ${age} ${s.foreign ? `${color.yellow("(fetched)")} ` : ""}${color.dim(escapeControls(s.reason))}`;
+  if (!isReadable(s)) return fitted(`${mark} ${num} ${color.red(pad("unreadable", 8))} ${age} ${s.foreign ? `${color.yellow("(fetched)")} ` : ""}${color.dim(escapeControls(s.reason))}`);
   const kind = (s.trailers.kind === "restore" ? color.magenta : color.dim)(pad(s.trailers.kind, 8));
-  const head = color.cyan(pad(escapeControls(s.trailers.head), cols.head));
+  const branch = escapeControls(s.trailers.head);
+  const head = color.cyan(pad(cols.width === null ? branch : fit(branch, cols.head), cols.head));
   const elsewhere = s.foreign ? `${color.yellow("(fetched)")} ` : "";
-  return `${mark} ${num} ${kind} ${color.dim(age)} ${head} ${elsewhere}${userSummary(s.summary)}`;
+  return fitted(`${mark} ${num} ${kind} ${color.dim(age)} ${head} ${elsewhere}${userSummary(s.summary)}`);
 }
 
 /** Searches Git refuses, as git log words them. */
@@ -189,7 +200,7 @@ export const list: Command = {
     }
     await startPager(repo);
     // One set of columns for every row printed, so that the worktrees' lists line up too.
-    const cols = columnsFor(seqs.flatMap((q) => newestFirst(q)));
+    const cols = columnsFor(seqs.flatMap((q) => newestFirst(q)), outputColumns(1));
     for (const [i, q] of seqs.entries()) {
       if (values["all-worktrees"]) {
         if (i > 0) out();
