@@ -272,20 +272,28 @@ async function writeKeepCommits(repo: Repo, emptyTree: ObjectId, groups: readonl
 }
 
 /**
- * Create the next snapshot ref (highest number plus one), retrying with the
- * next number when that ref appeared meanwhile or a live Git holds its lock.
+ * Create the next snapshot ref: the highest number this worktree recorded
+ * plus one, past numbers that exist (fetched snapshots, which never use up
+ * the sequence), retrying with the next free number when that ref appeared
+ * meanwhile or a live Git holds its lock.
  * A lock a killed git-undo left on it (older than a few seconds; the caller
  * holds capture.lock) is removed and the same number tried again. Deleting
  * old snapshots is not part of it (keepLimit): nothing there can stop a recording.
  */
-async function createRef(repo: Repo, snaps: readonly Pick<NumberedRef, "number">[], commit: ObjectId): Promise<{ number: number; ref: string }> {
-  const highest = snaps.length ? snaps[snaps.length - 1]!.number : 0;
+async function createRef(repo: Repo, snaps: readonly NumberedRef[], commit: ObjectId): Promise<{ number: number; ref: string }> {
+  const own = ownOnly(snaps);
+  const highest = own.length ? own[own.length - 1]!.number : 0;
+  const taken = new Set(snaps.map((s) => s.number));
+  const free = (n: number) => {
+    while (taken.has(n)) n++;
+    return n;
+  };
   let swept = false;
   let failure: GitError | undefined;
-  for (let number = highest + 1, attempt = 0; attempt < 10; attempt++) {
+  for (let number = free(highest + 1), attempt = 0; attempt < 10; attempt++) {
     if (number > MAX_SNAPSHOT_NUMBER) {
       // Ten digits are all a snapshot name has: a ref at the end (fetched from elsewhere, most likely) ends the sequence.
-      throw refused({ kind: "numbers-used-up", ref: snapshotRef(repo.snapshotPrefix, highest) });
+      throw refused({ kind: "numbers-used-up", ref: snapshotRef(repo.snapshotPrefix, MAX_SNAPSHOT_NUMBER) });
     }
     const ref = snapshotRef(repo.snapshotPrefix, number);
     try {
@@ -296,11 +304,11 @@ async function createRef(repo: Repo, snaps: readonly Pick<NumberedRef, "number">
       failure = e;
       // Told apart by what is there, not by Git's wording (which varies between versions).
       if (await refExists(repo, ref)) {
-        number++; // another recorder (or a fetch) got there first
+        number = free(number + 1); // another recorder (or a fetch) got there first
       } else if (!swept && clearStaleSnapshotRefLocks(repo).length > 0) {
         swept = true; // a killed git-undo's lock was on it: the same number again
       } else if (snapshotRefLocked(repo, ref)) {
-        number++; // a live Git holds that name
+        number = free(number + 1); // a live Git holds that name
       } else {
         throw e;
       }
