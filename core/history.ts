@@ -49,23 +49,37 @@ export const isOwn = (own: OwnSnapshots, r: Pick<SnapshotRef, "ref" | "commit">)
  * the record starts with every snapshot of the sequence before it
  * (`sequence`): those of an older git-undo were all this worktree's own. Lines
  * of snapshots that are gone are dropped when they outnumber the others.
- * Never throws: without the line the snapshot counts as fetched, which only
- * keeps it from plain undo and from undo.limit.
+ * When appending fails (a read-only file, a torn one), the record is written
+ * anew beside and renamed over. Returns why it could not be written at all
+ * (a folder planted there, a full disk), else null: the caller must say it.
  */
-export function rememberOwn(undoDir: string, sequence: readonly NumberedRef[], created: Pick<SnapshotRef, "ref" | "commit">): void {
+export function rememberOwn(undoDir: string, sequence: readonly NumberedRef[], created: Pick<SnapshotRef, "ref" | "commit">): OwnRecordProblem | null {
   const path = undoFile(undoDir, "ownSnapshots");
   const line = (r: Pick<SnapshotRef, "ref" | "commit">) => `${r.commit} ${r.ref}\n`;
+  const own = readOwnSnapshots(undoDir);
+  const live = own === null ? [...sequence] : sequence.filter((r) => isOwn(own, r));
+  const rewrite = () => replaceFile(path, [...live, created].map(line).join(""));
   try {
-    const own = readOwnSnapshots(undoDir);
-    const live = own === null ? [...sequence] : sequence.filter((r) => isOwn(own, r));
-    if (own === null || own.size > 2 * live.length + 64) {
-      replaceFile(path, [...live, created].map(line).join(""));
-    } else {
-      appendToFile(path, line(created));
+    if (own === null || own.size > 2 * live.length + 64) rewrite();
+    else {
+      try {
+        appendToFile(path, line(created));
+      } catch {
+        rewrite();
+      }
     }
-  } catch {
-    /* counted as fetched: it stays out of undo's way, and out of undo.limit's */
+    return null;
+  } catch (e) {
+    // A record that cannot be read (a folder there) counts every snapshot as own; one that can, lacks this one.
+    return { reason: (e as Error).message, countsAs: readOwnSnapshots(undoDir) === null ? "all-own" : "fetched" };
   }
+}
+
+/** Why a snapshot just recorded could not be added to the own-snapshots record, and how readers now count it. */
+export interface OwnRecordProblem {
+  reason: string;
+  /** "fetched": this snapshot, the record being readable without it; "all-own": every snapshot, fetched ones too, the record being unreadable. */
+  countsAs: "fetched" | "all-own";
 }
 
 /** The refs of one sequence (ten-digit names under `prefix` only), oldest first; those `own` lacks marked foreign. */

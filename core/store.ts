@@ -10,7 +10,7 @@ import { fatal, refused } from "./errors.ts";
 import { commitText, commitsToKeep, encodeMessage, FORMAT_VERSION, groupsOf, headTrailer, reflogTrailer, isReadable, KEEP_DATE, KEEP_MESSAGE, MAX_PARENTS, MAX_SNAPSHOT_NUMBER, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, snapshotRef, type ObjectId, type ReflogEntry, type Snapshot, type SnapshotEntry, type SnapshotKind, type Trailers } from "./format.ts";
 import { hasEscapedBytes } from "./bytes.ts";
 import { GitError } from "./git.ts";
-import { ownOnly, rememberOwn, type NumberedRef } from "./history.ts";
+import { ownOnly, rememberOwn, type NumberedRef, type OwnRecordProblem } from "./history.ts";
 import { beyondLimit, deleteSnapshots } from "./gc.ts";
 import { asRefWriter, readJsonFile, replaceFile } from "./lock.ts";
 import { objectId, withScratch } from "./objects.ts";
@@ -38,8 +38,12 @@ export interface RecordOptions {
 }
 
 export type RecordOutcome =
-  /** limitProblem: why the snapshots beyond undo.limit could not be deleted this time (logged in worker.log). */
-  | { created: true; snapshot: Snapshot; capture: LiveCapture; limitProblem?: string }
+  /**
+   * limitProblem: why the snapshots beyond undo.limit could not be deleted this time;
+   * ownProblem: why the snapshot could not be recorded as this worktree's own, so that
+   * it counts as fetched (both logged in worker.log).
+   */
+  | { created: true; snapshot: Snapshot; capture: LiveCapture; limitProblem?: string; ownProblem?: OwnRecordProblem }
   | { created: false; latest: SnapshotEntry; capture: LiveCapture };
 
 /** A summary for the state after `commands` Git commands (a script's, run too close together to tell apart). */
@@ -78,7 +82,11 @@ async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions
   // A ref transaction of git-undo's killed halfway left its locks: they go before ours starts.
   clearKilledRefWrite(repo);
   const snapshot = await createRef(repo, capture.sequence, commit);
-  rememberOwn(repo.undoDir, capture.sequence, { ref: snapshot.ref, commit });
+  const ownProblem = rememberOwn(repo.undoDir, capture.sequence, { ref: snapshot.ref, commit });
+  if (ownProblem !== null) {
+    const counted = ownProblem.countsAs === "fetched" ? "so it counts as fetched (plain undo passes over it)" : "which cannot be read, so every snapshot counts as own, fetched ones too";
+    logLine(repo.undoDir, `could not add snapshot #${snapshot.number} to the record of this worktree's own snapshots, ${counted}: ${ownProblem.reason}`);
+  }
   const limitProblem = await keepLimit(repo, capture.sequence, { ...snapshot, commit });
   const created: Snapshot = {
     number: snapshot.number,
@@ -95,7 +103,7 @@ async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions
   // when the message is UTF-8 (commit-tree rewrites other bytes as if Latin-1).
   if (committer.date !== null && !hasEscapedBytes(message)) rememberCommit(repo, { ref: snapshot.ref, commit, tree: capture.tree, date: created.date, message });
   if (snapshot.number % PACK_REFS_EVERY === 0) await asRefWriter(repo.undoDir, () => packSnapshotRefs(repo));
-  return limitProblem === null ? { created: true, snapshot: created, capture } : { created: true, snapshot: created, capture, limitProblem };
+  return { created: true, snapshot: created, capture, ...(limitProblem === null ? {} : { limitProblem }), ...(ownProblem === null ? {} : { ownProblem }) };
 }
 
 /** Every this many snapshots their refs are packed (core/refs.ts packSnapshotRefs). */

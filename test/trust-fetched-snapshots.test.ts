@@ -5,7 +5,7 @@
 // (own-snapshots), never anything a snapshot says. Numbers go on from our own
 // highest, past the numbers fetched ones hold.
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { makeRepo, TestRepo, tempDir } from "./helpers/repo.ts";
 import { userFingerprint } from "./helpers/restore.ts";
@@ -152,4 +152,59 @@ test("a fetched snapshot numbered 9999999999 uses up nothing: recording and undo
   for (let n = 5; n <= 20; n++) r.git(["update-ref", `refs/undo/snapshots/${String(n).padStart(10, "0")}`, other.g("rev-parse", "refs/undo/snapshots/9999999999")]);
   r.write("a.txt", "mine 3\n");
   expect(await r.okIn("snapshot")).toMatch(/^#21 /);
+});
+
+/** Whether snapshot `n` counts as fetched. */
+const isForeign = async (r: TestRepo, n: number) => Boolean(((await r.snapshotsIn()).find((s) => s.number === n) as { foreign?: boolean } | undefined)?.foreign);
+const workerLog = (r: TestRepo) => (existsSync(join(r.gitDir(), "undo", "worker.log")) ? readFileSync(join(r.gitDir(), "undo", "worker.log"), "utf8") : "");
+
+test("a record of our own snapshots that cannot be appended to is written anew; one that cannot be written at all is said, never silent", async () => {
+  const r = makeRepo();
+  r.commit("one", { "a.txt": "0\n" });
+  await r.okIn("snapshot");
+  const record = join(r.gitDir(), "undo", "own-snapshots");
+  chmodSync(record, 0o444);
+  let appendable = true;
+  try {
+    appendFileSync(record, "");
+  } catch {
+    appendable = false;
+  }
+  // A read-only file stops an append but not a rename over it (not for root, who writes anyway).
+  let immutable = false;
+  if (appendable) immutable = Bun.spawnSync({ cmd: ["chattr", "+i", record], stdout: "ignore", stderr: "ignore" }).exitCode === 0;
+  try {
+    r.write("a.txt", "1\n");
+    const made = await r.run(["snapshot"]);
+    expect(made.code).toBe(0);
+    if (!appendable) {
+      expect(made.stderr).toBe("");
+      expect(await isForeign(r, 2)).toBe(false);
+      expect(readFileSync(record, "utf8")).toContain("refs/undo/snapshots/0000000002");
+    } else if (immutable) {
+      // Nothing can write it: the snapshot counts as fetched, and the recording says so.
+      expect(await isForeign(r, 2)).toBe(true);
+      expect(made.stderr).toMatch(/^warning: #2 could not be written down as this worktree's own \(.*\), so it counts as fetched/);
+      expect(workerLog(r)).toContain("could not add snapshot #2 to the record of this worktree's own snapshots");
+    }
+  } finally {
+    if (immutable) Bun.spawnSync({ cmd: ["chattr", "-i", record] });
+  }
+});
+
+test("a folder where the record of our own snapshots belongs: each recording says it, in worker.log too", async () => {
+  const r = makeRepo();
+  r.commit("one", { "a.txt": "0\n" });
+  await r.okIn("snapshot");
+  const record = join(r.gitDir(), "undo", "own-snapshots");
+  rmSync(record);
+  mkdirSync(join(record, "planted"), { recursive: true });
+  r.write("a.txt", "1\n");
+  const made = await r.run(["snapshot"]);
+  expect(made.code).toBe(0);
+  // Unreadable, the record counts every snapshot as own (fetched ones too): said as it is.
+  expect(made.stderr).toMatch(/^warning: #2 could not be written down as this worktree's own \(.*\), and that record cannot be read, so every snapshot counts as own/);
+  expect(workerLog(r)).toContain("could not add snapshot #2 to the record of this worktree's own snapshots, which cannot be read");
+  expect(await isForeign(r, 2)).toBe(false);
+  expect(r.undo(["doctor"]).stdout).toContain("own-snapshots is a folder");
 });
