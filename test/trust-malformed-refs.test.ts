@@ -123,8 +123,11 @@ test("a tag whose header names the wrong type (a commit called a blob): init, re
   expect(init.stderr).toBe("");
   expect(init.code).toBe(0);
   const [one] = snapshotRefs(r);
-  // Recorded by its id, no peeled fields; keep holds the tag object and nothing under the commit's id.
-  expect(blobText(r, one!.tree, "refs")).toContain(`refs/tags/broken\t${bad}\ttag\t\t\t\n`);
+  // Recorded by its id with no peeled fields where Git refuses the peel (2.39 does; 2.31 peels it to
+  // the commit, by its real type); keep holds the tag object and nothing under the commit's id.
+  const line = new RegExp(`refs/tags/broken\\t${bad}\\ttag\\t\\t(\\t|${r.g("rev-parse", "HEAD")}\\tcommit)\\n`).exec(blobText(r, one!.tree, "refs"));
+  expect(line).not.toBeNull();
+  const unpeeled = line![1] === "\t";
   expect(Object.keys(entries(r, `${one!.tree}:keep`))).toEqual([`${bad}.tag`]);
   // The ref deleted (unseen by the hooks: the recordings here are the test's) and a file edited; undo puts both back.
   const quiet = { env: { GIT_UNDO_INTERNAL: "1" } };
@@ -141,5 +144,7 @@ test("a tag whose header names the wrong type (a commit called a blob): init, re
   expect((await r.run(["restore", String(one!.ref.slice(-10))])).code).toBe(0);
   expect(r.g("rev-parse", "refs/tags/broken")).toBe(bad);
   const doctor = await r.run(["doctor"]);
-  expect(doctor.stdout).toMatch(new RegExp(`refs/tags/broken points at a tag Git cannot read or peel \\(${bad}\\); snapshots record it by its id alone`));
+  const note = new RegExp(`refs/tags/broken points at a tag Git cannot read or peel \\(${bad}\\); snapshots record it by its id alone`);
+  if (unpeeled) expect(doctor.stdout).toMatch(note);
+  else expect(doctor.stdout).not.toMatch(note);
 });
