@@ -163,7 +163,8 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefState, indexPa
   if (state.stash.length) blobs.push(encodeStash(state.stash));
   if (state.state.length) blobs.push(encodeState(state.state));
   const sequence = sequenceOf(repo, scan.undoRefs);
-  const newestTree = sequence[sequence.length - 1]?.tree;
+  // Our own newest: a fetched snapshot may hold a higher number without being the one we last wrote.
+  const newestTree = ownOnly(sequence).at(-1)?.tree;
   const kept = keptBlobs(repo);
   const stored = new Set(kept && kept.tree === newestTree ? kept.blobs : []);
   // With trees the state may well be (a restore's target), its blobs are written

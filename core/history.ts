@@ -48,23 +48,37 @@ export const isOwn = (own: OwnSnapshots, r: Pick<SnapshotRef, "ref" | "commit">)
  * the record starts with every snapshot of the sequence before it
  * (`sequence`): those of an older git-undo were all this worktree's own. Lines
  * of snapshots that are gone are dropped when they outnumber the others.
- * Never throws: without the line the snapshot counts as fetched, which only
- * keeps it from plain undo and from undo.limit.
+ * When appending fails (a read-only file, a torn one), the record is written
+ * anew beside and renamed over. Returns why it could not be written at all
+ * (a folder planted there, a full disk), else null: the caller must say it.
  */
-export function rememberOwn(undoDir: string, sequence: readonly NumberedRef[], created: Pick<SnapshotRef, "ref" | "commit">): void {
+export function rememberOwn(undoDir: string, sequence: readonly NumberedRef[], created: Pick<SnapshotRef, "ref" | "commit">): OwnRecordProblem | null {
   const path = undoFile(undoDir, "ownSnapshots");
   const line = (r: Pick<SnapshotRef, "ref" | "commit">) => `${r.commit} ${r.ref}\n`;
+  const own = readOwnSnapshots(undoDir);
+  const live = own === null ? [...sequence] : sequence.filter((r) => isOwn(own, r));
+  const rewrite = () => replaceFile(path, [...live, created].map(line).join(""));
   try {
-    const own = readOwnSnapshots(undoDir);
-    const live = own === null ? [...sequence] : sequence.filter((r) => isOwn(own, r));
-    if (own === null || own.size > 2 * live.length + 64) {
-      replaceFile(path, [...live, created].map(line).join(""));
-    } else {
-      appendToFile(path, line(created));
+    if (own === null || own.size > 2 * live.length + 64) rewrite();
+    else {
+      try {
+        appendToFile(path, line(created));
+      } catch {
+        rewrite();
+      }
     }
-  } catch {
-    /* counted as fetched: it stays out of undo's way, and out of undo.limit's */
+    return null;
+  } catch (e) {
+    // A record that cannot be read (a folder there) counts every snapshot as own; one that can, lacks this one.
+    return { reason: (e as Error).message, countsAs: readOwnSnapshots(undoDir) === null ? "all-own" : "fetched" };
   }
+}
+
+/** Why a snapshot just recorded could not be added to the own-snapshots record, and how readers now count it. */
+export interface OwnRecordProblem {
+  reason: string;
+  /** "fetched": this snapshot, the record being readable without it; "all-own": every snapshot, fetched ones too, the record being unreadable. */
+  countsAs: "fetched" | "all-own";
 }
 
 /** The refs of one sequence (ten-digit names under `prefix` only), oldest first; those `own` lacks marked foreign. */
@@ -322,22 +336,38 @@ export async function strayUndoRefs(repo: Repo): Promise<StrayUndoRef[]> {
   return stray;
 }
 
+/** What damaged snapshots lack: every object missing, and the snapshots (by commit) that need each. */
+export interface MissingObjects {
+  missing: ObjectId[];
+  /** The snapshot commits whose history or state tree reaches a missing object, with the ones each needs. */
+  needing: Map<ObjectId, ObjectId[]>;
+}
+
 /**
  * Objects this worktree's snapshots hold that the repository has lost (a
- * damaged repository, snapshots fetched from a shallow or partial clone): the
- * commits they keep (and those commits' history), and every object of their
- * state trees. Two Git processes whatever the number of snapshots; a restore
- * that needs one of them refuses and names it, so this is for doctor.
+ * damaged repository, a pack deleted by hand, snapshots fetched from a
+ * shallow or partial clone): the commits they keep (and those commits'
+ * history), and every object of their state trees; and which snapshots need
+ * them. Two Git processes whatever the number of snapshots; only when some
+ * are missing, two more per snapshot at most, to tell which snapshots need
+ * them (Git's walk does not say where it met an object). Git's own gc, repack
+ * and fsck fail on such a snapshot; a restore that needs one refuses and
+ * names it.
  */
-export async function missingSnapshotObjects(repo: Repo, snaps: readonly Pick<SnapshotEntry, "commit">[]): Promise<ObjectId[]> {
-  if (!snaps.length) return [];
-  const input = [...new Set(snaps.map((s) => s.commit))].map((c) => `${c}\n`).join("");
-  const missing = new Set<ObjectId>();
-  const collect = (out: string) => {
-    for (const line of out.split("\n")) if (line.startsWith("?")) missing.add(line.slice(1).trim());
-  };
+export async function missingSnapshotObjects(repo: Repo, snaps: readonly Pick<SnapshotEntry, "commit">[]): Promise<MissingObjects> {
+  const commits = [...new Set(snaps.map((s) => s.commit))];
+  const found = (out: string) => new Set(out.split("\n").flatMap((line) => (line.startsWith("?") ? [line.slice(1).trim()] : [])));
   // The commits and their history (parents keep the refs' commits), then each state tree's objects.
-  collect(await repo.git.text(["rev-list", "--missing=print", "--stdin"], { input, okExit: [128] }));
-  collect(await repo.git.text(["rev-list", "--objects", "--no-walk", "--missing=print", "--stdin"], { input, okExit: [128] }));
-  return [...missing];
+  const history = ["rev-list", "--missing=print", "--stdin"];
+  const trees = ["rev-list", "--objects", "--no-walk", "--missing=print", "--stdin"];
+  const walk = async (args: string[], ids: readonly ObjectId[]) => (ids.length ? found(await repo.git.text(args, { input: ids.map((c) => `${c}\n`).join(""), okExit: [128] })) : new Set<ObjectId>());
+  const [lostHistory, lostTrees] = [await walk(history, commits), await walk(trees, commits)];
+  const needing = new Map<ObjectId, ObjectId[]>();
+  if (lostHistory.size || lostTrees.size) {
+    for (const c of commits) {
+      const lost = new Set([...(lostHistory.size ? await walk(history, [c]) : []), ...(lostTrees.size ? await walk(trees, [c]) : [])]);
+      if (lost.size) needing.set(c, [...lost]);
+    }
+  }
+  return { missing: [...new Set([...lostHistory, ...lostTrees])], needing };
 }

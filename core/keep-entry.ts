@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { ObjectId, RefLine } from "./format.ts";
 import { readJsonFile, replaceFile } from "./lock.ts";
 import { seams } from "./seams.ts";
-import { readObjects, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
+import { objectSizes, readObjects, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
 import type { ObjectFormat, Repo } from "./repo.ts";
 import { undoFile } from "./undo-files.ts";
 import { MODE } from "./mode.ts";
@@ -103,32 +103,58 @@ function readCache(path: string): KeepCache | null {
  * `<id>.tag` blob of its raw content), and every tree or blob a ref line's
  * object is or a tag chain ends at (named by its own id). `previous`: a keep
  * tree known to be in the repository, whose blobs need not be written again.
+ *
+ * Types are the objects' own, never what a tag's `type` line claims: a clone
+ * can bring a tag whose header names the wrong type (`git mktag` refuses one,
+ * `hash-object --literally` writes it), and mktree refuses an entry of the
+ * wrong type. The ref lines carry real types (their objects' and, where the
+ * chain could be peeled, its end's); only the ends of chains Git could not
+ * peel are asked about, in one cat-file.
  */
 async function buildKeepTree(repo: Repo, scratch: string, refs: readonly RefLine[], previous: ObjectId | undefined): Promise<ObjectId | undefined> {
   const tags = new Map<ObjectId, Uint8Array>();
   const others = new Map<ObjectId, "tree" | "blob">();
+  const types = new Map<ObjectId, string>();
   let pending = new Set<ObjectId>();
   for (const r of refs) {
     if (!r.object) continue; // a dangling symbolic ref
+    if (r.type) types.set(r.object, r.type);
+    if (r.peeledObject && r.peeledType) types.set(r.peeledObject, r.peeledType);
     if (r.type === "tag") pending.add(r.object);
     else if (r.type === "tree" || r.type === "blob") others.set(r.object, r.type);
   }
   const storedBlobs = previous ? listBlobs(repo, previous) : Promise.resolve(new Set<ObjectId>());
   storedBlobs.catch(() => {}); // awaited below
+  const keepEnd = (id: ObjectId, type: string | undefined) => {
+    if (type === "tree" || type === "blob") others.set(id, type);
+  };
   // One cat-file per level of tag chains: nearly always one.
   while (pending.size > 0) {
     const level = [...pending];
     pending = new Set();
     const objects = await readObjects(repo, level);
+    const ends: ObjectId[] = [];
     objects.forEach((o, i) => {
-      if (!o || o.type !== "tag") return; // gone meanwhile: nothing to keep
+      if (!o) return; // gone meanwhile: nothing to keep
+      if (o.type !== "tag") return keepEnd(level[i]!, o.type); // a header called it a tag
       tags.set(level[i]!, o.content);
       const target = tagTarget(o.content);
-      if (!target) return;
-      if (target.type === "tag") {
-        if (!tags.has(target.object)) pending.add(target.object);
-      } else if (target.type === "tree" || target.type === "blob") others.set(target.object, target.type);
+      if (!target || tags.has(target.object)) return;
+      // Read as a tag if its header says so (reading it tells its real type); else its type as the refs know it.
+      if (target.type === "tag") pending.add(target.object);
+      else if (types.has(target.object)) {
+        const type = types.get(target.object)!;
+        if (type === "tag") pending.add(target.object);
+        else keepEnd(target.object, type);
+      } else ends.push(target.object);
     });
+    // The end of a chain Git could not peel: its type as the object database has it.
+    if (ends.length) {
+      (await objectSizes(repo, ends)).forEach((o, i) => {
+        if (o?.type === "tag") pending.add(ends[i]!);
+        else keepEnd(ends[i]!, o?.type);
+      });
+    }
   }
   if (tags.size === 0 && others.size === 0) {
     await storedBlobs.catch(() => undefined);

@@ -10,7 +10,7 @@ import { fatal, refused } from "./errors.ts";
 import { commitText, commitsToKeep, encodeMessage, FORMAT_VERSION, groupsOf, headTrailer, reflogTrailer, isReadable, KEEP_DATE, KEEP_MESSAGE, MAX_PARENTS, MAX_SNAPSHOT_NUMBER, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, snapshotRef, type ObjectId, type ReflogEntry, type Snapshot, type SnapshotEntry, type SnapshotKind, type Trailers } from "./format.ts";
 import { hasEscapedBytes } from "./bytes.ts";
 import { GitError } from "./git.ts";
-import { ownOnly, rememberOwn, type NumberedRef } from "./history.ts";
+import { ownOnly, rememberOwn, type NumberedRef, type OwnRecordProblem } from "./history.ts";
 import { beyondLimit, deleteSnapshots } from "./gc.ts";
 import { asRefWriter, readJsonFile, replaceFile } from "./lock.ts";
 import { objectId, withScratch } from "./objects.ts";
@@ -38,8 +38,12 @@ export interface RecordOptions {
 }
 
 export type RecordOutcome =
-  /** limitProblem: why the snapshots beyond undo.limit could not be deleted this time (logged in worker.log). */
-  | { created: true; snapshot: Snapshot; capture: LiveCapture; limitProblem?: string }
+  /**
+   * limitProblem: why the snapshots beyond undo.limit could not be deleted this time;
+   * ownProblem: why the snapshot could not be recorded as this worktree's own, so that
+   * it counts as fetched (both logged in worker.log).
+   */
+  | { created: true; snapshot: Snapshot; capture: LiveCapture; limitProblem?: string; ownProblem?: OwnRecordProblem }
   | { created: false; latest: SnapshotEntry; capture: LiveCapture };
 
 /** A summary for the state after `commands` Git commands (a script's, run too close together to tell apart). */
@@ -78,7 +82,11 @@ async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions
   // A ref transaction of git-undo's killed halfway left its locks: they go before ours starts.
   clearKilledRefWrite(repo);
   const snapshot = await createRef(repo, capture.sequence, commit);
-  rememberOwn(repo.undoDir, capture.sequence, { ref: snapshot.ref, commit });
+  const ownProblem = rememberOwn(repo.undoDir, capture.sequence, { ref: snapshot.ref, commit });
+  if (ownProblem !== null) {
+    const counted = ownProblem.countsAs === "fetched" ? "so it counts as fetched (plain undo passes over it)" : "which cannot be read, so every snapshot counts as own, fetched ones too";
+    logLine(repo.undoDir, `could not add snapshot #${snapshot.number} to the record of this worktree's own snapshots, ${counted}: ${ownProblem.reason}`);
+  }
   const limitProblem = await keepLimit(repo, capture.sequence, { ...snapshot, commit });
   const created: Snapshot = {
     number: snapshot.number,
@@ -95,7 +103,7 @@ async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions
   // when the message is UTF-8 (commit-tree rewrites other bytes as if Latin-1).
   if (committer.date !== null && !hasEscapedBytes(message)) rememberCommit(repo, { ref: snapshot.ref, commit, tree: capture.tree, date: created.date, message });
   if (snapshot.number % PACK_REFS_EVERY === 0) await asRefWriter(repo.undoDir, () => packSnapshotRefs(repo));
-  return limitProblem === null ? { created: true, snapshot: created, capture } : { created: true, snapshot: created, capture, limitProblem };
+  return { created: true, snapshot: created, capture, ...(limitProblem === null ? {} : { limitProblem }), ...(ownProblem === null ? {} : { ownProblem }) };
 }
 
 /** Every this many snapshots their refs are packed (core/refs.ts packSnapshotRefs). */
@@ -272,20 +280,28 @@ async function writeKeepCommits(repo: Repo, emptyTree: ObjectId, groups: readonl
 }
 
 /**
- * Create the next snapshot ref (highest number plus one), retrying with the
- * next number when that ref appeared meanwhile or a live Git holds its lock.
+ * Create the next snapshot ref: the highest number this worktree recorded
+ * plus one, past numbers that exist (fetched snapshots, which never use up
+ * the sequence), retrying with the next free number when that ref appeared
+ * meanwhile or a live Git holds its lock.
  * A lock a killed git-undo left on it (older than a few seconds; the caller
  * holds capture.lock) is removed and the same number tried again. Deleting
  * old snapshots is not part of it (keepLimit): nothing there can stop a recording.
  */
-async function createRef(repo: Repo, snaps: readonly Pick<NumberedRef, "number">[], commit: ObjectId): Promise<{ number: number; ref: string }> {
-  const highest = snaps.length ? snaps[snaps.length - 1]!.number : 0;
+async function createRef(repo: Repo, snaps: readonly NumberedRef[], commit: ObjectId): Promise<{ number: number; ref: string }> {
+  const own = ownOnly(snaps);
+  const highest = own.length ? own[own.length - 1]!.number : 0;
+  const taken = new Set(snaps.map((s) => s.number));
+  const free = (n: number) => {
+    while (taken.has(n)) n++;
+    return n;
+  };
   let swept = false;
   let failure: GitError | undefined;
-  for (let number = highest + 1, attempt = 0; attempt < 10; attempt++) {
+  for (let number = free(highest + 1), attempt = 0; attempt < 10; attempt++) {
     if (number > MAX_SNAPSHOT_NUMBER) {
       // Ten digits are all a snapshot name has: a ref at the end (fetched from elsewhere, most likely) ends the sequence.
-      throw refused({ kind: "numbers-used-up", ref: snapshotRef(repo.snapshotPrefix, highest) });
+      throw refused({ kind: "numbers-used-up", ref: snapshotRef(repo.snapshotPrefix, MAX_SNAPSHOT_NUMBER) });
     }
     const ref = snapshotRef(repo.snapshotPrefix, number);
     try {
@@ -296,11 +312,11 @@ async function createRef(repo: Repo, snaps: readonly Pick<NumberedRef, "number">
       failure = e;
       // Told apart by what is there, not by Git's wording (which varies between versions).
       if (await refExists(repo, ref)) {
-        number++; // another recorder (or a fetch) got there first
+        number = free(number + 1); // another recorder (or a fetch) got there first
       } else if (!swept && clearStaleSnapshotRefLocks(repo).length > 0) {
         swept = true; // a killed git-undo's lock was on it: the same number again
       } else if (snapshotRefLocked(repo, ref)) {
-        number++; // a live Git holds that name
+        number = free(number + 1); // a live Git holds that name
       } else {
         throw e;
       }

@@ -1,7 +1,7 @@
 // The snapshot sequence: dedupe, numbering and its retry, undo.limit, the
 // capture lock, and where bare, linked-worktree and SHA-256 repositories record.
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { tryLock } from "../core/lock.ts";
@@ -169,12 +169,12 @@ describe("blobId", () => {
 });
 
 describe("numbers", () => {
-  test("highest existing number plus one, ten digits", async () => {
+  test("our own highest existing number plus one, ten digits; a number that exists is skipped", async () => {
     const r = makeRepo();
     r.commit("one");
     await snapIn(r);
     const first = snapshotRefs(r)[0]!;
-    r.git(["update-ref", "refs/undo/snapshots/0000000007", first.commit]);
+    ownRef(r, "refs/undo/snapshots/0000000007", first.commit);
     r.write("a.c", "a\n");
     expect(snap(r).ref).toBe("refs/undo/snapshots/0000000008");
     r.git(["update-ref", "-d", "refs/undo/snapshots/0000000008"]);
@@ -182,6 +182,11 @@ describe("numbers", () => {
     r.write("a.c", "b\n");
     // Counted from what exists (undo.limit and gc never delete the newest).
     expect(snap(r).ref).toBe("refs/undo/snapshots/0000000002");
+    // Refs not recorded here (fetched) count for nothing but their own numbers.
+    r.git(["update-ref", "refs/undo/snapshots/0000000003", first.commit]);
+    r.git(["update-ref", "refs/undo/snapshots/0000000009", first.commit]);
+    r.write("a.c", "c\n");
+    expect(snap(r).out).toMatch(/^#4 /);
   });
 
   test("every hundredth snapshot packs the snapshot refs (files); with Git 2.42+ the user's loose branches stay loose, an older Git packs them as git gc does", async () => {
@@ -189,7 +194,7 @@ describe("numbers", () => {
     r.commit("one", { "a.c": "a\n" });
     const first = await snapIn(r);
     r.git(["branch", "loose"]);
-    r.git(["update-ref", "refs/undo/snapshots/0000000099", first.commit]);
+    ownRef(r, "refs/undo/snapshots/0000000099", first.commit);
     r.write("a.c", "b\n");
     expect(snap(r).ref).toBe("refs/undo/snapshots/0000000100");
     const loose = (dir: string) => existsSync(join(r.gitDir(), dir)) ? readdirSync(join(r.gitDir(), dir)) : [];
@@ -377,3 +382,9 @@ describe("kinds of repository", () => {
     expect(r.undo(["list"]).code).toBe(0);
   });
 });
+
+/** A snapshot ref made by hand and written down as this worktree's own, as if recorded here. */
+function ownRef(r: TestRepo, ref: string, commit: string): void {
+  r.git(["update-ref", ref, commit]);
+  appendFileSync(join(r.gitDir(), "undo", "own-snapshots"), `${commit} ${ref}\n`);
+}

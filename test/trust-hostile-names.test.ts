@@ -3,6 +3,8 @@
 // listed by doctor, and can neither stop recording nor stand for another
 // snapshot's number.
 import { describe, expect, test } from "bun:test";
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
 import { checkCase, commitSnapshot, victim, type HostileCase } from "./helpers/hostile.ts";
 
 const named = (name: string, ref: string): HostileCase => ({
@@ -25,9 +27,11 @@ describe("refs under refs/undo/ that are not snapshots: skipped, listed by docto
   for (const c of CASES) test(c.name, () => checkCase(c));
 });
 
-test("a snapshot numbered 9999999999: recording refuses in one line, naming the ref", () => {
+test("our own snapshot numbered 9999999999: recording refuses in one line, naming the ref", () => {
   const v = victim();
   v.git(["update-ref", "refs/undo/snapshots/9999999999", v.g("rev-parse", "refs/undo/snapshots/0000000002")]);
+  // Recorded here (so the record says): the sequence is at its end. A fetched one is not (test/trust-fetched-snapshots.test.ts).
+  appendFileSync(join(v.gitDir(), "undo", "own-snapshots"), `${v.g("rev-parse", "refs/undo/snapshots/9999999999")} refs/undo/snapshots/9999999999\n`);
   v.write("notes.txt", "more\n");
   const r = v.undo(["snapshot"]);
   expect(r.code).not.toBe(0);

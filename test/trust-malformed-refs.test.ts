@@ -17,11 +17,11 @@ import { blobText, entries, snapshotRefs } from "./helpers/snap.ts";
  * (update-ref and fetch parse the object): it is written as a loose ref, and
  * the repository migrated to reftable when the suite runs on it.
  */
-function withMalformedTag(): { r: TestRepo; bad: string } {
+function withMalformedTag(header = (commit: string) => `object ${commit}\ntype commit\nnotag\n`): { r: TestRepo; bad: string } {
   const r = makeRepo({ refFormat: "files" });
   r.commit("one", { "a.txt": "1\n" });
   const commit = r.g("rev-parse", "HEAD");
-  const bad = r.git(["hash-object", "-t", "tag", "--literally", "-w", "--stdin"], { input: `object ${commit}\ntype commit\nnotag\n\nmsg\n` }).stdout.trim();
+  const bad = r.git(["hash-object", "-t", "tag", "--literally", "-w", "--stdin"], { input: `${header(commit)}\nmsg\n` }).stdout.trim();
   writeFileSync(join(r.gitDir(), "refs", "tags", "broken"), `${bad}\n`);
   if (defaultRefFormat() === "reftable") r.git(["refs", "migrate", "--ref-format=reftable"]);
   // The failure is real: the listing with peeled objects refuses this repository.
@@ -113,4 +113,38 @@ test("the refs are listed once; a tag is peeled once, then from what was kept; a
   expect(peels(third.commands)).toBe(1);
   expect(refsBlob(snapshotRefs(r).at(-1)!.tree)).toContain(`refs/tags/v2\t${r.g("rev-parse", "v2")}\ttag\t\t${commit}\tcommit\n`);
   expect(readFileSync(cache, "utf8").split("\n").filter(Boolean).length).toBe(3);
+});
+
+test("a tag whose header names the wrong type (a commit called a blob): init, recording, undo and a restore of it all work", async () => {
+  // What a clone can bring in: `git mktag` refuses the object, Git's peel fails on it.
+  const { r, bad } = withMalformedTag((commit) => `object ${commit}\ntype blob\ntag wrong\ntagger T <t@example.com> 1000000000 +0000\n`);
+  expect(r.git(["mktag"], { input: r.g("cat-file", "tag", bad) + "\n", allowFail: true }).code).not.toBe(0);
+  const init = await r.run(["init"]);
+  expect(init.stderr).toBe("");
+  expect(init.code).toBe(0);
+  const [one] = snapshotRefs(r);
+  // Recorded by its id with no peeled fields where Git refuses the peel (2.39 does; 2.31 peels it to
+  // the commit, by its real type); keep holds the tag object and nothing under the commit's id.
+  const line = new RegExp(`refs/tags/broken\\t${bad}\\ttag\\t\\t(\\t|${r.g("rev-parse", "HEAD")}\\tcommit)\\n`).exec(blobText(r, one!.tree, "refs"));
+  expect(line).not.toBeNull();
+  const unpeeled = line![1] === "\t";
+  expect(Object.keys(entries(r, `${one!.tree}:keep`))).toEqual([`${bad}.tag`]);
+  // The ref deleted (unseen by the hooks: the recordings here are the test's) and a file edited; undo puts both back.
+  const quiet = { env: { GIT_UNDO_INTERNAL: "1" } };
+  r.git(["update-ref", "-d", "refs/tags/broken"], quiet);
+  r.write("a.txt", "2\n");
+  expect((await r.run(["snapshot"])).code).toBe(0);
+  const undone = await r.run([]);
+  expect(undone.stderr).toBe("");
+  expect(undone.code).toBe(0);
+  expect(r.read("a.txt")).toBe("1\n");
+  expect(r.g("rev-parse", "refs/tags/broken")).toBe(bad);
+  // A restore by number of the snapshot holding it, from a state without the ref.
+  r.git(["update-ref", "-d", "refs/tags/broken"], quiet);
+  expect((await r.run(["restore", String(one!.ref.slice(-10))])).code).toBe(0);
+  expect(r.g("rev-parse", "refs/tags/broken")).toBe(bad);
+  const doctor = await r.run(["doctor"]);
+  const note = new RegExp(`refs/tags/broken points at a tag Git cannot read or peel \\(${bad}\\); snapshots record it by its id alone`);
+  if (unpeeled) expect(doctor.stdout).toMatch(note);
+  else expect(doctor.stdout).not.toMatch(note);
 });

@@ -33,7 +33,7 @@ import { filesLeftOut } from "../../core/index-trees.ts";
 import { escapeControls } from "../../core/text.ts";
 import type { Command } from "../command.ts";
 import { color, out, sizeText } from "../ui.ts";
-import { spaceLine } from "./gc.ts";
+import { numberRuns, spaceLine } from "./gc.ts";
 import { brokenUndoFiles, undoFile, type UndoFile } from "../../core/undo-files.ts";
 import { fallbackText, problemsWordedByCommand, problemText } from "../config-words.ts";
 import { errorText } from "../refusal-words.ts";
@@ -345,12 +345,16 @@ export const doctor: Command = {
       for (const s of unusable.slice(0, SHOWN_AT_MOST)) out(`           #${s.number}: ${escapeControls(isReadable(s) ? "" : s.reason)}`);
       if (unusable.length > SHOWN_AT_MOST) out(`           and ${unusable.length - SHOWN_AT_MOST} more`);
     }
-    const missing = await missingSnapshotObjects(repo, snaps);
+    const { missing, needing } = await missingSnapshotObjects(repo, snaps);
     if (missing.length) {
       const many = missing.length !== 1;
+      const damaged = snaps.filter((s) => needing.has(s.commit)).map((s) => s.number);
+      const which = damaged.length === 1 ? `snapshot #${damaged[0]} needs ${many ? "them" : "it"}` : `snapshots ${numberRuns(damaged)} need ${many ? "them" : "it"}`;
       bad(
         `${missing.length} object${many ? "s" : ""} the snapshots hold ${many ? "are" : "is"} missing from the repository (${missing.slice(0, 3).join(", ")}${many && missing.length > 3 ? ", ..." : ""}); ` +
-          `a restore that needs one refuses and names it; 'git fsck' says more`,
+          (damaged.length
+            ? `${which}, so Git's gc, repack and fsck fail and no restore of ${damaged.length === 1 ? "it" : "them"} can succeed; 'git undo gc' deletes ${damaged.length === 1 ? "it" : "them"} and keeps the others ('git undo gc --dry-run' shows which)`
+            : `a restore that needs one refuses and names it; 'git fsck' says more`),
       );
     }
     // git-undo's own folder: it must be writable, and hold plain files at git-undo's names.

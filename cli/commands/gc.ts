@@ -1,9 +1,10 @@
-// git undo gc: forget snapshots older than undo.expire, never the newest.
+// git undo gc: forget snapshots older than undo.expire, never the newest, and
+// those that need objects the repository lost.
 import { refuse } from "../../core/errors.ts";
 import { problemsWordedByCommand, problemText } from "../config-words.ts";
 import { listSnapshots } from "../../core/history.ts";
 import { openRepo, parseAge, type Repo } from "../../core/repo.ts";
-import { expireSnapshots } from "../../core/gc.ts";
+import { dropDamagedSnapshots, expireSnapshots, type DamagedDrop } from "../../core/gc.ts";
 import { objectStoreSize, snapshotSpace, spaceFreedBy } from "../../core/space.ts";
 import { str, type Command } from "../command.ts";
 import { out, sizeText } from "../ui.ts";
@@ -19,7 +20,9 @@ export const gc: Command = {
     "    -n, --dry-run    say what would be deleted and what that would free,",
     "                     delete nothing",
     "",
-    "Also says how much of .git's objects only snapshots hold. Objects only",
+    "Also deletes the snapshots that need objects missing from the repository",
+    "(a disk fault, a pack deleted by hand), on which Git's own gc and fsck fail,",
+    "and says how much of .git's objects only snapshots hold. Objects only",
     "deleted snapshots held stay in .git until 'git gc' prunes them.",
   ].join("\n"),
   options: { expire: { type: "string" }, "dry-run": { type: "boolean", short: "n" } },
@@ -33,7 +36,17 @@ export const gc: Command = {
     if (given === undefined && bad) throw refuse(`${problemText(bad)}; git undo gc deletes nothing until it is fixed (or is given --expire <age>)`);
     const age = ageGiven !== undefined ? ageGiven : repo.config.expireSeconds;
     const dryRun = Boolean(values["dry-run"]);
-    const doomed = await withSpinner(dryRun ? "finding expired snapshots" : "deleting expired snapshots", async () => expireSnapshots(repo, await listSnapshots(repo), age, { dryRun }));
+    // Snapshots that need objects the repository lost go first, whatever their age: Git's own gc fails on them.
+    const damaged = await withSpinner(dryRun ? "finding damaged snapshots" : "deleting damaged snapshots", async () => dropDamagedSnapshots(repo, await listSnapshots(repo), { dryRun }));
+    if (damaged.doomed.length) for (const line of damagedLines(damaged, dryRun)) out(line);
+    const gone = new Set(damaged.doomed.map((s) => s.number));
+    const doomed = await withSpinner(dryRun ? "finding expired snapshots" : "deleting expired snapshots", async () =>
+      expireSnapshots(repo, (await listSnapshots(repo)).filter((s) => !gone.has(s.number)), age, { dryRun }),
+    );
+    if (doomed.length === 0 && damaged.doomed.length) {
+      out(await withSpinner("measuring the snapshots' space", () => spaceLine(repo)));
+      return 0;
+    }
     if (doomed.length === 0) {
       out(age === null ? "nothing to delete: snapshots never expire" : "nothing to delete");
       out(await withSpinner("measuring the snapshots' space", () => spaceLine(repo)));
@@ -51,6 +64,22 @@ export const gc: Command = {
     return 0;
   },
 };
+
+/** What gc did (or would do) about snapshots that need objects the repository lost. */
+function damagedLines(d: DamagedDrop, dryRun: boolean): string[] {
+  const n = `${d.doomed.length} snapshot${d.doomed.length === 1 ? "" : "s"}`;
+  const objects = `${d.missing.length === 1 ? "an object" : "objects"} missing from the repository (${d.missing.slice(0, 3).join(", ")}${d.missing.length > 3 ? ", ..." : ""})`;
+  const lines = [`${dryRun ? "would delete" : "deleted"} ${n} that need${d.doomed.length === 1 ? "s" : ""} ${objects}, on which Git's gc and fsck fail: ${numberRuns(d.doomed.map((s) => s.number))}`];
+  if (d.newestDamaged) {
+    lines.push(
+      d.recordedFirst
+        ? `the newest was among them: the current state was recorded first as #${d.recordedFirst.number}, so numbers keep growing`
+        : "the newest is among them: the current state would be recorded first, so numbers keep growing",
+    );
+  }
+  if (d.currentDamaged) lines.push("the current state itself needs a missing object (the index names one): 'git fsck' says which");
+  return lines;
+}
 
 /** `#1-#40, #42, #44`: runs of three or more as ranges, so a big gc stays one readable line. */
 export function numberRuns(numbers: readonly number[]): string {

@@ -35,6 +35,11 @@ export const snapshot: Command = {
     const result = await record(repo, { kind: "manual", ...(message !== undefined ? { message, always: true } : {}) });
     if (result.created) out(`#${result.snapshot.number} ${escapeControls(result.snapshot.summary)}`);
     else out(`no change since #${result.latest.number}`);
+    if (result.created && result.ownProblem !== undefined) {
+      const { reason, countsAs } = result.ownProblem;
+      const counted = countsAs === "fetched" ? "so it counts as fetched and plain undo passes over it" : "and that record cannot be read, so every snapshot counts as own, fetched ones too";
+      write(2, `warning: #${result.snapshot.number} could not be written down as this worktree's own (${escapeControls(reason)}), ${counted}; 'git undo doctor' checks ${escapeControls(repo.undoDir)}\n`);
+    }
     const leftOut = result.capture.leftOut;
     if (leftOut?.length) write(2, `${leftOutLine(leftOut, repo.config.maxNewFileSize)}\n`);
     return result.created ? 0 : 1; // "no change" is nothing to do, as the README says
