@@ -93,6 +93,19 @@ function hooksOff(hooks: ConfigHooks, args: readonly string[]): string[] {
   return pre;
 }
 
+/**
+ * What goes before every command on an index of git-undo's own (the caller
+ * sets GIT_INDEX_FILE): never a split index. A split index keeps most of its
+ * entries in <gitdir>/sharedindex.<id>, named by content, so two indexes with
+ * the same entries share one file; and every write of a new one deletes the
+ * others older than splitIndex.sharedIndexExpire ("now" in Git's own tests).
+ * A private split index could thus take the user's shared index away, or lose
+ * its own. Not split, a copy of a split index reads the shared index once and
+ * is written whole, and no write of it deletes a shared index.
+ * GIT_TEST_SPLIT_INDEX (Git's test suite) would split it all the same.
+ */
+const OWN_INDEX = ["-c", "core.splitIndex=false", "-c", "splitIndex.sharedIndexExpire=never"];
+
 /** Variables that would point Git somewhere other than the repository we bound to. */
 const LOCATION_VARS = [
   "GIT_DIR",
@@ -166,7 +179,9 @@ export class Git {
         else env[k] = v;
       }
     }
-    const cmd = ["git", ...hooksOff(this.hooks, args), ...args];
+    const ownIndex = opts.env?.GIT_INDEX_FILE !== undefined;
+    if (ownIndex) delete env.GIT_TEST_SPLIT_INDEX;
+    const cmd = ["git", ...hooksOff(this.hooks, args), ...(ownIndex ? OWN_INDEX : []), ...args];
     spawned++;
     this.traceSpawn(args);
     const input = typeof opts.input === "string" ? encodeBytes(opts.input) : opts.input;

@@ -1,13 +1,11 @@
 // Git's index file (gitformat-index), read directly: the few facts the
 // recorder needs about an index without starting Git (its version, a digest of
-// its entries without their stat data, the root of its cache tree, the shared
-// index a split index links to, whether paths have entries), and the copies of
-// it the recorder makes. Only versions 2 and 3 are parsed; anything that does
+// its entries without their stat data, the root of its cache tree, whether
+// paths have entries), and the copies of it the recorder makes. Only versions 2 and 3 are parsed; anything that does
 // not parse answers null, and the caller then does what the spec says without
 // the shortcut. Everything here is pure over bytes or touches only the files
 // it is given.
-import { closeSync, copyFileSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, utimesSync, writeFileSync, type BigIntStats } from "node:fs";
-import { join } from "node:path";
+import { closeSync, copyFileSync, existsSync, openSync, readFileSync, readSync, statSync, utimesSync, writeFileSync, type BigIntStats } from "node:fs";
 import type { ObjectId } from "./format.ts";
 
 /**
@@ -117,39 +115,6 @@ export class RealIndex {
     });
     return walked === null ? null : paths.map((p) => found.has(key(p)));
   }
-}
-
-/** Delete an index file the recorder wrote, and the shared index it links to. */
-export function deleteIndexFile(path: string, gitDir: string, realIndex: string, hashLength: number): void {
-  const shared = sharedIndexOf(path, hashLength);
-  rmSync(path, { force: true });
-  if (shared) deleteSharedIndex(shared, gitDir, realIndex);
-}
-
-/** The ids of the shared index files in a git dir. */
-export function sharedIndexesIn(gitDir: string): string[] {
-  try {
-    return readdirSync(gitDir)
-      .filter((f) => /^sharedindex\.[0-9a-f]{40,64}$/.test(f))
-      .map((f) => f.slice("sharedindex.".length));
-  } catch {
-    return [];
-  }
-}
-
-/**
- * Delete one of the kept index's shared indexes. The kept index is only used
- * while the real index is not split, so nothing else links to it; the real
- * index is searched for its id all the same, since deleting a shared index
- * another index links to would leave that one unreadable.
- */
-export function deleteSharedIndex(id: string, gitDir: string, realIndex: string): void {
-  try {
-    if (readFileSync(realIndex).includes(Buffer.from(id, "hex"))) return;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") return;
-  }
-  rmSync(join(gitDir, `sharedindex.${id}`), { force: true });
 }
 
 /** The version an index file's header names (gitformat-index), or null when it has none. */
@@ -276,16 +241,4 @@ function rootOf(layout: IndexLayout, hashLength: number): ObjectId | null {
   const covered = Number(new TextDecoder().decode(tree.subarray(1, lineEnd)).split(" ")[0]);
   if (covered !== layout.count) return null; // -1: invalid
   return Buffer.from(tree.subarray(lineEnd + 1, lineEnd + 1 + hashLength)).toString("hex");
-}
-
-/** The id of the shared index a split index file links to, or null (not split, not there, or unreadable). */
-export function sharedIndexOf(path: string, hashLength: number): string | null {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(path);
-  } catch {
-    return null;
-  }
-  const link = layoutOf(bytes, hashLength)?.extensions.get("link");
-  return link && link.length >= hashLength ? Buffer.from(link.subarray(0, hashLength)).toString("hex") : null;
 }

@@ -38,21 +38,22 @@
 // the capture's scratch folder and its description is deleted, so an
 // interrupted recording leaves nothing that could be reused wrongly.
 //
-// Two Git features make the runs on the kept index cheap, and neither changes
-// what add -A does. `git status`, with an untracked cache of the kept index's
-// own, names the paths where the working tree differs from it, rereading only
-// the folders whose time changed; add -A then runs on those paths alone. And
-// the kept index is a split index, so a write is the entries that changed
-// rather than the whole file; its shared part lives where Git puts it,
-// <gitdir>/sharedindex.<id>, and goes when the kept index does.
+// `git status`, with an untracked cache of the kept index's own, makes the runs
+// on it cheap without changing what add -A does: it names the paths where the
+// working tree differs from the kept index, rereading only the folders whose
+// time changed, and add -A then runs on those paths alone. The kept index is
+// never a split index (core/git.ts): its shared part would sit in <gitdir>
+// beside the real index's, where either could take the other's away. One made
+// split by an earlier version is written whole at its first use, or, its
+// shared part gone, fails and is dropped; that shared part is left to Git.
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { compareBytes, type ObjectId } from "./format.ts";
 import { decodeBytes, encodeBytes, hasEscapedBytes } from "./bytes.ts";
-import { deleteIndexFile, deleteSharedIndex, sharedIndexesIn, sharedIndexOf, type RealIndex } from "./index-file.ts";
+import type { RealIndex } from "./index-file.ts";
 import { undoFile } from "./undo-files.ts";
 import { readJsonFile, replaceFile } from "./lock.ts";
-import { gitBool, hashLengthOf, type Repo } from "./repo.ts";
+import { gitBool, type Repo } from "./repo.ts";
 import { MODE } from "./mode.ts";
 import { lstatOrNull } from "./stat.ts";
 
@@ -137,10 +138,10 @@ const BASENAMES_NEVER_KEPT = new Set([".gitattributes", ".gitmodules"]);
 const keptFile = (repo: Repo): string => undoFile(repo.undoDir, "keptIndex");
 const describedBy = (repo: Repo): string => undoFile(repo.undoDir, "keptIndexInfo");
 
-/** Forget the kept index (before Git writes it, and whenever it cannot be reused), with its shared index. */
+/** Forget the kept index (whenever it cannot be reused). */
 export function dropKeptIndex(repo: Repo): void {
   rmSync(describedBy(repo), { force: true });
-  deleteIndexFile(keptFile(repo), repo.gitDir, repo.indexFile, hashLengthOf(repo));
+  rmSync(keptFile(repo), { force: true });
 }
 
 /** Whether the configuration lets the kept index stand in for a fresh copy at all. */
@@ -153,12 +154,12 @@ function configAllows(repo: Repo): boolean {
 /**
  * Git's settings for every command on the kept index: an untracked cache of
  * its own, unless the user turned the cache off (a file system that does not
- * update folder times, say), and a split index.
+ * update folder times, say).
  */
 function keptIndexSettings(repo: Repo): string[] {
   const cache = repo.settings.get("core.untrackedcache");
   const off = cache !== undefined && gitBool(cache) === false;
-  return ["-c", `core.untrackedCache=${off ? "false" : "true"}`, "-c", "core.splitIndex=true"];
+  return ["-c", `core.untrackedCache=${off ? "false" : "true"}`];
 }
 
 /** Past this many paths, Git's pathspec matching costs more than a whole add -A. */
@@ -474,18 +475,9 @@ export async function captureFromKept(
   } catch {
     return null;
   }
-  const hashLength = hashLengthOf(repo);
-  const sharedBefore = sharedIndexOf(taken, hashLength);
-  const existing = new Set(sharedIndexesIn(repo.gitDir));
   const followed = await followKept(repo, kept, real, sameEntries, taken, config, scratchDir).catch(() => null);
-  // Git writes a new shared index when enough entries changed, maybe more than
-  // once a recording: all but the one the kept index now links to are nobody's.
-  const sharedNow = sharedIndexOf(taken, hashLength);
-  for (const id of [sharedBefore, ...sharedIndexesIn(repo.gitDir).filter((f) => !existing.has(f))]) {
-    if (id && id !== sharedNow) deleteSharedIndex(id, repo.gitDir, repo.indexFile);
-  }
   if (!followed || followed.kept.paths.length > MAX_PATHS) {
-    deleteIndexFile(taken, repo.gitDir, repo.indexFile, hashLength);
+    rmSync(taken, { force: true });
     return followed?.capture ?? null;
   }
   try {
@@ -690,7 +682,7 @@ export function keepAfterFullCapture(
   const paths = changedPaths(addOutput, workTree);
   if (!paths || paths.length > MAX_PATHS || paths.some(neverKept)) return;
   try {
-    dropKeptIndex(repo); // the one it replaces, with its shared index
+    dropKeptIndex(repo); // the one it replaces
     renameSync(built, keptFile(repo));
     writeKept(repo, {
       version: 2,

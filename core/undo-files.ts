@@ -11,8 +11,7 @@
 // The hooks (POSIX sh, hooks/hook.sh) cannot import this: they spell out the
 // names of the marker, the pending mark, the worker's pid file and the probe.
 import { mkdirSync, readdirSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { deleteIndexFile } from "./index-file.ts";
+import { join } from "node:path";
 
 export const UNDO_FILES = {
   /** Written by init: the hooks record in this worktree while it exists (core/hooks.ts). */
@@ -83,14 +82,9 @@ export function ensureUndoDir(undoDir: string): void {
 
 const CACHES = ["committer", "stateBlobs", "keepTree", "snapshotCommits", "validTrees", "tagPeels", "keptIndexInfo"] as const satisfies readonly UndoFile[];
 
-/**
- * Drop every cache in one worktree's undo folder (uninstall; the next
- * recording rebuilds them): the kept index goes with the shared index it
- * links to, unless `realIndex`, the worktree's own index, links to it too.
- */
-export function dropCaches(undoDir: string, realIndex: string, hashLength: number): void {
-  for (const name of CACHES) rmSync(undoFile(undoDir, name), { force: true });
-  deleteIndexFile(undoFile(undoDir, "keptIndex"), dirname(undoDir), realIndex, hashLength);
+/** Drop every cache in one worktree's undo folder (uninstall; the next recording rebuilds them), the kept index among them. */
+export function dropCaches(undoDir: string): void {
+  for (const name of [...CACHES, "keptIndex"] as const) rmSync(undoFile(undoDir, name), { force: true });
 }
 
 /**

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cacheTreeRoot, copyIndexFile, deleteIndexFile, entriesDigest, indexVersion, RealIndex, sharedIndexesIn, sharedIndexOf } from "../core/index-file.ts";
+import { cacheTreeRoot, copyIndexFile, entriesDigest, indexVersion, RealIndex } from "../core/index-file.ts";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";
 
 const indexOf = (r: TestRepo) => join(r.gitDir(), "index");
@@ -101,45 +101,6 @@ describe("the digest of the entries", () => {
     const real = RealIndex.open(indexOf(r), 20)!;
     expect(real.entries).toBe(entriesDigest(bytesOf(r), 20));
     expect(real.cacheTree).toBe(r.git(["write-tree"]).stdout.trim());
-  });
-});
-
-describe("split indexes", () => {
-  test("the shared index a split index links to, and its deletion unless the real index links to it too", () => {
-    const r = threeFiles();
-    expect(sharedIndexOf(indexOf(r), 20)).toBeNull();
-    expect(sharedIndexOf(join(r.gitDir(), "missing"), 20)).toBeNull();
-    // A private split index, as the kept index is.
-    const privateIndex = join(r.gitDir(), "private-index");
-    writeFileSync(privateIndex, bytesOf(r));
-    r.git(["update-index", "--split-index"], { env: { GIT_INDEX_FILE: privateIndex } });
-    const shared = sharedIndexOf(privateIndex, 20);
-    expect(shared).toMatch(/^[0-9a-f]{40}$/);
-    expect(sharedIndexesIn(r.gitDir())).toEqual([shared!]);
-    // The real index split too, from the same entries: it links to the same shared index, which stays.
-    r.git(["update-index", "--split-index"]);
-    expect(sharedIndexOf(indexOf(r), 20)).toBe(shared);
-    deleteIndexFile(privateIndex, r.gitDir(), indexOf(r), 20);
-    expect(existsSync(privateIndex)).toBe(false);
-    expect(sharedIndexesIn(r.gitDir())).toEqual([shared!]);
-    expect(r.git(["status", "--porcelain"]).stdout).toBe("");
-    // Once the real index no longer links to it, it goes with the index that does.
-    r.git(["update-index", "--no-split-index"]);
-    writeFileSync(privateIndex, bytesOf(r));
-    r.git(["update-index", "--split-index"], { env: { GIT_INDEX_FILE: privateIndex } });
-    const again = sharedIndexOf(privateIndex, 20);
-    expect(sharedIndexesIn(r.gitDir())).toContain(again!);
-    deleteIndexFile(privateIndex, r.gitDir(), indexOf(r), 20);
-    expect(sharedIndexesIn(r.gitDir())).not.toContain(again!);
-    expect(r.git(["status", "--porcelain"]).stdout).toBe("");
-  });
-
-  test("SHA-256: 64-digit ids", () => {
-    const r = makeRepo({ objectFormat: "sha256" });
-    r.commit("base", { "a.c": "a\n" });
-    r.git(["update-index", "--split-index"]);
-    expect(sharedIndexOf(indexOf(r), 32)).toMatch(/^[0-9a-f]{64}$/);
-    expect(sharedIndexesIn(r.gitDir())).toEqual([sharedIndexOf(indexOf(r), 32)!]);
   });
 });
 

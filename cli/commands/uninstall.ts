@@ -3,11 +3,11 @@
 // lines, every worktree's undo/hooks-enabled).
 // Snapshots stay until gc, or --purge.
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { candidateFolders, CONFIG_HOOK, EXCLUDED_DECORATION, findBlock, HOOK_NAMES, removeConfigHook, removeHooks, showSnapshotDecorations } from "../../core/hooks.ts";
 import { withLock } from "../../core/lock.ts";
 import { removedText } from "./init.ts";
-import { hashLengthOf, openRepo, type Repo } from "../../core/repo.ts";
+import { openRepo, type Repo } from "../../core/repo.ts";
 import { liveWorker } from "../../core/worker-protocol.ts";
 import type { Command } from "../command.ts";
 import { out } from "../ui.ts";
@@ -74,8 +74,7 @@ export const uninstall: Command = {
     // they stay installed for other repositories (a shared core.hooksPath).
     // The recorder's caches go too: the kept index alone is as big as the index.
     for (const d of dirs) {
-      const index = d === repo.undoDir ? repo.indexFile : join(dirname(d), "index");
-      dropCaches(d, index, hashLengthOf(repo));
+      dropCaches(d);
       for (const f of ["hooksEnabled", "pending"] as const) rmSync(undoFile(d, f), { force: true });
     }
     if (keepShared) {

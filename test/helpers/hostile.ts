@@ -69,7 +69,7 @@ async function victimAndAttackerIn(): Promise<{ v: TestRepo; x: TestRepo }> {
  * A copy of the victim as a fresh one is. The kept worktree index is not reused
  * in a copy (its files and HOME are new), so two recordings that find no change
  * make it again as the victim's two snapshots did: the first from the real
- * index, the second reusing it, as a split index (a reader recording first then
+ * index, the second reusing it (a reader recording first then
  * changes no file of .git).
  */
 function victimCopy(original: TestRepo): TestRepo {

@@ -286,6 +286,13 @@ export class TestRepo {
   }
 }
 
+/** The shared index `indexFile` (the real index when not given) links to, as its name in the git dir; null when it is not split. */
+export function sharedIndexOf(repo: TestRepo, indexFile?: string): string | null {
+  const path = repo.git(["rev-parse", "--shared-index-path"], indexFile ? { env: { GIT_INDEX_FILE: indexFile } } : {}).stdout.trim();
+  // With core.splitIndex=true an index that is not split yet has a null id.
+  return path && !/^sharedindex\.0+$/.test(basename(path)) ? basename(path) : null;
+}
+
 export interface SnapshotJson {
   number: number;
   kind: string | null;
