@@ -6,7 +6,7 @@ import { GitError } from "./git.ts";
 import { missingSnapshotObjects, ownOnly } from "./history.ts";
 import { asRefWriter, withLock } from "./lock.ts";
 import { clearStaleSnapshotRefLocks, type SnapshotRef } from "./refs.ts";
-import { hashLengthOf, type Repo } from "./repo.ts";
+import type { Repo } from "./repo.ts";
 import { dropCaches } from "./undo-files.ts";
 
 /** The snapshots this worktree recorded older than `ageSeconds` (null: none), oldest first, without its newest. */
@@ -91,7 +91,7 @@ export async function dropDamagedSnapshots(repo: Repo, snaps: readonly SnapshotE
   if (doomed.length === 0 || opts.dryRun) return drop;
   return withLock(repo.undoDir, async () => {
     if (newestDamaged) {
-      dropCaches(repo.undoDir, repo.indexFile, hashLengthOf(repo));
+      dropCaches(repo.undoDir);
       // Loaded here: the recorder's store deletes snapshots through this module.
       const { recordLocked } = await import("./record.ts");
       const made = await recordLocked(repo, { kind: "manual", message: `recorded by git undo gc before deleting #${newest.number}, which needs a missing object`, always: true });
