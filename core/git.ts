@@ -166,6 +166,16 @@ export class Git {
     return new Git(workTree ?? gitDir, env, this.locale, this.hooks);
   }
 
+  /** This Git with some variables set besides (a recording's object quarantine, core/quarantine.ts). */
+  withEnv(extra: Record<string, string>): Git {
+    return new Git(this.cwd, { ...this.baseEnv, ...extra }, this.locale, this.hooks);
+  }
+
+  /** A variable as this Git's processes get it. */
+  envValue(name: string): string | undefined {
+    return this.baseEnv[name];
+  }
+
   /** The hooks the configuration defines, switched off from now on (a fresh listing replaces the names). */
   private noticeConfig(args: readonly string[], stdout: Uint8Array): void {
     if (args[0] === "config" && args.includes("--list") && args.includes("-z") && args.length === 3) this.hooks.names = configHookNames(stdout);

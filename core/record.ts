@@ -5,6 +5,7 @@ import { GitError } from "./git.ts";
 import { withLock } from "./lock.ts";
 import type { Repo } from "./repo.ts";
 import { clearStaleReservation } from "./worker-protocol.ts";
+import { withQuarantine } from "./quarantine.ts";
 
 import { captureLive } from "./capture.ts";
 import { type RecordOptions, type RecordOutcome, commitCapture } from "./store.ts";
@@ -13,7 +14,8 @@ import { type RecordOptions, type RecordOutcome, commitCapture } from "./store.t
 export async function record(repo: Repo, opts: RecordOptions): Promise<RecordOutcome> {
   clearStaleReservation(repo.undoDir);
   try {
-    return await withLock(repo.undoDir, () => recordLocked(repo, opts));
+    // Its objects reach the store only once its snapshot is about to name them (core/quarantine.ts).
+    return await withLock(repo.undoDir, () => withQuarantine(repo, (moveIn) => recordLocked(repo, { ...opts, beforeRef: moveIn })));
   } catch (e) {
     throw (await configRefusal(repo, e)) ?? e;
   }

@@ -15,13 +15,13 @@ import { beyondLimit, deleteSnapshots } from "./gc.ts";
 import { asRefWriter, readJsonFile, replaceFile } from "./lock.ts";
 import { objectId, withScratch } from "./objects.ts";
 import type { Repo } from "./repo.ts";
-import { logLine } from "./worker-protocol.ts";
+import { logLine, refFormatKept } from "./worker-protocol.ts";
 import { clearKilledRefWrite, clearStaleSnapshotRefLocks, packSnapshotRefs } from "./refs.ts";
 import { rememberCommit } from "./snapshot-commits.ts";
 import { undoFile } from "./undo-files.ts";
 import { phase } from "./trace.ts";
 
-import { type LiveCapture, unchanged } from "./capture.ts";
+import { CaptureTorn, type LiveCapture, unchanged } from "./capture.ts";
 
 export interface RecordOptions {
   kind: SnapshotKind;
@@ -35,6 +35,8 @@ export interface RecordOptions {
   intact?: () => boolean | Promise<boolean>;
   /** Record even when nothing changed since the latest snapshot (a bookmark: `snapshot -m`). */
   always?: boolean;
+  /** Run once the snapshot's commit is written, before its ref names it: a quarantine's objects move into the store. */
+  beforeRef?: () => void;
 }
 
 export type RecordOutcome =
@@ -79,6 +81,9 @@ async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions
   const [parents, committer] = await pending;
   const committedAt = Math.floor(Date.now() / 1000);
   const commit = await commitTree(repo, capture.tree, parents, message, identEnv(committer));
+  // A `git refs migrate` since the capture began: what it read may be half of each format. Taken again once it is done.
+  if (!refFormatKept(repo)) throw new CaptureTorn();
+  opts.beforeRef?.();
   // A ref transaction of git-undo's killed halfway left its locks: they go before ours starts.
   clearKilledRefWrite(repo);
   const snapshot = await createRef(repo, capture.sequence, commit);

@@ -1,0 +1,80 @@
+// A capture's objects are invisible to Git until its snapshot names them
+// (issue #45): `git fsck` right after a command lists no dangling object of
+// git-undo's, a `git prune --expire=now` during a capture loses no state, and
+// a capture that records nothing leaves nothing in the store.
+import { expect, test } from "bun:test";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { CaptureTorn } from "../core/capture.ts";
+import { record } from "../core/record.ts";
+import { openRepo } from "../core/repo.ts";
+import { autoRepo, list, settled } from "./helpers/auto.ts";
+import { makeRepo } from "./helpers/repo.ts";
+
+/** Every loose object and pack in the repository's store. */
+function storeObjects(gitDir: string): string[] {
+  const objects = join(gitDir, "objects");
+  return readdirSync(objects).flatMap((d) => (/^[0-9a-f]{2}$/.test(d) || d === "pack" ? readdirSync(join(objects, d)).map((n) => `${d}/${n}`) : []));
+}
+
+const tmpFolders = (undoDir: string) => (existsSync(undoDir) ? readdirSync(undoDir).filter((n) => n.startsWith("tmp-")) : []);
+
+test("a capture thrown away (torn) or unchanged writes nothing into the store and leaves no folder", async () => {
+  const r = makeRepo();
+  r.commit("base", { "a.txt": "a\n", "d/b.txt": "b\n" });
+  await r.okIn("snapshot");
+  r.write("a.txt", "an edit no snapshot holds yet\n");
+  r.write("new.txt", "new\n");
+  const gitDir = r.gitDir();
+  const before = storeObjects(gitDir);
+  const repo = await openRepo(r.at());
+  await expect(record(repo, { kind: "change", intact: () => false })).rejects.toBeInstanceOf(CaptureTorn);
+  expect(storeObjects(gitDir)).toEqual(before);
+  expect(tmpFolders(join(gitDir, "undo"))).toEqual([]);
+  // Recorded, the same state's objects are all in the store and fsck finds nothing dangling.
+  const made = await record(repo, { kind: "change" });
+  expect(made.created).toBe(true);
+  const fsck = r.git(["fsck", "--full", "--no-progress"]);
+  expect(fsck.stdout + fsck.stderr).not.toMatch(/dangling|missing|broken/);
+  const count = storeObjects(gitDir).length;
+  // Nothing changed since: nothing is written.
+  expect((await record(repo, { kind: "change" })).created).toBe(false);
+  expect(storeObjects(gitDir).length).toBe(count);
+  expect(tmpFolders(join(gitDir, "undo"))).toEqual([]);
+});
+
+test("git fsck right after each command lists no dangling object of a capture in flight", async () => {
+  const r = autoRepo();
+  const before = list(r).length;
+  for (let i = 0; i < 8; i++) {
+    r.write(`f${i}.txt`, `content ${i}\n`);
+    r.git(["add", `f${i}.txt`], { env: { GIT_UNDO_INTERNAL: "1" } });
+    r.git(["commit", "-q", "-m", `c${i}`]);
+    const fsck = r.git(["fsck", "--full", "--no-progress"]);
+    expect(fsck.stdout + fsck.stderr).not.toMatch(/dangling/);
+  }
+  await settled(r.gitDir());
+  expect(list(r).length).toBeGreaterThan(before);
+  const fsck = r.git(["fsck", "--full", "--no-progress"]);
+  expect(fsck.stdout + fsck.stderr).not.toMatch(/dangling|missing|broken/);
+}, 60_000);
+
+test("git prune --expire=now while the worker captures: every commit's state is still recorded", async () => {
+  const r = autoRepo();
+  for (let i = 0; i < 6; i++) {
+    r.write(`p${i}.txt`, `pruned ${i}\n`);
+    r.git(["add", `p${i}.txt`], { env: { GIT_UNDO_INTERNAL: "1" } });
+    r.git(["commit", "-q", "-m", `p${i}`]);
+    const head = r.g("rev-parse", "HEAD");
+    await Bun.sleep(100);
+    r.git(["prune", "--expire=now"]);
+    await settled(r.gitDir());
+    const newest = list(r)[0]!;
+    // The newest snapshot holds this commit's state, and every object it names is there.
+    expect(r.g("rev-parse", `${newest.commit}:worktree/p${i}.txt`)).toBe(r.g("rev-parse", `${head}:p${i}.txt`));
+    expect(r.git(["cat-file", "-p", `${newest.commit}:refs`]).stdout).toContain(head);
+  }
+  const fsck = r.git(["fsck", "--full", "--no-progress"]);
+  expect(fsck.stdout + fsck.stderr).not.toMatch(/missing|broken/);
+  expect(readdirSync(join(r.gitDir(), "undo")).filter((n) => n.startsWith("tmp-"))).toEqual([]);
+}, 90_000);
