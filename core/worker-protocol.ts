@@ -9,6 +9,7 @@ import {
   linkSync,
   lstatSync,
   openSync,
+  readdirSync,
   readSync,
   renameSync,
   rmSync,
@@ -148,6 +149,33 @@ export function readMark(undoDir: string, cursor: MarkCursor | null): MarkRead |
     }
     return read;
   });
+}
+
+/**
+ * Whether `git refs migrate` is moving this repository's refs to another
+ * format: it builds the new store in <gitdir>/ref_migration.XXXXXX. Git's
+ * manual warns that writes meanwhile can leave the repository inconsistent,
+ * so nothing is read or written for a snapshot until it is done.
+ */
+export function refMigrationRunning(gitDir: string): boolean {
+  try {
+    return readdirSync(gitDir).some((name) => name.startsWith("ref_migration."));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the ref format a capture began with is still the repository's: a
+ * migration that ran meanwhile leaves, in place of the files backend's HEAD,
+ * the stub reftable keeps for older Gits, or takes the reftable folder away.
+ * Read from files alone, for every recording.
+ */
+export function refFormatKept(repo: Pick<Repo, "gitDir" | "commonDir" | "refStorage">): boolean {
+  if (refMigrationRunning(repo.commonDir)) return false;
+  if (repo.refStorage === "reftable") return existsSync(join(repo.commonDir, "reftable"));
+  const head = readUndoFile(join(repo.gitDir, "HEAD"))?.toString("latin1") ?? "";
+  return !/^ref: refs\/heads\/\.invalid\s*$/.test(head);
 }
 
 /** index.lock alone: a Git command writing the index right now. */

@@ -54,7 +54,7 @@ test.skipIf(!hasTmux())("Ctrl-C while gc's spinner runs: exit 130, every snapsho
   const t = new Terminal(r, 100, 20);
   terminals.push(t);
   t.start(["gc", "--expire", "now"], slow(20_000));
-  await t.waitFor(() => t.printedText().includes("deleting expired snapshots"), "the spinner");
+  await t.waitFor(() => t.printedText().includes("checking the snapshots' objects"), "the spinner");
   t.keys("C-c");
   expect(await t.exitCode()).toBe(130);
   expect((await r.snapshotsIn()).length).toBe(before);

@@ -40,7 +40,7 @@ async function undoTraced(r: TestRepo, args: string[] = []): Promise<{ code: num
  * line counts diff the chosen plan's two trees again).
  */
 function plans(commands: readonly string[]): number {
-  const froms = commands.map((c) => /^diff-tree -r -z --raw (?:--numstat )?--no-renames ([0-9a-f]+) [0-9a-f]+ -- /.exec(c)?.[1]).filter(Boolean);
+  const froms = commands.map((c) => /^(?:-c core.maxTreeDepth=\d+ )?diff-tree -r -z --raw (?:--numstat )?--no-renames ([0-9a-f]+) [0-9a-f]+ -- /.exec(c)?.[1]).filter(Boolean);
   return new Set(froms).size;
 }
 

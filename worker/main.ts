@@ -29,6 +29,7 @@ import {
   MarkWatch,
   operationFiles,
   readMark,
+  refMigrationRunning,
   releaseWorker,
   renewLease,
   restoreMark,
@@ -202,6 +203,11 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       if (opened === null) {
         opened = await opening;
         continue; // looked at again with the repository's own settings
+      }
+      // `git refs migrate` running: nothing is read until it is done (core/store.ts checks again before the ref).
+      if (refMigrationRunning(gitDir)) {
+        await marks.wait(50);
+        continue;
       }
       if (!takeMark(undoDir)) continue;
       debug("take");

@@ -37,7 +37,7 @@ export const gc: Command = {
     const age = ageGiven !== undefined ? ageGiven : repo.config.expireSeconds;
     const dryRun = Boolean(values["dry-run"]);
     // Snapshots that need objects the repository lost go first, whatever their age: Git's own gc fails on them.
-    const damaged = await withSpinner(dryRun ? "finding damaged snapshots" : "deleting damaged snapshots", async () => dropDamagedSnapshots(repo, await listSnapshots(repo), { dryRun }));
+    const damaged = await withSpinner("checking the snapshots' objects", async () => dropDamagedSnapshots(repo, await listSnapshots(repo), { dryRun }));
     if (damaged.doomed.length) for (const line of damagedLines(damaged, dryRun)) out(line);
     const gone = new Set(damaged.doomed.map((s) => s.number));
     const doomed = await withSpinner(dryRun ? "finding expired snapshots" : "deleting expired snapshots", async () =>
