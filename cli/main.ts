@@ -9,7 +9,7 @@ import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
 import { onRepoOpened } from "../core/repo.ts";
-import { takeRecordingProblem } from "../core/worker-protocol.ts";
+import { clearFutureLease, takeRecordingProblem } from "../core/worker-protocol.ts";
 import { escapeControls } from "../core/text.ts";
 import { resetConfigWarnings, warnConfigProblems } from "./config-words.ts";
 import { jitForShortLife } from "./jit-policy.ts";
@@ -108,6 +108,7 @@ function unknownCommand(name: string): number {
 onRepoOpened((repo) => {
   setColorConfig(repo.config.color);
   warnConfigProblems(repo);
+  clearFutureLease(repo.undoDir);
   const problem = takeRecordingProblem(repo.undoDir);
   if (problem !== null) {
     const [, when, what] = /^(\S+) (.*)$/.exec(problem) ?? [null, "", problem];

@@ -224,9 +224,35 @@ export function renewLease(undoDir: string, now = Date.now()): void {
   }
 }
 
-/** Whether a lease is held: worker.pid's time still ahead of the clock. */
+/** How far past LEASE_MS a lease may stand ahead of the clock (a renewal late by a busy machine) before it is no lease. */
+const LEASE_SLACK_MS = 2000;
+
+/**
+ * Whether a lease is held: worker.pid's time still ahead of the clock, and no
+ * further ahead than a worker ever sets it (one far ahead is a clock set back,
+ * or a file planted: nobody's lease).
+ */
 export function leaseHeld(undoDir: string, now = Date.now()): boolean {
-  return safeMtime(undoFile(undoDir, "workerPid")) > now;
+  const until = safeMtime(undoFile(undoDir, "workerPid"));
+  return until > now && until <= now + LEASE_MS + LEASE_SLACK_MS;
+}
+
+/**
+ * Remove worker.pid when its lease stands further ahead than any worker sets
+ * it: the hooks would trust it, and start no worker, until the clock caught up
+ * (a clock set back, a pid reused after a reboot). Every git-undo command
+ * looks (one stat); the next Git command then starts a worker.
+ */
+export function clearFutureLease(undoDir: string, now = Date.now()): boolean {
+  const path = undoFile(undoDir, "workerPid");
+  if (safeMtime(path) <= now + LEASE_MS + LEASE_SLACK_MS) return false;
+  try {
+    unlinkSync(path);
+    logLine(undoDir, "removed worker.pid: its lease stood far ahead of the clock (a clock set back?), so no worker was started");
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -239,7 +265,7 @@ export function isOurWorker(pid: number, gitDir: string, table: ProcessTable | n
   const p = table.get([pid]).get(pid);
   if (!p || p.zombie) return false;
   const args = table.commandLine(pid);
-  return args !== null && /worker\/main\.(?:ts|js)\b/.test(args) && args.includes(gitDir);
+  return args !== null && WORKER_COMMAND.test(args) && args.includes(gitDir);
 }
 
 /** The pid in worker.pid (a number; anything else, or anything but a regular file, is no pid). */
@@ -274,11 +300,22 @@ function clearStrangePidFile(undoDir: string): void {
   }
 }
 
-/** The worker's pid when one is alive and holds its lease (a pid given to another program holds none). */
-export function liveWorker(undoDir: string): number | null {
+/**
+ * The worker's pid when one is alive and holds its lease. With a process
+ * table, it must also run git-undo's worker: a zombie, or a pid given to
+ * another program, is none.
+ */
+export function liveWorker(undoDir: string, table: ProcessTable | null = null): number | null {
   const pid = pidInFile(undoDir);
-  return pid !== null && pidAlive(pid) && leaseHeld(undoDir) ? pid : null;
+  if (pid === null || !pidAlive(pid) || !leaseHeld(undoDir)) return null;
+  if (table === null) return pid;
+  const p = table.get([pid]).get(pid);
+  const args = p && !p.zombie ? table.commandLine(pid) : null;
+  return args !== null && WORKER_COMMAND.test(args) ? pid : null;
 }
+
+/** The command line of git-undo's worker (cli/start-worker runs it). */
+const WORKER_COMMAND = /worker\/main\.(?:ts|js)\b/;
 
 /**
  * Whether a recording is on its way: a mark (or one being recorded) newer than

@@ -5,7 +5,7 @@
 // FIFO at one of git-undo's names, and a recording that fails is told by the
 // next command, once.
 import { expect, test } from "bun:test";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { autoRepo, list, settled, waitFor } from "./helpers/auto.ts";
 import { isolatedEnv, makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
@@ -194,4 +194,26 @@ test("a recording that fails is logged and told by the next command once; it goe
   expect(existsSync(join(undoDir, "recording-problem"))).toBe(false);
   expect(existsSync(join(undoDir, "recording-problem.shown"))).toBe(false);
   expect((await r.run(["list"])).stderr).toBe("");
+}, 60_000);
+
+test("a lease far in the future under a pid that is no worker: doctor says no worker runs, and the next git-undo command clears it so recording resumes", async () => {
+  const r = autoRepo();
+  const undoDir = join(r.gitDir(), "undo");
+  const sleeper = Bun.spawn({ cmd: ["sleep", "60"], cwd: r.dir, stdout: "ignore", stderr: "ignore" });
+  try {
+    writeFileSync(join(undoDir, "worker.pid"), `${sleeper.pid}\n`);
+    const future = new Date(Date.now() + 3600_000);
+    utimesSync(join(undoDir, "worker.pid"), future, future);
+    const doctor = await r.run(["doctor"]);
+    expect(doctor.stdout).not.toMatch(/a worker is running/);
+    // Any command looks at the lease: the next Git command then starts a worker.
+    expect(existsSync(join(undoDir, "worker.pid"))).toBe(false);
+    expect(readFileSync(join(undoDir, "worker.log"), "utf8")).toMatch(/lease stood far ahead of the clock/);
+    const before = list(r).length;
+    r.git(["branch", "after-the-lease"]);
+    await settled(r.gitDir());
+    expect(list(r).length).toBe(before + 1);
+  } finally {
+    sleeper.kill();
+  }
 }, 60_000);

@@ -29,6 +29,7 @@ import { killedWriteLocks, refLocks, STALE_REF_LOCK_MS } from "../../core/refs.t
 import { readRefState } from "../../core/ref-store.ts";
 import { openRepo } from "../../core/repo.ts";
 import { lastLogLines, liveWorker, markAge } from "../../core/worker-protocol.ts";
+import { processTable } from "../../core/proc/index.ts";
 import { filesLeftOut } from "../../core/index-trees.ts";
 import { escapeControls } from "../../core/text.ts";
 import type { Command } from "../command.ts";
@@ -242,7 +243,7 @@ export const doctor: Command = {
       note(`git-undo runs from its sources, with no bundle (${bundle.dir} is missing): every command and every recording starts about 10 ms slower; ${buildIt} builds it`);
     }
 
-    const pid = liveWorker(repo.undoDir);
+    const pid = liveWorker(repo.undoDir, processTable(io.env));
     const age = markAge(repo.undoDir);
     if (pid !== null) ok(`a worker is running (pid ${pid})`);
     else if (age !== null && age > repo.config.settleMs + 5000) {
