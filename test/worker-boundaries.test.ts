@@ -7,19 +7,8 @@
 import { expect, test } from "bun:test";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { autoRepo, list, settled, waitFor } from "./helpers/auto.ts";
+import { autoRepo, list, settled, waitFor, workerPid } from "./helpers/auto.ts";
 import { isolatedEnv, makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
-
-/** The worker's pid while worker.pid names a live process. */
-function workerPid(undoDir: string): number | null {
-  try {
-    const pid = Number(readFileSync(join(undoDir, "worker.pid"), "utf8").trim());
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return null;
-  }
-}
 
 const alive = (pid: number): boolean => {
   try {

@@ -4,19 +4,8 @@
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { autoRepo, expectRecorded, list, waitFor } from "./helpers/auto.ts";
+import { autoRepo, expectRecorded, list, waitFor, workerPid } from "./helpers/auto.ts";
 import { tempDir } from "./helpers/repo.ts";
-
-/** The worker's pid while its pid file names a live process. */
-function workerPid(undoDir: string): number | null {
-  try {
-    const pid = Number(readFileSync(join(undoDir, "worker.pid"), "utf8").trim());
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return null;
-  }
-}
 
 /** Whether every recording asked for is done (the worker may stay). */
 const recorded = (undoDir: string) => !existsSync(join(undoDir, "pending")) && !existsSync(join(undoDir, "pending.taken"));

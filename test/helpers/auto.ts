@@ -46,6 +46,16 @@ const pidAlive = (pid: number): boolean => {
   }
 };
 
+/** The worker's pid while worker.pid names a live process, else null. */
+export function workerPid(undoDir: string): number | null {
+  try {
+    const pid = Number(readFileSync(join(undoDir, "worker.pid"), "utf8").trim());
+    return pid > 0 && pidAlive(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether the worktree's worker has nothing left to do: no mark, no mark being recorded, no live worker. */
 export function idle(undoDir: string): boolean {
   if (existsSync(join(undoDir, "pending")) || existsSync(join(undoDir, "pending.taken"))) return false;
