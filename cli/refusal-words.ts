@@ -4,6 +4,9 @@ import { Refused, type HookProblem, type Refusal } from "../core/errors.ts";
 import { snapshotTime } from "../core/history.ts";
 import { escapeControls, nameList } from "../core/text.ts";
 
+/** The state a run of restores left, and the one command back to it (the report says it too). */
+export const beforeRestoresPhrase = (n: number): string => `where you were before: git undo restore ${n}`;
+
 /** A path as one sh word. */
 const shellQuoted = (path: string): string => `'${path.replace(/'/g, "'\\''")}'`;
 
@@ -66,7 +69,8 @@ export function refusalText(r: Refusal): string {
     case "bad-age":
       return `bad age '${r.value}' for '${r.key}': use forms like 90d, 2.weeks, 6.months or never`;
     case "nothing-to-step":
-      return r.direction === "undo" && r.empty ? "nothing to undo: no snapshots yet" : `nothing to ${r.direction}`;
+      if (r.direction === "undo" && r.empty) return "nothing to undo: no snapshots yet";
+      return r.before === undefined ? `nothing to ${r.direction}` : `nothing to ${r.direction}; ${beforeRestoresPhrase(r.before)}`;
     case "too-few-steps":
       return `cannot ${r.direction} ${r.steps} steps: only ${r.available} ${r.available === 1 ? "is" : "are"} available`;
     case "not-a-snapshot-number":

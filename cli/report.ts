@@ -8,6 +8,7 @@ import type { RestoreResult } from "../core/restore/index.ts";
 import { escapeControls, nameList } from "../core/text.ts";
 import { MODE } from "../core/mode.ts";
 import { blockerText, branchAlonePhrase, operationName, conflictsPhrase, onlyLeftPhrase, filesPhrase, headName, keptFolderPhrase, plural, refMovePhrase, refName, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase, waysBackPhrase } from "./plan-words.ts";
+import { beforeRestoresPhrase } from "./refusal-words.ts";
 
 export interface ReportStyle {
   /** "3 minutes ago" for a unix time. */
@@ -135,7 +136,8 @@ export function reportLines(result: RestoreResult, style: ReportStyle, force = f
     lines.push(dim("Nothing was changed (--dry-run)."));
   } else if (result.restoreSnapshot) {
     const back = result.goBack.length ? ` To go back: ${waysBackPhrase(result.goBack, ", or ")}` : "";
-    lines.push(dim(`Recorded as #${result.restoreSnapshot.number}.${back}`));
+    const before = result.before === null ? "" : `${back ? ";" : ""} ${beforeRestoresPhrase(result.before)}`;
+    lines.push(dim(`Recorded as #${result.restoreSnapshot.number}.${back}${before}`));
     if (skipped.length) lines.push(`warning: ${plural(skipped.length, "part")} of #${t.number} could not be restored (objects gone; see 'not restored' above)`);
   }
   return lines;

@@ -1,7 +1,7 @@
 // Capturing: the live state read (refs, HEAD, its reflog, the stash, the
 // operation markers, the index and the files) and written as a state tree,
 // not yet committed. Recording and restoring both start here.
-import { encodeHead, encodeRefs, encodeStash, encodeState, decodeUnmerged, unmergedBlobIds, type ObjectId, type ReflogEntry, type SnapshotEntry, type StateTree } from "./format.ts";
+import { encodeHead, encodeRefs, encodeStash, encodeState, decodeUnmerged, unmergedBlobIds, type ObjectId, type HeadReflogEntry, type SnapshotEntry, type StateTree } from "./format.ts";
 import { decodeSnapshot, numberedRefs, ownOnly, readOwnSnapshots, type NumberedRef } from "./history.ts";
 import { KEEP_ENTRY, keepTree } from "./keep-entry.ts";
 import { blobId, treeId, withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
@@ -20,7 +20,7 @@ export interface LiveCapture {
   state: StateTree;
   tree: ObjectId;
   /** HEAD's newest reflog entry. */
-  reflog?: ReflogEntry;
+  reflog?: HeadReflogEntry;
   /** This worktree's snapshot refs before this capture, oldest first, their messages not decoded; fetched ones marked foreign. */
   sequence: NumberedRef[];
   /** The newest of them this worktree recorded itself, decoded. */

@@ -106,7 +106,14 @@ function headCommit(state: StateTree): string | null {
 }
 
 /** The facts of the change from the snapshot with tree `prevTree` to `state` (tree `tree`); `previous` when already read. */
-export async function changeFacts(repo: Repo, prevTree: ObjectId, state: StateTree, tree: ObjectId, previous?: PreviousParts): Promise<ChangeFacts> {
+export async function changeFacts(
+  repo: Repo,
+  prevTree: ObjectId,
+  state: StateTree,
+  tree: ObjectId,
+  previous?: PreviousParts,
+  opts: { allIndexPaths?: boolean } = {},
+): Promise<ChangeFacts> {
   // What changed since the previous snapshot and, in the same process, how the files differ from the index now.
   const pairs: [string, string][] = [[prevTree, tree]];
   if (state.index !== undefined && state.worktree !== undefined) pairs.push([state.index, state.worktree]);
@@ -122,7 +129,8 @@ export async function changeFacts(repo: Repo, prevTree: ObjectId, state: StateTr
     if (path.startsWith("index/")) inIndex.set(path.slice(6), status);
     else if (path.startsWith("worktree/")) inWorktree.set(path.slice(9), status);
   }
-  const ambiguous = ambiguousPaths(inIndex, inWorktree, unstaged);
+  // Every index path that changed, when asked (a summary that leaves out what followed HEAD: describe.ts changeBesidesHead).
+  const ambiguous = opts.allIndexPaths ? [...inIndex.keys()] : ambiguousPaths(inIndex, inWorktree, unstaged);
   const head = headCommit(state);
   const stagedVsHead = new Set(
     ambiguous.length

@@ -140,7 +140,22 @@ export function ambiguousPaths(inIndex: ReadonlyMap<string, string>, inWorktree:
  * summary line: `branch feature created`, `staged: a.c`, `edited: a.c, b.c`,
  * `resolved: a.c` (a conflict the index no longer has)...
  */
-export function describeChange(facts: ChangeFacts, state: StateTree, opts: { duringOperation?: boolean } = {}): string {
+export function describeChange(facts: ChangeFacts, state: StateTree, opts: { duringOperation?: boolean; besidesHead?: boolean } = {}): string {
+  const parts = changeParts(facts, state, opts);
+  return cut(parts.length ? parts.join("; ") : "state changed");
+}
+
+/**
+ * What differs besides what HEAD's reflog line already says (a script's
+ * `git checkout` then `git branch -D`): HEAD, its branch before and after,
+ * and the paths that now match HEAD's commit in the index and on disk (a
+ * checkout's, a commit's, a hard reset's) go unsaid. `stagedVsHead` must
+ * cover every index path that changed (changeFacts' `allIndexPaths`).
+ * Empty when nothing is left to say.
+ */
+export const changeBesidesHead = (facts: ChangeFacts, state: StateTree): string => changeParts(facts, state, { besidesHead: true }).join("; ");
+
+function changeParts(facts: ChangeFacts, state: StateTree, opts: { duringOperation?: boolean; besidesHead?: boolean }): string[] {
   const diff = [...facts.changed].map(([path, status]) => [status, path] as const);
   const top = new Set(diff.map(([, p]) => p.split("/", 1)[0]!));
   const parts: string[] = [];
@@ -148,11 +163,13 @@ export function describeChange(facts: ChangeFacts, state: StateTree, opts: { dur
   const prevRefs = prev?.refs ?? [];
   const prevStash = prev?.stash ?? [];
   const prevHead = prev?.head ?? null;
-  if (top.has("HEAD") && prevHead !== null) {
+  // The branches HEAD is on, before and after, when HEAD's reflog line speaks for them.
+  const headBranches = new Set(opts.besidesHead ? [prevHead?.startsWith("ref: ") ? prevHead.slice(5).trim() : "", state.head.kind === "symbolic" ? state.head.target : ""] : []);
+  if (top.has("HEAD") && prevHead !== null && !opts.besidesHead) {
     parts.push(`HEAD ${state.head.kind === "detached" ? "detached at " + state.head.commit.slice(0, 7) : "on " + headLabel(state.head)}`);
   }
   if (top.has("refs")) {
-    for (const c of refChanges(prevRefs, state.refs)) parts.push(`${refLabel(c.name)} ${c.change}`);
+    for (const c of refChanges(prevRefs, state.refs)) if (!headBranches.has(c.name)) parts.push(`${refLabel(c.name)} ${c.change}`);
   }
   let stashed = false;
   if (top.has("stash")) {
@@ -175,6 +192,12 @@ export function describeChange(facts: ChangeFacts, state: StateTree, opts: { dur
     if (path.startsWith("index/") && !quiet.has(path.slice(6))) inIndex.set(path.slice(6), status);
     else if (path.startsWith("worktree/") && !quiet.has(path.slice(9))) inWorktree.set(path.slice(9), status);
   }
+  if (opts.besidesHead) {
+    // A path whose index entry matches HEAD and whose file matches the index followed HEAD.
+    const clean = (p: string) => !facts.stagedVsHead.has(p) && facts.unstaged !== null && !facts.unstaged.has(p);
+    for (const p of [...inIndex.keys()]) if (clean(p)) inIndex.delete(p);
+    for (const p of [...inWorktree.keys()]) if (!inIndex.has(p) && clean(p)) inWorktree.delete(p);
+  }
   // Which way each path moved is read against HEAD's tree and between the new
   // index and files (two tree diffs, only when the index or the files changed):
   // `git add` stages, `git reset`/`rm --cached` unstage, `checkout -- f`
@@ -186,8 +209,8 @@ export function describeChange(facts: ChangeFacts, state: StateTree, opts: { dur
   }
   const staged = ["staged", "unstaged", "removed from the index", "discarded"].flatMap((w) => words.get(w as PathWord) ?? []);
   if (top.has("state") && !opts.duringOperation) parts.push(state.state.length ? `${state.state.join(", ")} in progress` : "operation ended");
-  if (!top.has("worktree") && state.worktree === undefined && top.has("index") && !staged.length) parts.push("index changed");
-  return cut(parts.length ? parts.join("; ") : "state changed");
+  if (!top.has("worktree") && state.worktree === undefined && top.has("index") && !staged.length && !opts.besidesHead) parts.push("index changed");
+  return parts;
 }
 
 /** Operations by the word people use, for summaries. */

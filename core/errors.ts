@@ -64,7 +64,7 @@ export type Refusal =
   /** An age (undo.expire, gc --expire) in no form git-undo reads. */
   | { kind: "bad-age"; key: string; value: string }
   /** undo or redo with nowhere to go (`empty`: no snapshot at all). */
-  | { kind: "nothing-to-step"; direction: "undo" | "redo"; empty: boolean }
+  | { kind: "nothing-to-step"; direction: "undo" | "redo"; empty: boolean; before?: number }
   | { kind: "too-few-steps"; direction: "undo" | "redo"; steps: number; available: number }
   /** A snapshot argument that is no number, or a date Git cannot read. */
   | { kind: "not-a-snapshot-number"; arg: string }

@@ -52,6 +52,15 @@ export interface ReflogEntry {
   message: string;
 }
 
+/**
+ * HEAD's newest reflog entry with what tells whether it describes a change:
+ * the commit HEAD left (null when unknown) and when, in seconds (null when unknown).
+ */
+export interface HeadReflogEntry extends ReflogEntry {
+  old: ObjectId | null;
+  time: number | null;
+}
+
 /** A stash entry is its reflog entry in refs/stash's log. */
 export type StashEntry = ReflogEntry;
 

@@ -190,6 +190,16 @@ export function streak(all: readonly SnapshotEntry[]): SnapshotEntry[] {
 }
 
 /**
+ * Where the user was before the streak: the state its first restore left
+ * (that restore's Undo-From); null outside a streak. `git undo restore <it>`
+ * returns there, however far undo and redo have walked since.
+ */
+export function streakOrigin(snaps: readonly SnapshotEntry[]): number | null {
+  const first = streak(snaps)[0];
+  return first && isReadable(first) ? (first.trailers.from ?? null) : null;
+}
+
+/**
  * The position: the latest snapshot's number, or, when the latest is a restore,
  * the number it restored. Null for an empty sequence.
  */
@@ -219,7 +229,10 @@ export function navigationTarget(snaps: readonly SnapshotEntry[], direction: Dir
   const pool = direction === "undo" ? all.filter((s) => s.number < p).reverse() : all.filter((s) => s.number > p);
   const target = pool[steps - 1];
   if (!target) {
-    if (pool.length === 0) throw refused({ kind: "nothing-to-step", direction, empty: false });
+    if (pool.length === 0) {
+      const before = streakOrigin(snaps);
+      throw refused({ kind: "nothing-to-step", direction, empty: false, ...(before === null ? {} : { before }) });
+    }
     throw refused({ kind: "too-few-steps", direction, steps, available: pool.length });
   }
   return target;

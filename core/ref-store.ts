@@ -8,7 +8,7 @@
 // files, asks Git for all of it in one wave of processes.
 import { join } from "node:path";
 import { fromFileEnd } from "./file-tail.ts";
-import { compareBytes, OPERATION_MARKERS, type HeadState, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
+import { compareBytes, OPERATION_MARKERS, type HeadState, type HeadReflogEntry, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
 import { decodeBytes } from "./bytes.ts";
 import { readFileSync } from "node:fs";
 import { text, type GitResult } from "./git.ts";
@@ -20,7 +20,7 @@ import type { Repo } from "./repo.ts";
 export interface RefState extends RefScan {
   head: HeadState;
   /** HEAD's newest reflog entry; undefined when there is none or HEAD is unborn. */
-  headReflog: ReflogEntry | undefined;
+  headReflog: HeadReflogEntry | undefined;
   /** The stash, newest first (what `git stash list` shows). */
   stash: StashEntry[];
   /** The operations in progress, by the markers Git leaves for them. */
@@ -118,15 +118,20 @@ function parseReflogLine(line: string): ReflogEntry | null {
 }
 
 /** HEAD's newest reflog entry (what `git reflog -1 --format='%H %gs' HEAD` shows). */
-function fileHeadReflog(repo: Repo, head: HeadState, refs: readonly RefLine[]): ReflogEntry | undefined {
+function fileHeadReflog(repo: Repo, head: HeadState, refs: readonly RefLine[]): HeadReflogEntry | undefined {
   if (head.kind === "symbolic" && !refs.some((r) => r.name === head.target && r.object)) return undefined;
   return newestHeadReflog(repo);
 }
 
-function newestHeadReflog(repo: Repo): ReflogEntry | undefined {
+function newestHeadReflog(repo: Repo): HeadReflogEntry | undefined {
   // Git's reflog walk skips entries with a null new id (a deletion of HEAD's branch).
   const line = lastLine(join(repo.gitDir, "logs", "HEAD"), (l) => !/^\S+ 0+ /.test(l));
-  return (line && parseReflogLine(line)) || undefined;
+  const entry = line ? parseReflogLine(line) : null;
+  if (!line || !entry) return undefined;
+  // `<old> <new> <name> <email> <time> <tz>`: the time is the next to last word before the tab.
+  const words = line.slice(0, line.indexOf("\t") < 0 ? line.length : line.indexOf("\t")).split(" ");
+  const time = Number(words.at(-2));
+  return { ...entry, old: words[0] ?? null, time: Number.isSafeInteger(time) ? time : null };
 }
 
 /** The stash, newest first, from refs/stash's reflog. */
@@ -176,7 +181,8 @@ async function readThroughGit(repo: Repo, undoRefsListed?: Promise<SnapshotRef[]
     git.run(["symbolic-ref", "-q", "--no-recurse", "HEAD"], { okExit: [1] }),
     // HEAD's commit when detached, and which marker refs exist: one batch.
     git.text(["cat-file", "--batch-check=%(objectname)"], { input: ["HEAD", ...REF_MARKERS].map((n) => `${n}\n`).join("") }),
-    reflog("HEAD", ["-1"]),
+    // The two newest: the second's commit is the one the newest left; `%gd` dated in seconds.
+    git.run(["log", "-g", "-z", "-2", "--date=unix", "--no-show-signature", "--format=%H%x09%gd%x09%gs", "HEAD", "--"], { okExit: [128] }),
     reflog("refs/stash"),
   ]);
   const refs = listing.refs;
@@ -191,19 +197,26 @@ async function readThroughGit(repo: Repo, undoRefsListed?: Promise<SnapshotRef[]
   const head: HeadState =
     symbolic.exitCode === 0 ? { kind: "symbolic", target: text(symbolic.stdout).trim() } : { kind: "detached", commit: headCommit };
   const entries = (r: GitResult) => (r.exitCode === 0 ? text(r.stdout).split("\0").filter(Boolean).map(parseLogEntry) : []);
-  const [newest] = entries(headLog);
+  const [newest, before] = headLog.exitCode === 0 ? text(headLog.stdout).split("\0").filter(Boolean).map(parseDatedEntry) : [];
   const unborn = head.kind === "symbolic" && !refs.some((r) => r.name === head.target && r.object);
   return withUnreadable(
     {
       refs,
       undoRefs,
       head,
-      headReflog: newest && !unborn ? newest : undefined,
+      headReflog: newest && !unborn ? { ...newest, old: before?.commit ?? null } : undefined,
       stash: refs.some((r) => r.name === "refs/stash") ? entries(stashLog) : [],
       markers: markersOf(markerFiles(repo.gitDir), refMarkersIn(markerIds)),
     },
     listing.unreadable,
   );
+}
+
+/** One `%H<TAB>%gd<TAB>%gs` entry of a reflog walk with `--date=unix` (`%gd` is `HEAD@{<seconds>}`). */
+function parseDatedEntry(entry: string): HeadReflogEntry {
+  const [commit = "", selector = "", ...message] = entry.split("\t");
+  const time = Number(/@\{(\d+)\}$/.exec(selector)?.[1]);
+  return { commit, message: message.join("\t"), old: null, time: Number.isSafeInteger(time) ? time : null };
 }
 
 /** One `%H<TAB>%gs` entry of a reflog walk. */

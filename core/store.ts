@@ -3,11 +3,11 @@
 // the sequence kept within undo.limit. Nothing here reads the live state.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cut, describeChange, operationMayBeInvolved, operationSummary, SUMMARY_WIDTH } from "./describe.ts";
+import { changeBesidesHead, cut, describeChange, operationMayBeInvolved, operationSummary, SUMMARY_WIDTH } from "./describe.ts";
 import { changeFacts, previousParts, rememberParts } from "./change-facts.ts";
 import { operationFacts } from "./operation.ts";
 import { fatal, refused } from "./errors.ts";
-import { commitText, commitsToKeep, encodeMessage, FORMAT_VERSION, groupsOf, headTrailer, reflogTrailer, isReadable, KEEP_DATE, KEEP_MESSAGE, MAX_PARENTS, MAX_SNAPSHOT_NUMBER, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, snapshotRef, type ObjectId, type ReflogEntry, type Snapshot, type SnapshotEntry, type SnapshotKind, type Trailers } from "./format.ts";
+import { commitText, commitsToKeep, encodeMessage, FORMAT_VERSION, groupsOf, headTrailer, reflogTrailer, isReadable, KEEP_DATE, KEEP_MESSAGE, MAX_PARENTS, MAX_SNAPSHOT_NUMBER, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, snapshotRef, type HeadReflogEntry, type ObjectId, type ReflogEntry, type Snapshot, type SnapshotEntry, type SnapshotKind, type Trailers } from "./format.ts";
 import { hasEscapedBytes } from "./bytes.ts";
 import { GitError } from "./git.ts";
 import { ownOnly, rememberOwn, type NumberedRef, type OwnRecordProblem } from "./history.ts";
@@ -51,7 +51,7 @@ export type RecordOutcome =
 /** A summary for the state after `commands` Git commands (a script's, run too close together to tell apart). */
 export function commandsNote(summary: string, commands: number): string {
   if (commands <= 1) return summary;
-  const note = ` (after ${commands} Git commands)`;
+  const note = ` (${commands} commands)`;
   return cut(summary, SUMMARY_WIDTH - note.length) + note;
 }
 
@@ -67,11 +67,15 @@ export function commitCapture(repo: Repo, capture: LiveCapture, opts: RecordOpti
 
 async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions): Promise<RecordOutcome> {
   const same = unchanged(capture);
-  if (same && opts.kind !== "restore" && !opts.always) return { created: false, latest: same, capture };
+  if (same && opts.kind !== "restore" && !opts.always) {
+    noteSeenReflog(repo, capture, same);
+    return { created: false, latest: same, capture };
+  }
   // The parents and the committer do not depend on the summary: ask Git for them meanwhile.
   const pending = Promise.all([keepParents(repo, commitsToKeep(capture.state)), committerOf(repo, capture.configDigest)]);
   pending.catch(() => {}); // awaited below; a failing summary must not leave it unhandled
-  const summary = opts.message ?? commandsNote(await summarize(repo, capture), opts.commands ?? 1);
+  const commands = opts.commands ?? 1;
+  const summary = opts.message ?? commandsNote(await summarize(repo, capture, commands), commands);
   const trailers: Trailers = { format: FORMAT_VERSION, kind: opts.kind, head: headTrailer(capture.state.head) };
   if (opts.restored !== undefined) trailers.restored = opts.restored;
   if (opts.from !== undefined) trailers.from = opts.from;
@@ -121,17 +125,23 @@ function storedTrailers(t: Trailers): Trailers {
   return stored;
 }
 
-/** The summary of a change: HEAD's reflog message when it is new, otherwise what differs. */
-async function summarize(repo: Repo, capture: LiveCapture): Promise<string> {
+/**
+ * The summary of a change: HEAD's reflog message when it describes the change,
+ * otherwise what differs. After several commands (a script's), the reflog
+ * message is followed by what the others changed besides.
+ */
+async function summarize(repo: Repo, capture: LiveCapture, commands: number): Promise<string> {
   const latest = capture.latest;
   const previousReflog = latest && isReadable(latest) ? latest.trailers.reflog : undefined;
   // New when its trailer, as commit-tree would store it, differs from the newest snapshot's.
-  const reflogMessage = capture.reflog !== undefined && commitText(reflogTrailer(capture.reflog)) !== previousReflog ? capture.reflog.message : "";
+  const fresh = capture.reflog !== undefined && commitText(reflogTrailer(capture.reflog)) !== previousReflog ? capture.reflog : undefined;
   if (!latest) {
+    const reflogMessage = fresh?.message ?? "";
     // `git worktree add` checks the new worktree out with a reset (HEAD's one reflog line), or detached with none.
     if (repo.worktreeName !== null && (!reflogMessage || reflogMessage === "reset: moving to HEAD")) return cut(`worktree ${repo.worktreeName} added`);
     return reflogMessage ? cut(reflogMessage) : "first snapshot";
   }
+  const reflogMessage = fresh !== undefined && describesChange(repo, fresh, latest, capture) ? fresh.message : "";
   // An operation started, stopped, ended or in progress: said in its own words (core/describe.ts).
   if (operationMayBeInvolved(capture.state, reflogMessage)) {
     const prev = await previousParts(repo, latest.tree);
@@ -145,9 +155,52 @@ async function summarize(repo: Repo, capture: LiveCapture): Promise<string> {
   // HEAD; then the stash, not that message, says what happened. Only in that
   // case is the difference read although the reflog has news.
   const maybeStash = capture.state.stash.length > 0 && sameCommit(capture.reflog, previousReflog);
-  if (reflogMessage && !maybeStash) return cut(reflogMessage);
+  if (reflogMessage && !maybeStash) {
+    if (commands <= 1) return cut(reflogMessage);
+    // A script's commands: the reflog line speaks for HEAD's move, the rest is named (one more diff).
+    const facts = await changeFacts(repo, latest.tree, capture.state, capture.tree, undefined, { allIndexPaths: true });
+    const besides = changeBesidesHead(facts, capture.state);
+    return cut(besides ? `${reflogMessage}; ${besides}` : reflogMessage);
+  }
   const described = describeChange(await changeFacts(repo, latest.tree, capture.state, capture.tree), capture.state);
   return reflogMessage && !described.includes("stash: ") ? cut(reflogMessage) : described;
+}
+
+/**
+ * Whether HEAD's newest reflog entry, new since the latest snapshot, describes
+ * the change since: HEAD moved (its commit or its branch), or the entry moved
+ * nothing itself (`reset --hard` at HEAD, `reset` of the index), was written no
+ * earlier than the latest snapshot, and no capture since found it with nothing
+ * else changed. A commit and a reset that were never recorded leave HEAD where
+ * it was: their lines say nothing of what differs now.
+ */
+function describesChange(repo: Repo, entry: HeadReflogEntry, latest: SnapshotEntry, capture: LiveCapture): boolean {
+  if (!isReadable(latest)) return true;
+  const trailer = latest.trailers.reflog;
+  if (trailer === undefined || !sameCommit(entry, trailer) || latest.trailers.head !== commitText(headTrailer(capture.state.head))) return true;
+  if (entry.old !== entry.commit) return false;
+  if (entry.time !== null && entry.time < latest.date) return false;
+  return seenReflog(repo) !== commitText(reflogTrailer(entry));
+}
+
+/**
+ * A capture that found nothing to record keeps HEAD's reflog entry when it is
+ * new (a `reset --hard` that changed nothing): the next change is not that one.
+ */
+function noteSeenReflog(repo: Repo, capture: LiveCapture, latest: SnapshotEntry): void {
+  if (capture.reflog === undefined || !isReadable(latest)) return;
+  const trailer = commitText(reflogTrailer(capture.reflog));
+  if (trailer === latest.trailers.reflog || trailer === seenReflog(repo)) return;
+  try {
+    replaceFile(undoFile(repo.undoDir, "seenReflog"), JSON.stringify({ reflog: trailer }));
+  } catch {
+    /* a cache: the next summary may name that entry */
+  }
+}
+
+function seenReflog(repo: Repo): string | null {
+  const known = readJsonFile(undoFile(repo.undoDir, "seenReflog")) as { reflog?: unknown } | null;
+  return typeof known?.reflog === "string" ? known.reflog : null;
 }
 
 /** Whether HEAD's reflog entry moved to the commit the previous snapshot's Undo-Reflog trailer names. */

@@ -48,6 +48,8 @@ export const UNDO_FILES = {
   committer: "committer.json",
   /** Cache: the last state tree and its blobs (core/capture.ts). */
   stateBlobs: "state-blobs.json",
+  /** Cache: HEAD's reflog entry a capture found with nothing else changed (a no-op `reset --hard`): old news to the next summary (core/store.ts). */
+  seenReflog: "seen-reflog.json",
   /** Cache: the last keep tree and its groups (core/keep-entry.ts). */
   keepTree: "keep-tree.json",
   /** Cache: the snapshot commits already read, by id (core/snapshot-commits.ts). */
@@ -80,7 +82,7 @@ export function ensureUndoDir(undoDir: string): void {
   }
 }
 
-const CACHES = ["committer", "stateBlobs", "keepTree", "snapshotCommits", "validTrees", "tagPeels", "keptIndexInfo"] as const satisfies readonly UndoFile[];
+const CACHES = ["committer", "stateBlobs", "seenReflog", "keepTree", "snapshotCommits", "validTrees", "tagPeels", "keptIndexInfo"] as const satisfies readonly UndoFile[];
 
 /** Drop every cache in one worktree's undo folder (uninstall; the next recording rebuilds them), the kept index among them. */
 export function dropCaches(undoDir: string): void {

@@ -5,7 +5,7 @@ import { usage } from "../../core/errors.ts";
 import { escapeControls } from "../../core/text.ts";
 import { lostChanging, pickaxeProblem, snapshotsBetween, snapshotsChanging, type Pickaxe, type PickaxeProblem } from "../../core/find.ts";
 import { findLost } from "../../core/find/lost.ts";
-import { checkStates, decodeNewest, decodeSnapshots, position, readOwnSnapshots } from "../../core/history.ts";
+import { checkStates, decodeNewest, decodeSnapshots, position, readOwnSnapshots, streakOrigin } from "../../core/history.ts";
 import { openRepo, snapshotPrefixFor, undoDirFor, type Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/worker-protocol.ts";
 import { scanNewestUndoRefs, scanUndoRefs, type SnapshotRef } from "../../core/refs.ts";
@@ -86,9 +86,10 @@ const pad = (text: string, columns: number) => text + " ".repeat(Math.max(0, col
  * One row. A pipe gets it whole; on a terminal (its width known) it is cut
  * with an ellipsis so that it never wraps, as the branch name is to its column.
  */
-function line(s: SnapshotEntry, current: number | null, cols: Columns): string {
+function line(s: SnapshotEntry, current: number | null, cols: Columns, before: number | null = null): string {
   const fitted = (row: string) => (cols.width === null ? row : fit(row, cols.width - 1));
-  const mark = s.number === current ? color.green("*") : " ";
+  // `<`: where you were before the restores at the end (git undo restore <it> returns there).
+  const mark = s.number === current ? color.green("*") : s.number === before ? color.yellow("<") : " ";
   const num = color.yellow(pad(`#${s.number}`, cols.number));
   const age = pad(relativeAge(s.date), cols.age);
   if (!isReadable(s)) return fitted(`${mark} ${num} ${color.red(pad("unreadable", 8))} ${age} ${s.foreign ? `${color.yellow("(fetched)")} ` : ""}${color.dim(escapeControls(s.reason))}`);
@@ -131,6 +132,9 @@ export const list: Command = {
     "                              (created, edited, removed, staged or unstaged)",
     "                              since the snapshot before",
     "    --all-worktrees           every worktree's sequence, not just this one's",
+    "",
+    "'*' marks your position; after restores, '<' marks where you were before",
+    "them (git undo restore <that number> goes back there).",
     "    --json                    machine-readable output",
   ].join("\n"),
   options: {
@@ -217,7 +221,8 @@ export const list: Command = {
         out(`${color.yellow("  recording…")} ${color.dim("a newer change is being recorded (git undo records it first)")}`);
       }
       const rows = newestFirst(q);
-      for (const s of rows) out(line(s, p, cols));
+      const before = streakOrigin(q.snapshots);
+      for (const s of rows) out(line(s, p, cols, before));
       // The `*` is further down than the rows shown (-n, a range, a path): say where it is.
       if (p !== null && !rows.some((s) => s.number === p)) out(`you are at #${p}`);
     }

@@ -28,7 +28,7 @@ import { join } from "node:path";
 import { fatal, refused, UndoError } from "../errors.ts";
 import { RestoreRefused } from "../plan.ts";
 import { commitText, isReadable, reflogTrailer, type OperationMarker, type Snapshot, type SnapshotEntry } from "../format.ts";
-import { navigationTarget, readableSnapshot } from "../history.ts";
+import { navigationTarget, readableSnapshot, streakOrigin } from "../history.ts";
 import { acquireLock, clearDeadIndexLock, createIndexLock, indexLockPath, releaseIndexLock } from "../lock.ts";
 import { withScratch, writeTagObjects } from "../objects.ts";
 import { addLineCounts, addOnlyLeft, planIsEmpty, planRestore, type Blocker, type RestorePlan, type StateSide } from "../plan.ts";
@@ -276,6 +276,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     restoreSnapshot: null,
     differences: [],
     goBack: [],
+    before: null,
     stepped: navigating ? steppedOver(snaps, request.kind, target, latest ? null : capture.tree) : [],
     kind: request.kind,
     keptFolder: null,
@@ -379,6 +380,8 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     result.restoreSnapshot = snap;
     if (recorded.tree !== target.tree) result.differences = await differences(repo, target, recorded);
     result.goBack = goBack([...recorded.snapshots, snap], fromNumber);
+    const origin = streakOrigin([...recorded.snapshots, snap]);
+    if (origin !== fromNumber) result.before = origin;
     await counting;
     return result;
   } catch (e) {

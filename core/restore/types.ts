@@ -60,6 +60,8 @@ export interface RestoreResult {
   differences: PartDifference[];
   /** The ways back to the state left: redo or undo when one step lands on it, and restore of its number (on a dry run, those the restore would offer). */
   goBack: GoBack[];
+  /** The state the run of restores this one ends left, when that is not the state this one left (core/history.ts streakOrigin); null otherwise. */
+  before: number | null;
   /**
    * `git undo`: the changes it undid, newest first; `git undo redo`: the ones
    * it did again, oldest first. Empty for `git undo restore`. A change not yet
