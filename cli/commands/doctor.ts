@@ -2,7 +2,7 @@
 // hooks folder, the hooks, the toolkit and Bun they start, the worker and its
 // last errors, and whether something else answers to `git undo`.
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import {
   CONFIG_HOOK,
   CONFIG_HOOKS_SINCE,
@@ -17,6 +17,7 @@ import {
   hookStatus,
   parseConfigHookCommand,
   shq,
+  submodulesNotRecording,
   TOOLKIT_ROOT,
   versionAtLeast,
 } from "../../core/hooks.ts";
@@ -162,6 +163,15 @@ export const doctor: Command = {
     if (hooksEnabled(repo)) ok(`recording is on here (${repo.undoDir})`);
     else if (!brokenUndoFiles(repo.undoDir).some((b) => b.name === "hooksEnabled")) bad(`recording is off here: init has not run here (no ${undoFile(repo.undoDir, "hooksEnabled")}); ${runInit}`);
     for (const p of repo.config.problems) bad(`${problemText(p)}; ${fallbackText(p.key)}`);
+    // Each submodule is a repository of its own, with its own init: the superproject's hooks never see it.
+    const offSubmodules = await submodulesNotRecording(repo);
+    const here = real(repo.cwd);
+    for (const sub of offSubmodules) {
+      const from = relative(here, join(repo.workTree!, sub.path)) || ".";
+      const shown = /^[\w./@%+=:,-]+$/.test(from) ? from : shq(from);
+      bad(`submodule ${escapeControls(sub.path)}: recording is off there (init has not run in it), so nothing in it is recorded; turn it on with: git -C ${escapeControls(shown)} undo init`);
+    }
+    if (offSubmodules.length > 1) note("or turn it on in every submodule at once: git submodule foreach --recursive git undo init");
 
     const bun = hookBun(io.env, io.runtime);
     const bunsSeen = new Set<string>();
