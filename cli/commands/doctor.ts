@@ -38,6 +38,7 @@ import { numberRuns, spaceLine } from "./gc.ts";
 import { brokenUndoFiles, undoFile, type UndoFile } from "../../core/undo-files.ts";
 import { fallbackText, problemsWordedByCommand, problemText } from "../config-words.ts";
 import { errorText } from "../refusal-words.ts";
+import { runInstallCompletion } from "./completion.ts";
 
 const executable = (path: string): boolean => {
   try {
@@ -250,6 +251,13 @@ export const doctor: Command = {
       note(`the bundle in ${bundle.dir} is older than the sources: git-undo runs from the sources (about 10 ms slower a command) until ${buildIt} builds it again`);
     } else if (bundle.state === "absent") {
       note(`git-undo runs from its sources, with no bundle (${bundle.dir} is missing): every command and every recording starts about 10 ms slower; ${buildIt} builds it`);
+    }
+
+    // Shell completion, which npm's install script sets up (and npm 11.19+ skips): the files where this install puts them.
+    const completion = runInstallCompletion(io, ["--check"]);
+    const noCompletion = completion.stdout.split("\n").filter(Boolean).map((line) => line.split(" ")[0]);
+    if (completion.code === 1 && noCompletion.length) {
+      note(`shell completion is not set up for ${noCompletion.join(", ")}; 'git undo completion install' sets it up`);
     }
 
     const pid = liveWorker(repo.undoDir);
