@@ -27,6 +27,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { toolkitRoot } from "./bundle.ts";
+import { decodeBytes, nulRecords } from "./bytes.ts";
 import { refused, type HookProblem } from "./errors.ts";
 import { replaceFile } from "./lock.ts";
 import { gitBool, type Repo } from "./repo.ts";
@@ -85,11 +86,14 @@ const SUBMODULE_DIRS = `printf '%s\\0' "$displaypath" "$(git rev-parse --path-fo
 /**
  * The checked-out submodules, nested ones too, where recording is off: each is
  * a repository of its own, which the superproject's hooks never see. No Git
- * runs when the work tree has no .gitmodules.
+ * runs when the work tree has no .gitmodules. Git's last error line when it
+ * cannot list them (a gitlink .gitmodules has no entry for).
  */
-export async function submodulesNotRecording(repo: Repo): Promise<Submodule[]> {
+export async function submodulesNotRecording(repo: Repo): Promise<Submodule[] | { gitError: string }> {
   if (repo.workTree === null || !existsSync(join(repo.workTree, ".gitmodules"))) return [];
-  const fields = await repo.git.records(["submodule", "foreach", "--quiet", "--recursive", SUBMODULE_DIRS]);
+  const listed = await repo.git.run(["submodule", "foreach", "--quiet", "--recursive", SUBMODULE_DIRS], { okExit: [1, 128] });
+  if (listed.exitCode !== 0) return { gitError: listed.stderr.trim().split("\n").pop() || `exit ${listed.exitCode}` };
+  const fields = nulRecords(listed.stdout).map(decodeBytes);
   const off: Submodule[] = [];
   for (let i = 0; i + 2 < fields.length; i += 3) {
     const [path, gitDir, commonDir] = [fields[i]!, fields[i + 1]!, fields[i + 2]!];

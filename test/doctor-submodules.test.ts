@@ -60,7 +60,7 @@ test("doctor names each checked-out submodule that records nothing, with the com
   expect(submoduleLines(after.stdout)).toEqual([]);
 }, 60_000);
 
-test("without .gitmodules doctor runs no Git for submodules", async () => {
+test("without .gitmodules doctor runs no Git for submodules; one Git that cannot list them is a note", async () => {
   const r = makeRepo();
   r.commit("base", { "a.txt": "a\n" });
   await r.okIn("init");
@@ -74,4 +74,12 @@ test("without .gitmodules doctor runs no Git for submodules", async () => {
   r.write(".gitmodules", "");
   const listed = r.undo(["doctor"], { env: { GIT_UNDO_TRACE: "1", GIT_UNDO_BUN: process.execPath } });
   expect(listed.stderr.split("\n").filter((l) => / ms {2}git submodule/.test(l)).length).toBe(1);
+
+  // A repository added as a gitlink that .gitmodules does not name: Git cannot list the submodules. doctor says so and goes on.
+  r.git(["init", "-q", r.path("inner")]);
+  r.git(["-C", r.path("inner"), "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "inner"]);
+  r.git(["add", "inner"], { allowFail: true });
+  const unlisted = await r.run(["doctor"]);
+  expect(unlisted.stdout).toMatch(/^note {5}Git cannot list the submodules \(.*inner.*\), so doctor cannot say which record; each records only once 'git undo init' ran in it$/m);
+  expect(unlisted.stdout).toMatch(/^(everything looks right|\d+ problems? found)$/m);
 }, 60_000);

@@ -165,7 +165,9 @@ export const doctor: Command = {
     else if (!brokenUndoFiles(repo.undoDir).some((b) => b.name === "hooksEnabled")) bad(`recording is off here: init has not run here (no ${undoFile(repo.undoDir, "hooksEnabled")}); ${runInit}`);
     for (const p of repo.config.problems) bad(`${problemText(p)}; ${fallbackText(p.key)}`);
     // Each submodule is a repository of its own, with its own init: the superproject's hooks never see it.
-    const offSubmodules = await submodulesNotRecording(repo);
+    const submodules = await submodulesNotRecording(repo);
+    const offSubmodules = Array.isArray(submodules) ? submodules : [];
+    if (!Array.isArray(submodules)) note(`Git cannot list the submodules (${escapeControls(submodules.gitError)}), so doctor cannot say which record; each records only once 'git undo init' ran in it`);
     const here = real(repo.cwd);
     for (const sub of offSubmodules) {
       const from = relative(here, join(repo.workTree!, sub.path)) || ".";
