@@ -88,26 +88,7 @@ fi
 
 # Shell completion, where each shell looks for a user's own, for the shells
 # installed (bash's through Git's completion, which loads it for `git undo`).
-link_completion() { # <file in completion/> <folder> <name>
-  if mkdir -p "$2" 2>/dev/null && ln -sf "$root/completion/$1" "$2/$3" 2>/dev/null; then
-    say "Linked $2/$3 (completion)"
-  else
-    say "Note: could not link $2/$3; shell completion for git undo is not set up"
-    return 1
-  fi
-}
-if command -v bash >/dev/null 2>&1; then
-  link_completion git-undo.bash "${XDG_DATA_HOME:-$HOME/.local/share}/bash-completion/completions" git-undo || true
-fi
-if command -v zsh >/dev/null 2>&1 && link_completion _git-undo "$HOME/.zsh/completions" _git-undo; then
-  if ! grep -qs '\.zsh/completions' "${ZDOTDIR:-$HOME}/.zshrc"; then
-    say "Note: for zsh, add this folder to fpath in ${ZDOTDIR:-$HOME}/.zshrc, before compinit:"
-    say "    fpath=(~/.zsh/completions \$fpath); autoload -Uz compinit && compinit"
-  fi
-fi
-if command -v fish >/dev/null 2>&1; then
-  link_completion git-undo.fish "${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions" git-undo.fish || true
-fi
+sh "$root/cli/install-completion" home || :
 
 case ":$PATH:" in
   *":$prefix:"*) ;;

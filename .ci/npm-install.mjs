@@ -9,7 +9,9 @@
 //      the launcher finds Bun's platform package; the same repository steps;
 //   3. npm uninstall -g of the first: no link left dangling under the prefix,
 //      and the completion files delete themselves when their shell loads
-//      them, after which nothing of git-undo's is left.
+//      them, after which nothing of git-undo's is left;
+//   4. npm pack in a fresh clone of the checkout's HEAD: refused in one line
+//      before npm install, and with the bundle once npm install brought Bun.
 // Prints "npm install: ok" or what failed; exits 0 only when everything held.
 // A zx script (zx is a devDependency): each step is a command line.
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -148,5 +150,24 @@ for (const [shell, rel] of Object.entries(COMPLETION)) {
 }
 const left = walk(full).filter((p) => /git-undo/.test(p.slice(full.length)) && !skipped.some((s) => p === join(full, s)));
 if (left.length) fail(`npm uninstall -g left ${left.join(", ")}`);
+
+// 4. npm pack where a user packs: a fresh clone, no Bun on PATH. Without the
+// dependencies prepack has no Bun to build the bundle with, and says so.
+const clone = join(tmp, "clone");
+const cloned = await at(clone)`git clone -q ${root} ${clone}`;
+if (cloned.exitCode !== 0) fail(`git clone of the checkout: ${cloned.stderr}`);
+const packIn = (dir) => at(clone, { cwd: clone })`npm pack --silent --pack-destination ${dir}`;
+mkdirSync(join(tmp, "pack-clone"));
+const refused = await packIn(join(tmp, "pack-clone"));
+if (refused.exitCode === 0 || readdirSync(join(tmp, "pack-clone")).length) fail("npm pack in a fresh clone with no Bun made a package");
+if (!refused.stderr.split("\n").includes("npm pack: no Bun in node_modules/ to build the bundle (dist/) with; run npm install first, which brings it")) {
+  fail(`npm pack in a fresh clone with no Bun: ${refused.stderr}`);
+}
+const deps = await at(clone, { cwd: clone })`npm install --no-audit --no-fund --loglevel=error`;
+if (deps.exitCode !== 0) fail(`npm install in a fresh clone: ${deps.stderr}`);
+const repacked = await packIn(join(tmp, "pack-clone"));
+const cloneTarball = join(tmp, "pack-clone", repacked.stdout.trim().split("\n").pop() ?? "");
+if (repacked.exitCode !== 0 || !existsSync(cloneTarball)) fail(`npm pack in a fresh clone after npm install: ${repacked.stderr}`);
+if (!(await $`tar tzf ${cloneTarball}`).stdout.split("\n").includes("package/dist/cli/main.js")) fail("npm pack in a fresh clone after npm install made no bundle");
 
 console.log(`npm install: ok (${tarball.split("/").pop()}, ${version}${skipped.length ? `; not checked after uninstall, for want of the shell: ${skipped.join(", ")}` : ""})`);

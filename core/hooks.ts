@@ -27,6 +27,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { toolkitRoot } from "./bundle.ts";
+import { decodeBytes, nulRecords } from "./bytes.ts";
 import { refused, type HookProblem } from "./errors.ts";
 import { replaceFile } from "./lock.ts";
 import { gitBool, type Repo } from "./repo.ts";
@@ -64,7 +65,42 @@ export function enableHooks(undoDir: string): void {
 
 /** Whether the hooks act in this worktree: its marker, or its repository's (the hooks then copy it); a plain file, as the hooks test. */
 export function hooksEnabled(repo: Repo): boolean {
-  return isPlainFile(undoFile(repo.undoDir, "hooksEnabled")) || (repo.worktreeName !== null && isPlainFile(undoFile(join(repo.commonDir, "undo"), "hooksEnabled")));
+  return hooksEnabledIn(repo.gitDir, repo.commonDir);
+}
+
+/** hooksEnabled for the worktree with this git dir (and its repository's common dir). */
+function hooksEnabledIn(gitDir: string, commonDir: string): boolean {
+  return isPlainFile(undoFile(join(gitDir, "undo"), "hooksEnabled")) || (gitDir !== commonDir && isPlainFile(undoFile(join(commonDir, "undo"), "hooksEnabled")));
+}
+
+/** A checked-out submodule, as `git submodule foreach` sees it. */
+export interface Submodule {
+  /** Its folder relative to the superproject's top (nested ones through theirs). */
+  path: string;
+  gitDir: string;
+}
+
+/** Each submodule's folder and git dirs, NUL-separated, printed by the shell Git runs in it. */
+const SUBMODULE_DIRS = `printf '%s\\0' "$displaypath" "$(git rev-parse --path-format=absolute --git-dir)" "$(git rev-parse --path-format=absolute --git-common-dir)"`;
+
+/**
+ * The checked-out submodules, nested ones too, where recording is off: each is
+ * a repository of its own, which the superproject's hooks never see. No Git
+ * runs when the work tree has no .gitmodules. Git's last error line when it
+ * cannot list them (a gitlink .gitmodules has no entry for).
+ */
+export async function submodulesNotRecording(repo: Repo): Promise<Submodule[] | { gitError: string }> {
+  if (repo.workTree === null || !existsSync(join(repo.workTree, ".gitmodules"))) return [];
+  const listed = await repo.git.run(["submodule", "foreach", "--quiet", "--recursive", SUBMODULE_DIRS], { okExit: [1, 128] });
+  if (listed.exitCode !== 0) return { gitError: listed.stderr.trim().split("\n").pop() || `exit ${listed.exitCode}` };
+  const fields = nulRecords(listed.stdout).map(decodeBytes);
+  const off: Submodule[] = [];
+  for (let i = 0; i + 2 < fields.length; i += 3) {
+    const [path, gitDir, commonDir] = [fields[i]!, fields[i + 1]!, fields[i + 2]!];
+    // A folder Git could not open as a repository records nothing either, but init cannot run there.
+    if (gitDir && commonDir && !hooksEnabledIn(gitDir, commonDir)) off.push({ path, gitDir });
+  }
+  return off;
 }
 
 function isPlainFile(path: string): boolean {

@@ -5,7 +5,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { ROOT } from "./helpers/repo.ts";
 
-const SCRIPTS = ["hooks/hook.sh", "hooks/reference-transaction", "hooks/post-index-change", "install.sh", "cli/git-undo", "cli/find-bun.sh", "cli/start-worker", "cli/npm-postinstall", "test/run"];
+const SCRIPTS = ["hooks/hook.sh", "hooks/reference-transaction", "hooks/post-index-change", "install.sh", "cli/git-undo", "cli/find-bun.sh", "cli/start-worker", "cli/npm-postinstall", "cli/install-completion", "build/prepack", "test/run"];
 
 const run = (cmd: string[]) => {
   const r = Bun.spawnSync({ cmd, cwd: ROOT, stdout: "pipe", stderr: "pipe" });

@@ -2,7 +2,7 @@
 // hooks folder, the hooks, the toolkit and Bun they start, the worker and its
 // last errors, and whether something else answers to `git undo`.
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import {
   CONFIG_HOOK,
   CONFIG_HOOKS_SINCE,
@@ -17,6 +17,7 @@ import {
   hookStatus,
   parseConfigHookCommand,
   shq,
+  submodulesNotRecording,
   TOOLKIT_ROOT,
   versionAtLeast,
 } from "../../core/hooks.ts";
@@ -38,6 +39,7 @@ import { numberRuns, spaceLine } from "./gc.ts";
 import { brokenUndoFiles, undoFile, type UndoFile } from "../../core/undo-files.ts";
 import { fallbackText, problemsWordedByCommand, problemText } from "../config-words.ts";
 import { errorText } from "../refusal-words.ts";
+import { runInstallCompletion } from "./completion.ts";
 
 const executable = (path: string): boolean => {
   try {
@@ -163,6 +165,17 @@ export const doctor: Command = {
     if (hooksEnabled(repo)) ok(`recording is on here (${repo.undoDir})`);
     else if (!brokenUndoFiles(repo.undoDir).some((b) => b.name === "hooksEnabled")) bad(`recording is off here: init has not run here (no ${undoFile(repo.undoDir, "hooksEnabled")}); ${runInit}`);
     for (const p of repo.config.problems) bad(`${problemText(p)}; ${fallbackText(p.key)}`);
+    // Each submodule is a repository of its own, with its own init: the superproject's hooks never see it.
+    const submodules = await submodulesNotRecording(repo);
+    const offSubmodules = Array.isArray(submodules) ? submodules : [];
+    if (!Array.isArray(submodules)) note(`Git cannot list the submodules (${escapeControls(submodules.gitError)}), so doctor cannot say which record; each records only once 'git undo init' ran in it`);
+    const here = real(repo.cwd);
+    for (const sub of offSubmodules) {
+      const from = relative(here, join(repo.workTree!, sub.path)) || ".";
+      const shown = /^[\w./@%+=:,-]+$/.test(from) ? from : shq(from);
+      bad(`submodule ${escapeControls(sub.path)}: recording is off there (init has not run in it), so nothing in it is recorded; turn it on with: git -C ${escapeControls(shown)} undo init`);
+    }
+    if (offSubmodules.length > 1) note("or turn it on in every submodule at once: git submodule foreach --recursive git undo init");
 
     const bun = hookBun(io.env, io.runtime);
     const bunsSeen = new Set<string>();
@@ -241,6 +254,13 @@ export const doctor: Command = {
       note(`the bundle in ${bundle.dir} is older than the sources: git-undo runs from the sources (about 10 ms slower a command) until ${buildIt} builds it again`);
     } else if (bundle.state === "absent") {
       note(`git-undo runs from its sources, with no bundle (${bundle.dir} is missing): every command and every recording starts about 10 ms slower; ${buildIt} builds it`);
+    }
+
+    // Shell completion, which npm's install script sets up (and npm 11.19+ skips): the files where this install puts them.
+    const completion = runInstallCompletion(io, ["--check"]);
+    const noCompletion = completion.stdout.split("\n").filter(Boolean).map((line) => line.split(" ")[0]);
+    if (completion.code === 1 && noCompletion.length) {
+      note(`shell completion is not set up for ${noCompletion.join(", ")}; 'git undo completion install' sets it up`);
     }
 
     const pid = liveWorker(repo.undoDir, processTable(io.env));

@@ -37,6 +37,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "init", summary: "record automatically after every Git command (installs the hooks)", load: ALL ? async () => (await import("./init.ts")).init : null },
   { name: "uninstall", summary: "stop recording automatically (removes what init added)", load: ALL ? async () => (await import("./uninstall.ts")).uninstall : null },
   { name: "doctor", summary: "check that automatic recording is set up and would work", load: ALL ? async () => (await import("./doctor.ts")).doctor : null },
+  { name: "completion", summary: "set up shell completion (install), where npm's install script did not", load: ALL ? async () => (await import("./completion.ts")).completion : null },
   { name: "watch", summary: "record edits made outside Git as they happen (Ctrl-C stops)", load: ALL ? async () => (await import("./watch.ts")).watch : null },
 ];
 
