@@ -36,7 +36,7 @@ export function details(item: LostItem): string[] {
     if (held) parts.push(held);
     return parts.length ? [parts.join("; ")] : [];
   }
-  return item.lines.map((l) => color.dim(`| ${escapeControls(l)}`));
+  return [...(item.unrecorded ? ["seen by git-undo, never recorded (a capture thrown away)"] : []), ...item.lines.map((l) => color.dim(`| ${escapeControls(l)}`))];
 }
 
 /** What `git undo rescue <id>` does with it, or how to rescue it (a content no tree named needs a path). */

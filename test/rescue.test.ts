@@ -285,3 +285,31 @@ describe("git undo rescue", () => {
     expect(userState(r)).toBe(before);
   });
 });
+
+test("rescue lists the user's work only: git-undo's own records are set aside, and a thrown-away capture's file is named as seen, never recorded", async () => {
+  const r = makeRepo();
+  r.commit("base", { "a.txt": "a\n" });
+  const head = r.g("rev-parse", "HEAD");
+  const write = (text: string) => r.git(["hash-object", "-w", "--stdin"], { input: text }).stdout.trim();
+  // What a capture thrown away before its tree was written leaves: HEAD, the refs table, a stash list, markers.
+  const records = [
+    write("ref: refs/heads/side\n"),
+    write(`${head}\n`),
+    write(`refs/heads/main\t${head}\tcommit\t\t\t\n`),
+    write(`${head}\tOn main: wip\n`),
+    write("MERGE_HEAD\n"),
+  ];
+  const userBlob = write("a draft no commit holds\n");
+  // A capture's state tree no snapshot commit holds, naming a file no snapshot has.
+  const seen = write("seen once by a capture\n");
+  const worktree = r.git(["mktree"], { input: `100644 blob ${seen}\tdraft.txt\n` }).stdout.trim();
+  r.git(["mktree"], { input: `100644 blob ${records[0]}\tHEAD\n100644 blob ${records[2]}\trefs\n040000 tree ${worktree}\tworktree\n` });
+  const items = lost(r);
+  const ids = items.map((i) => i.id);
+  for (const id of records) expect(ids).not.toContain(id);
+  expect(ids).toContain(userBlob);
+  expect(items.find((i) => i.id === seen)?.path).toBe("draft.txt");
+  const text = r.ok("rescue");
+  expect(text).toMatch(/draft\.txt[^\n]*\n\s+seen by git-undo, never recorded/);
+  expect(text).toContain("a draft no commit holds");
+});

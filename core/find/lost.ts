@@ -7,7 +7,7 @@
 // process per object.
 import { lstatSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { KEEP_MESSAGE, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, type ObjectId } from "../format.ts";
+import { KEEP_MESSAGE, OPERATION_MARKERS, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, type ObjectId } from "../format.ts";
 import { decodeBytes } from "../bytes.ts";
 import { objectSizes, readObjects } from "../objects.ts";
 import { hashLengthOf, type Repo } from "../repo.ts";
@@ -61,6 +61,8 @@ export interface LostFile extends LostBase {
   /** Its first lines (empty for a binary or very large content, or before lostPreviews). */
   lines: string[];
   binary: boolean;
+  /** Named by a capture git-undo read and never recorded (its state tree, no snapshot's): work seen once, held nowhere else. */
+  unrecorded?: boolean;
 }
 
 export type LostItem = LostStash | LostCommit | LostFile;
@@ -213,9 +215,11 @@ async function lostWork(repo: Repo): Promise<LostWork> {
   for (const [id, size] of blobs) {
     if (covered.has(id) || named.internal.has(id)) continue;
     const name = named.paths.get(id);
-    files.push({ kind: "file", id, date: looseTime(objectsDir, id) ?? name?.date ?? null, reflogs: [], path: name?.path ?? null, size, lines: [], binary: false });
+    const file: LostFile = { kind: "file", id, date: looseTime(objectsDir, id) ?? name?.date ?? null, reflogs: [], path: name?.path ?? null, size, lines: [], binary: false };
+    if (name?.unrecorded) file.unrecorded = true;
+    files.push(file);
   }
-  const kept = await withoutCurrentFiles(repo, files);
+  const kept = await withoutOwnRecords(repo, await withoutCurrentFiles(repo, files));
 
   const items: LostItem[] = [...stashes, ...lostCommits, ...kept].sort(newestFirst);
   return { items, commits, stashParts, blobs, abbrev: abbreviation([...unreachable.keys()]) };
@@ -412,20 +416,22 @@ function nameBlobs(
   trees: ReadonlyMap<ObjectId, RawTreeEntry[]>,
   commits: ReadonlyMap<ObjectId, LostCommitObject>,
   treeOfCommit: ReadonlySet<ObjectId>,
-): { paths: Map<ObjectId, { path: string; date: number | null }>; internal: Set<ObjectId> } {
+): { paths: Map<ObjectId, { path: string; date: number | null; unrecorded: boolean }>; internal: Set<ObjectId> } {
   const inner = new Set<ObjectId>();
   for (const entries of trees.values()) for (const e of entries) if (e.mode === "40000") inner.add(e.oid);
   const objectsDir = join(repo.commonDir, "objects");
-  const roots: { tree: ObjectId; date: number | null }[] = [];
-  for (const c of commits.values()) if (c.ownCommit && trees.has(c.tree)) roots.push({ tree: c.tree, date: c.date });
-  for (const id of trees.keys()) if (!inner.has(id) && !treeOfCommit.has(id)) roots.push({ tree: id, date: looseTime(objectsDir, id) });
+  const roots: { tree: ObjectId; date: number | null; committed: boolean }[] = [];
+  for (const c of commits.values()) if (c.ownCommit && trees.has(c.tree)) roots.push({ tree: c.tree, date: c.date, committed: true });
+  for (const id of trees.keys()) if (!inner.has(id) && !treeOfCommit.has(id)) roots.push({ tree: id, date: looseTime(objectsDir, id), committed: false });
   roots.sort((a, b) => (b.date ?? -1) - (a.date ?? -1));
 
-  const paths = new Map<ObjectId, { path: string; date: number | null }>();
+  const paths = new Map<ObjectId, { path: string; date: number | null; unrecorded: boolean }>();
   const internal = new Set<ObjectId>();
   for (const root of roots) {
     const top = trees.get(root.tree)!;
     const state = isStateTree(top);
+    // A state tree no snapshot commit holds: a capture thrown away (torn, or by an earlier version).
+    const unrecorded = state && !root.committed;
     const todo: { tree: ObjectId; prefix: string }[] = [];
     for (const e of top) {
       if (state && !STATE_FILES.has(e.name)) {
@@ -434,7 +440,7 @@ function nameBlobs(
       }
       if (state) todo.push({ tree: e.oid, prefix: "" });
       else if (e.mode === "40000") todo.push({ tree: e.oid, prefix: `${e.name}/` });
-      else if (e.mode !== "160000" && !paths.has(e.oid)) paths.set(e.oid, { path: displayPath(e.name), date: root.date });
+      else if (e.mode !== "160000" && !paths.has(e.oid)) paths.set(e.oid, { path: displayPath(e.name), date: root.date, unrecorded });
     }
     const seen = new Set<ObjectId>();
     while (todo.length) {
@@ -443,11 +449,42 @@ function nameBlobs(
       seen.add(tree);
       for (const e of trees.get(tree) ?? []) {
         if (e.mode === "40000") todo.push({ tree: e.oid, prefix: `${prefix}${e.name}/` });
-        else if (e.mode !== "160000" && !paths.has(e.oid)) paths.set(e.oid, { path: displayPath(prefix + e.name), date: root.date });
+        else if (e.mode !== "160000" && !paths.has(e.oid)) paths.set(e.oid, { path: displayPath(prefix + e.name), date: root.date, unrecorded });
       }
     }
   }
   return { paths, internal };
+}
+
+/** The largest content looked at as a possible record of git-undo's (a refs table of many refs). */
+const RECORD_MAX = 1 << 20;
+const OID = "(?:[0-9a-f]{40}|[0-9a-f]{64})";
+const TYPE = "(?:commit|tag|tree|blob)";
+/** git-undo's own records, as a capture writes them (docs/format.md): HEAD, the refs table, the stash list, the operation markers. */
+const OWN_RECORDS = [
+  new RegExp(`^(?:ref: refs/[^\\n]+|${OID})\\n$`),
+  new RegExp(`^(?:(?:refs/[^\\t\\n]+|[A-Z_]+)\\t(?:${OID})?\\t(?:${TYPE})?(?:\\t[^\\t\\n]*(?:\\t(?:${OID})?(?:\\t(?:${TYPE})?)?)?)?\\n)+$`),
+  new RegExp(`^(?:${OID}\\t[^\\n]*\\n)+$`),
+  new RegExp(`^(?:(?:${OPERATION_MARKERS.map((m) => m.replace(/[.*+?^$()|[\]\\]/g, "\\$&")).join("|")})\\n)+$`),
+];
+
+/**
+ * The contents without git-undo's own records that no tree names (a capture
+ * thrown away before its state tree was written): HEAD, refs tables, stash
+ * lists and markers are no one's work. One cat-file for the unnamed ones.
+ */
+async function withoutOwnRecords(repo: Repo, files: readonly LostFile[]): Promise<LostFile[]> {
+  const unnamed = files.filter((f) => f.path === null && f.size <= RECORD_MAX);
+  if (!unnamed.length) return [...files];
+  const contents = await readObjects(repo, unnamed.map((f) => f.id));
+  const own = new Set<ObjectId>();
+  unnamed.forEach((f, i) => {
+    const content = contents[i]?.content;
+    if (!content || content.includes(0)) return;
+    const text = Buffer.from(content).toString("latin1");
+    if (OWN_RECORDS.some((re) => re.test(text))) own.add(f.id);
+  });
+  return files.filter((f) => !own.has(f.id));
 }
 
 /** A tree entry's path (bytes read as latin1) as a core string. */
