@@ -10,7 +10,7 @@ import { appendFileSync, closeSync, existsSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runEntry } from "../core/bundle.ts";
 import { seamsFromEnv } from "../core/seams.ts";
-import { processTable, selfCpuMs } from "../core/proc/index.ts";
+import { processTable, selfCpuMs, useProcessTable } from "../core/proc/index.ts";
 import {
   claimWorker,
   dropTaken,
@@ -260,6 +260,7 @@ export async function main(argv: string[]): Promise<number> {
   if (!gitDirArg) return 0;
   scrubEnvironment(process.env);
   seamsFromEnv(process.env);
+  useProcessTable(process.env);
   const gitDir = resolve(gitDirArg);
   // The hook's folder when Git ran it in a work tree; '' outside one (a clone): the git dir then says (core/repo.ts).
   const cwd = cwdArg === undefined ? gitDir : cwdArg === "" ? "" : resolve(cwdArg);
