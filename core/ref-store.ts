@@ -8,11 +8,11 @@
 // files, asks Git for all of it in one wave of processes.
 import { join } from "node:path";
 import { fromFileEnd } from "./file-tail.ts";
-import { compareBytes, OPERATION_MARKERS, type HeadState, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
+import { compareBytes, type HeadState, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
 import { decodeBytes } from "./bytes.ts";
 import { readFileSync } from "node:fs";
 import { text, type GitResult } from "./git.ts";
-import { markerFiles } from "./operation.ts";
+import { markerFiles, markersWith, REF_MARKER_QUERY } from "./operation.ts";
 import { listRefs, looseSymrefs, scanUndoRefs, type RefScan, type SnapshotRef, type UnreadableRef } from "./refs.ts";
 import type { Repo } from "./repo.ts";
 
@@ -31,8 +31,6 @@ export interface RefState extends RefScan {
 interface RefStore {
   /** Everything at once, for a capture (the refs first, then what goes with them, as the spec orders it). */
   read(repo: Repo, undoRefs?: Promise<SnapshotRef[]>): Promise<RefState>;
-  /** The operation markers now: after a restore ended an operation. */
-  markers(repo: Repo): Promise<OperationMarker[]>;
 }
 
 /**
@@ -49,19 +47,9 @@ export const readRefState = (repo: Repo, undoRefs?: Promise<SnapshotRef[]>): Pro
  */
 export const headReflogHint = (repo: Repo): ReflogEntry | undefined | null => (repo.refStorage === "files" ? newestHeadReflog(repo) : null);
 
-/** The operation markers now, for a caller that changed them since its last read. */
-export const currentMarkers = (repo: Repo): Promise<OperationMarker[]> => storeOf(repo).markers(repo);
-
 const storeOf = (repo: Repo): RefStore => (repo.refStorage === "files" ? FILES : REFTABLE);
 
 const withUnreadable = <T extends RefScan>(scan: T, unreadable: UnreadableRef[]): T => (unreadable.length ? { ...scan, unreadable } : scan);
-
-/** The markers in `OPERATION_MARKERS` order: those that are files, and those that are refs (reftable). */
-const markersOf = (files: readonly string[], refs: readonly OperationMarker[]): OperationMarker[] =>
-  OPERATION_MARKERS.filter((m) => files.includes(m) || refs.includes(m));
-
-/** The marker refs whose `cat-file --batch-check=%(objectname)` answer (one line each, in REF_MARKERS order) names an object. */
-const refMarkersIn = (answers: readonly string[]): OperationMarker[] => REF_MARKERS.filter((_, i) => answers[i] && !answers[i]!.endsWith(" missing"));
 
 // ---------------------------------------------------------------- files
 
@@ -87,9 +75,6 @@ const FILES: RefStore = {
       { refs, undoRefs, head, headReflog: fileHeadReflog(repo, head, refs), stash: fileStash(repo, refs), markers: markerFiles(repo.gitDir) },
       listed.unreadable,
     );
-  },
-  async markers(repo) {
-    return markerFiles(repo.gitDir);
   },
 };
 
@@ -148,16 +133,7 @@ function fileStash(repo: Repo, refs: readonly RefLine[]): StashEntry[] {
 
 // ---------------------------------------------------------------- reftable
 
-/** Pseudo-refs among the markers: files with the files storage, refs with reftable. */
-const REF_MARKERS = ["CHERRY_PICK_HEAD", "REVERT_HEAD"] as const satisfies readonly OperationMarker[];
-
-const REFTABLE: RefStore = {
-  read: readThroughGit,
-  async markers(repo) {
-    const found = await repo.git.text(["cat-file", "--batch-check=%(objectname)"], { input: REF_MARKERS.map((n) => `${n}\n`).join("") });
-    return markersOf(markerFiles(repo.gitDir), refMarkersIn(found.split("\n")));
-  },
-};
+const REFTABLE: RefStore = { read: readThroughGit };
 
 /**
  * A ref storage without files: the refs, HEAD, HEAD's newest reflog entry and
@@ -175,7 +151,7 @@ async function readThroughGit(repo: Repo, undoRefsListed?: Promise<SnapshotRef[]
     undoRefsListed ?? scanUndoRefs(repo, repo.snapshotPrefix),
     git.run(["symbolic-ref", "-q", "--no-recurse", "HEAD"], { okExit: [1] }),
     // HEAD's commit when detached, and which marker refs exist: one batch.
-    git.text(["cat-file", "--batch-check=%(objectname)"], { input: ["HEAD", ...REF_MARKERS].map((n) => `${n}\n`).join("") }),
+    git.text(["cat-file", "--batch-check=%(objectname)"], { input: `HEAD\n${REF_MARKER_QUERY}` }),
     reflog("HEAD", ["-1"]),
     reflog("refs/stash"),
   ]);
@@ -200,7 +176,7 @@ async function readThroughGit(repo: Repo, undoRefsListed?: Promise<SnapshotRef[]
       head,
       headReflog: newest && !unborn ? newest : undefined,
       stash: refs.some((r) => r.name === "refs/stash") ? entries(stashLog) : [],
-      markers: markersOf(markerFiles(repo.gitDir), refMarkersIn(markerIds)),
+      markers: markersWith(repo.gitDir, markerIds),
     },
     listing.unreadable,
   );

@@ -2,10 +2,11 @@
 // refs/undo/ with its type and peeled object (one for-each-ref), the snapshot
 // refs with their trees and messages (their names from another, their commits
 // from core/snapshot-commits.ts), the loose symbolic refs, packing the
-// snapshot refs, and the lock files a killed Git leaves. What a state holds of
-// the ref storage (HEAD, its reflog, the stash, the markers) is read by the
-// storage's backend in core/ref-store.ts, which builds on these.
-import { lstatSync, readdirSync, readFileSync, unlinkSync, type Dirent } from "node:fs";
+// snapshot refs, the lock files a killed Git leaves, and the sign that
+// reftable's refs changed. What a state holds of the ref storage (HEAD, its
+// reflog, the stash, the markers) is read by the storage's backend in
+// core/ref-store.ts, which builds on these.
+import { lstatSync, readdirSync, readFileSync, statSync, unlinkSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { snapshotNumber, type ObjectId, type RefLine } from "./format.ts";
 import { decodeBytes } from "./bytes.ts";
@@ -213,6 +214,21 @@ export async function packSnapshotRefs(repo: Repo): Promise<void> {
   // Refused (a lock held by the user's Git): next time.
   for (const which of ["--include=refs/undo/*", "--all"]) {
     if (await repo.git.succeeds(["pack-refs", which]).catch(() => false)) return;
+  }
+}
+
+/**
+ * A sign of every write to this worktree's reftable refs: its table list,
+ * which reftable replaces (a new file renamed over) on each. Null without
+ * one (the files storage). What was read of the refs since it last changed
+ * still holds.
+ */
+export function refStorageStamp(repo: Repo): string | null {
+  try {
+    const st = statSync(join(repo.gitDir, "reftable", "tables.list"), { bigint: true });
+    return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return null;
   }
 }
 

@@ -35,7 +35,8 @@ import {
   takeMark,
   type MarkCursor,
 } from "../core/worker-protocol.ts";
-import { DEFAULT_CONFIG, type Repo } from "../core/repo.ts";
+import type { Repo } from "../core/repo.ts";
+import { operationMarker } from "../core/operation.ts";
 import { CommandWatch, earlyReadIn, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
 import { errorText } from "../cli/refusal-words.ts";
 
@@ -175,22 +176,31 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         continue;
       }
       cursor = mark.cursor;
+      // An operation's files are looked at every time. The markers reftable keeps as
+      // refs take Git (when its refs changed): asked only where the answer counts,
+      // for new pids to follow or a settle that depends on it (not before the
+      // repository is open, on the first look: its ref storage is not known yet).
+      const filesSay = operationFiles(gitDir);
+      const refsSay = async () => !filesSay && opened !== null && (await operationMarker(opened.repo)) !== null;
+      const following = mark.pids.length > 0 && commands.sighted;
+      commands.add(mark.pids, mark.markMs, filesSay || (following && (await refsSay())));
+      // The pids' processes read, every decision from here on takes the repository's own settings.
+      opened ??= await opening;
       const now = Date.now();
       firstSeen ??= now;
-      const operation = operationFiles(gitDir);
-      commands.add(mark.pids, mark.markMs, operation);
-      const { settleMs, settleMaxMs } = opened?.repo.config ?? DEFAULT_CONFIG;
+      const { settleMs, settleMaxMs } = opened.repo.config;
       const view: SettleView = {
         now,
         markMs: mark.markMs,
         firstSeenMs: firstSeen,
         running: commands.running(now),
         endedMs: commands.endedMs,
-        operation,
-        indexLocked: opened !== null && indexLocked(opened.repo),
+        operation: filesSay,
+        indexLocked: indexLocked(opened.repo),
         settleMs,
         settleMaxMs,
       };
+      if (!filesSay && settleDelay({ ...view, operation: true }) !== settleDelay(view)) view.operation = await refsSay();
       const wait = settleDelay(view);
       debug(`pids=${mark.pids} markMs=${Math.round(mark.markMs)} ended=${commands.endedMs} wait=${wait} cmds=${commands.commandCount}`);
       // Read early (READ_AFTER_MS after the end) and record once undo.settle has passed.
@@ -198,10 +208,6 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       if (wait > 0 && early !== 0) {
         await marks.wait(early === null ? wait : Math.min(wait, early));
         continue;
-      }
-      if (opened === null) {
-        opened = await opening;
-        continue; // looked at again with the repository's own settings
       }
       if (!takeMark(undoDir)) continue;
       debug("take");
