@@ -71,10 +71,8 @@ const FILES: RefStore = {
     // With the refs (the spec's step 2), not after the files: a Git command that
     // moves HEAD meanwhile must not lend its message to a state from before it.
     const head = fileHead(repo);
-    return withUnreadable(
-      { refs, undoRefs, head, headReflog: fileHeadReflog(repo, head, refs), stash: fileStash(repo, refs), markers: markerFiles(repo.gitDir) },
-      listed.unreadable,
-    );
+    const stash = await stashAgreeing(repo, refs, fileStash(repo, refs), async () => fileStash(repo, [STASH_LINE]));
+    return withUnreadable({ refs, undoRefs, head, headReflog: fileHeadReflog(repo, head, refs), stash, markers: markerFiles(repo.gitDir) }, listed.unreadable);
   },
 };
 
@@ -131,6 +129,44 @@ function fileStash(repo: Repo, refs: readonly RefLine[]): StashEntry[] {
   return entries.reverse();
 }
 
+// ---------------------------------------------------------------- the stash
+
+/** A refs/stash line for fileStash, which only asks whether there is one. */
+const STASH_LINE: RefLine = { name: "refs/stash", object: null, type: null, symrefTarget: null, peeledObject: null, peeledType: null };
+
+/** How many times refs/stash and its reflog are read again while they disagree. */
+const STASH_REREADS = 2;
+
+/**
+ * The stash, agreeing with refs/stash's line in `refs`: the refs are listed
+ * first and the reflog read after, so a stash push or drop in between leaves
+ * a reflog whose newest entry is not what refs/stash names (or entries with
+ * no refs/stash). Then both are read again, the ref first, refs/stash's line
+ * in `refs` replaced with the one read beside the entries, until they agree.
+ * Past STASH_REREADS, refs/stash's line is the newest entry of the reflog
+ * last read, which Git writes with the ref (and reftable as one): the format
+ * has refs/stash point at the top of the stash, and a restore puts it there.
+ * `readLog` reads the reflog now, as `stash` was read.
+ */
+async function stashAgreeing(repo: Repo, refs: RefLine[], stash: StashEntry[], readLog: () => Promise<StashEntry[]>): Promise<StashEntry[]> {
+  const agree = () => {
+    const line = refs.find((r) => r.name === "refs/stash");
+    return !line || stash[0]?.commit === line.object;
+  };
+  const replace = (line: RefLine | undefined) => {
+    const at = refs.findIndex((r) => r.name === "refs/stash");
+    refs.splice(at, 1, ...(line ? [line] : []));
+  };
+  for (let i = 0; i < STASH_REREADS && !agree(); i++) {
+    const [again] = (await listRefs(repo, ["refs/stash"])).refs.filter((r) => r.name === "refs/stash");
+    replace(again);
+    stash = again ? await readLog() : [];
+  }
+  // A reflog with no entries (expired) says nothing of the ref: it stays as read.
+  if (!agree() && stash.length) replace({ ...STASH_LINE, object: stash[0]!.commit, type: "commit" });
+  return stash;
+}
+
 // ---------------------------------------------------------------- reftable
 
 const REFTABLE: RefStore = { read: readThroughGit };
@@ -175,7 +211,7 @@ async function readThroughGit(repo: Repo, undoRefsListed?: Promise<SnapshotRef[]
       undoRefs,
       head,
       headReflog: newest && !unborn ? newest : undefined,
-      stash: refs.some((r) => r.name === "refs/stash") ? entries(stashLog) : [],
+      stash: await stashAgreeing(repo, refs, refs.some((r) => r.name === "refs/stash") ? entries(stashLog) : [], async () => entries(await reflog("refs/stash"))),
       markers: markersWith(repo.gitDir, markerIds),
     },
     listing.unreadable,

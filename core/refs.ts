@@ -73,15 +73,16 @@ const PER_WORKTREE = ["refs/bisect", "refs/worktree", "refs/rewritten"];
  * peeled fields and is returned as unreadable, for doctor. The for-each-ref
  * fails as a whole when a single ref's object is missing, so only then the
  * refs are read the slow way, one object at a time (readRefsUnparsed): a
- * broken object never stops recording.
+ * broken object never stops recording. `patterns`: for-each-ref's, when
+ * fewer refs are wanted.
  */
-export async function listRefs(repo: Repo): Promise<{ refs: RefLine[]; unreadable: UnreadableRef[] }> {
+export async function listRefs(repo: Repo, patterns: readonly string[] = OUTSIDE_UNDO): Promise<{ refs: RefLine[]; unreadable: UnreadableRef[] }> {
   let refs: RefLine[];
   try {
-    refs = parseRefs(await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`, ...OUTSIDE_UNDO]));
+    refs = parseRefs(await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`, ...patterns]));
   } catch (e) {
     if (!(e instanceof GitError)) throw e;
-    return readRefsUnparsed(repo);
+    return readRefsUnparsed(repo, patterns);
   }
   const tags = refs.filter((r) => r.type === "tag" && r.object);
   if (!tags.length) return { refs, unreadable: [] };
@@ -107,8 +108,8 @@ const UNPARSED_FORMAT = ["%(refname)", "%(objectname)", "%(symref)"].join(FIELD)
  * cannot be peeled keeps no peeled fields; a ref whose object is missing is
  * left out. Both are returned as unreadable, for doctor.
  */
-async function readRefsUnparsed(repo: Repo): Promise<{ refs: RefLine[]; unreadable: UnreadableRef[] }> {
-  const out = await repo.git.text(["for-each-ref", `--format=${UNPARSED_FORMAT}`, ...OUTSIDE_UNDO]);
+async function readRefsUnparsed(repo: Repo, patterns: readonly string[]): Promise<{ refs: RefLine[]; unreadable: UnreadableRef[] }> {
+  const out = await repo.git.text(["for-each-ref", `--format=${UNPARSED_FORMAT}`, ...patterns]);
   const listed = out
     .split(RECORD_END)
     .filter(Boolean)
