@@ -15,6 +15,7 @@ import { resetConfigWarnings, warnConfigProblems } from "./config-words.ts";
 import { jitForShortLife } from "./jit-policy.ts";
 import { phase, traceEnd, traceStart } from "../core/trace.ts";
 import { seamsFromEnv } from "../core/seams.ts";
+import { useProcessTable } from "../core/proc/index.ts";
 import { endPager, resetPager, takePagerOptions } from "./pager.ts";
 import { resetOutput, setColorConfig, takeColorOptions, write } from "./ui.ts";
 import { useIO, type CommandIO } from "./io.ts";
@@ -230,6 +231,7 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
   resetPager();
   resetConfigWarnings();
   seamsFromEnv(io.env);
+  useProcessTable(io.env);
   let code: number;
   try {
     code = await main(argv, io);

@@ -1,16 +1,76 @@
-// Git's operation in progress, by the files it keeps for one in the git dir
-// (rebase-merge, MERGE_HEAD, sequencer...): the one reader of them, for the
-// markers a snapshot records and for the facts its summary names (which
-// branch a rebase rebases, where it stopped, what a merge merges). With
-// reftable, two markers are refs instead; core/ref-store.ts adds those.
-import { existsSync, readFileSync } from "node:fs";
+// Git's operation in progress, by the markers it keeps for one (rebase-merge,
+// MERGE_HEAD, sequencer...): the one reader of them, for the markers a
+// snapshot records, for whether the worker and `watch` should wait, for a
+// restore's --force that ends the operation, and for the facts a summary
+// names (which branch a rebase rebases, where it stopped, what a merge
+// merges). The markers are files in the git dir, except with reftable, which
+// keeps two of them (REF_MARKERS) as refs: those are asked of Git.
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { decodeBytes } from "./bytes.ts";
 import { OPERATION_MARKERS, type OperationMarker } from "./format.ts";
+import { refStorageStamp } from "./refs.ts";
+import type { Repo } from "./repo.ts";
 
 /** The markers present as files in `gitDir`, in the format's order. */
 export function markerFiles(gitDir: string): OperationMarker[] {
   return OPERATION_MARKERS.filter((m) => existsSync(join(gitDir, m)));
+}
+
+/** Pseudo-refs among the markers: files with the files storage, refs with reftable. */
+export const REF_MARKERS = ["CHERRY_PICK_HEAD", "REVERT_HEAD"] as const satisfies readonly OperationMarker[];
+
+/** `cat-file --batch-check=%(objectname)` input asking for REF_MARKERS (core/ref-store.ts adds it to a batch of its own). */
+export const REF_MARKER_QUERY = REF_MARKERS.map((n) => `${n}\n`).join("");
+
+/**
+ * The markers in the format's order: the files in `gitDir`, and the marker
+ * refs whose answers to REF_MARKER_QUERY (one line each, in order) name an object.
+ */
+export function markersWith(gitDir: string, refAnswers: readonly string[]): OperationMarker[] {
+  const refs = REF_MARKERS.filter((_, i) => refAnswers[i] && !refAnswers[i]!.endsWith(" missing"));
+  const files = markerFiles(gitDir);
+  return OPERATION_MARKERS.filter((m) => files.includes(m) || (refs as readonly string[]).includes(m));
+}
+
+/** The markers now, on either ref storage (with reftable one Git process). */
+export async function currentMarkers(repo: Repo): Promise<OperationMarker[]> {
+  if (repo.refStorage === "files") return markerFiles(repo.gitDir);
+  return markersWith(repo.gitDir, (await repo.git.text(["cat-file", "--batch-check=%(objectname)"], { input: REF_MARKER_QUERY })).split("\n"));
+}
+
+/** What the marker refs said, and the state of the ref storage when they said it. */
+const refMarkersSeen = new WeakMap<Repo, { stamp: string; marker: OperationMarker | null }>();
+
+/**
+ * An operation's marker when one is in progress, else null: for callers that
+ * ask often (the worker's settle, `watch`). The files come first; with
+ * reftable the marker refs take Git, asked only when the ref storage changed
+ * since the last answer (reftable replaces its table list on every write).
+ */
+export async function operationMarker(repo: Repo): Promise<OperationMarker | null> {
+  const [file] = markerFiles(repo.gitDir);
+  if (file || repo.refStorage === "files") return file ?? null;
+  const stamp = refStorageStamp(repo);
+  const seen = refMarkersSeen.get(repo);
+  if (stamp !== null && seen?.stamp === stamp) return seen.marker;
+  const marker = (await currentMarkers(repo))[0] ?? null;
+  if (stamp !== null) refMarkersSeen.set(repo, { stamp, marker });
+  return marker;
+}
+
+/** What bisect keeps besides refs/bisect/*: its files, and two pseudo-refs (refs with reftable). */
+const BISECT_FILES = ["BISECT_LOG", "BISECT_START", "BISECT_ANCESTORS_OK", "BISECT_NAMES", "BISECT_TERMS", "BISECT_RUN", "BISECT_FIRST_PARENT"];
+const BISECT_REFS = ["BISECT_EXPECTED_REV", "BISECT_HEAD"];
+
+/**
+ * End a bisect as `git bisect reset` would, but without checking anything
+ * out: bisect has no --quit. Its refs/bisect/* stay, as refs a restore puts
+ * back as recorded.
+ */
+export async function endBisect(repo: Repo): Promise<void> {
+  await repo.git.run(["update-ref", "--stdin"], { input: BISECT_REFS.map((r) => `delete ${r}\n`).join("") });
+  for (const f of BISECT_FILES) rmSync(join(repo.gitDir, f), { force: true });
 }
 
 /** What Git's files say about the operation in progress, as its summary names it. */

@@ -8,11 +8,11 @@
 // files, asks Git for all of it in one wave of processes.
 import { join } from "node:path";
 import { fromFileEnd } from "./file-tail.ts";
-import { compareBytes, OPERATION_MARKERS, type HeadState, type HeadReflogEntry, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
+import { compareBytes, type HeadState, type HeadReflogEntry, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
 import { decodeBytes } from "./bytes.ts";
 import { readFileSync } from "node:fs";
 import { text, type GitResult } from "./git.ts";
-import { markerFiles } from "./operation.ts";
+import { markerFiles, markersWith, REF_MARKER_QUERY } from "./operation.ts";
 import { listRefs, looseSymrefs, scanUndoRefs, type RefScan, type SnapshotRef, type UnreadableRef } from "./refs.ts";
 import type { Repo } from "./repo.ts";
 
@@ -31,8 +31,6 @@ export interface RefState extends RefScan {
 interface RefStore {
   /** Everything at once, for a capture (the refs first, then what goes with them, as the spec orders it). */
   read(repo: Repo, undoRefs?: Promise<SnapshotRef[]>): Promise<RefState>;
-  /** The operation markers now: after a restore ended an operation. */
-  markers(repo: Repo): Promise<OperationMarker[]>;
 }
 
 /**
@@ -49,19 +47,9 @@ export const readRefState = (repo: Repo, undoRefs?: Promise<SnapshotRef[]>): Pro
  */
 export const headReflogHint = (repo: Repo): ReflogEntry | undefined | null => (repo.refStorage === "files" ? newestHeadReflog(repo) : null);
 
-/** The operation markers now, for a caller that changed them since its last read. */
-export const currentMarkers = (repo: Repo): Promise<OperationMarker[]> => storeOf(repo).markers(repo);
-
 const storeOf = (repo: Repo): RefStore => (repo.refStorage === "files" ? FILES : REFTABLE);
 
 const withUnreadable = <T extends RefScan>(scan: T, unreadable: UnreadableRef[]): T => (unreadable.length ? { ...scan, unreadable } : scan);
-
-/** The markers in `OPERATION_MARKERS` order: those that are files, and those that are refs (reftable). */
-const markersOf = (files: readonly string[], refs: readonly OperationMarker[]): OperationMarker[] =>
-  OPERATION_MARKERS.filter((m) => files.includes(m) || refs.includes(m));
-
-/** The marker refs whose `cat-file --batch-check=%(objectname)` answer (one line each, in REF_MARKERS order) names an object. */
-const refMarkersIn = (answers: readonly string[]): OperationMarker[] => REF_MARKERS.filter((_, i) => answers[i] && !answers[i]!.endsWith(" missing"));
 
 // ---------------------------------------------------------------- files
 
@@ -83,13 +71,8 @@ const FILES: RefStore = {
     // With the refs (the spec's step 2), not after the files: a Git command that
     // moves HEAD meanwhile must not lend its message to a state from before it.
     const head = fileHead(repo);
-    return withUnreadable(
-      { refs, undoRefs, head, headReflog: fileHeadReflog(repo, head, refs), stash: fileStash(repo, refs), markers: markerFiles(repo.gitDir) },
-      listed.unreadable,
-    );
-  },
-  async markers(repo) {
-    return markerFiles(repo.gitDir);
+    const stash = await stashAgreeing(repo, refs, fileStash(repo, refs), async () => fileStash(repo, [STASH_LINE]));
+    return withUnreadable({ refs, undoRefs, head, headReflog: fileHeadReflog(repo, head, refs), stash, markers: markerFiles(repo.gitDir) }, listed.unreadable);
   },
 };
 
@@ -151,18 +134,47 @@ function fileStash(repo: Repo, refs: readonly RefLine[]): StashEntry[] {
   return entries.reverse();
 }
 
+// ---------------------------------------------------------------- the stash
+
+/** A refs/stash line for fileStash, which only asks whether there is one. */
+const STASH_LINE: RefLine = { name: "refs/stash", object: null, type: null, symrefTarget: null, peeledObject: null, peeledType: null };
+
+/** How many times refs/stash and its reflog are read again while they disagree. */
+const STASH_REREADS = 2;
+
+/**
+ * The stash, agreeing with refs/stash's line in `refs`: the refs are listed
+ * first and the reflog read after, so a stash push or drop in between leaves
+ * a reflog whose newest entry is not what refs/stash names (or entries with
+ * no refs/stash). Then both are read again, the ref first, refs/stash's line
+ * in `refs` replaced with the one read beside the entries, until they agree.
+ * Past STASH_REREADS, refs/stash's line is the newest entry of the reflog
+ * last read, which Git writes with the ref (and reftable as one): the format
+ * has refs/stash point at the top of the stash, and a restore puts it there.
+ * `readLog` reads the reflog now, as `stash` was read.
+ */
+async function stashAgreeing(repo: Repo, refs: RefLine[], stash: StashEntry[], readLog: () => Promise<StashEntry[]>): Promise<StashEntry[]> {
+  const agree = () => {
+    const line = refs.find((r) => r.name === "refs/stash");
+    return !line || stash[0]?.commit === line.object;
+  };
+  const replace = (line: RefLine | undefined) => {
+    const at = refs.findIndex((r) => r.name === "refs/stash");
+    refs.splice(at, 1, ...(line ? [line] : []));
+  };
+  for (let i = 0; i < STASH_REREADS && !agree(); i++) {
+    const [again] = (await listRefs(repo, ["refs/stash"])).refs.filter((r) => r.name === "refs/stash");
+    replace(again);
+    stash = again ? await readLog() : [];
+  }
+  // A reflog with no entries (expired) says nothing of the ref: it stays as read.
+  if (!agree() && stash.length) replace({ ...STASH_LINE, object: stash[0]!.commit, type: "commit" });
+  return stash;
+}
+
 // ---------------------------------------------------------------- reftable
 
-/** Pseudo-refs among the markers: files with the files storage, refs with reftable. */
-const REF_MARKERS = ["CHERRY_PICK_HEAD", "REVERT_HEAD"] as const satisfies readonly OperationMarker[];
-
-const REFTABLE: RefStore = {
-  read: readThroughGit,
-  async markers(repo) {
-    const found = await repo.git.text(["cat-file", "--batch-check=%(objectname)"], { input: REF_MARKERS.map((n) => `${n}\n`).join("") });
-    return markersOf(markerFiles(repo.gitDir), refMarkersIn(found.split("\n")));
-  },
-};
+const REFTABLE: RefStore = { read: readThroughGit };
 
 /**
  * A ref storage without files: the refs, HEAD, HEAD's newest reflog entry and
@@ -180,7 +192,7 @@ async function readThroughGit(repo: Repo, undoRefsListed?: Promise<SnapshotRef[]
     undoRefsListed ?? scanUndoRefs(repo, repo.snapshotPrefix),
     git.run(["symbolic-ref", "-q", "--no-recurse", "HEAD"], { okExit: [1] }),
     // HEAD's commit when detached, and which marker refs exist: one batch.
-    git.text(["cat-file", "--batch-check=%(objectname)"], { input: ["HEAD", ...REF_MARKERS].map((n) => `${n}\n`).join("") }),
+    git.text(["cat-file", "--batch-check=%(objectname)"], { input: `HEAD\n${REF_MARKER_QUERY}` }),
     // The two newest: the second's commit is the one the newest left; `%gd` dated in seconds.
     git.run(["log", "-g", "-z", "-2", "--date=unix", "--no-show-signature", "--format=%H%x09%gd%x09%gs", "HEAD", "--"], { okExit: [128] }),
     reflog("refs/stash"),
@@ -205,8 +217,8 @@ async function readThroughGit(repo: Repo, undoRefsListed?: Promise<SnapshotRef[]
       undoRefs,
       head,
       headReflog: newest && !unborn ? { ...newest, old: before?.commit ?? null } : undefined,
-      stash: refs.some((r) => r.name === "refs/stash") ? entries(stashLog) : [],
-      markers: markersOf(markerFiles(repo.gitDir), refMarkersIn(markerIds)),
+      stash: await stashAgreeing(repo, refs, refs.some((r) => r.name === "refs/stash") ? entries(stashLog) : [], async () => entries(await reflog("refs/stash"))),
+      markers: markersWith(repo.gitDir, markerIds),
     },
     listing.unreadable,
   );

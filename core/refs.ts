@@ -2,10 +2,11 @@
 // refs/undo/ with its type and peeled object (one for-each-ref), the snapshot
 // refs with their trees and messages (their names from another, their commits
 // from core/snapshot-commits.ts), the loose symbolic refs, packing the
-// snapshot refs, and the lock files a killed Git leaves. What a state holds of
-// the ref storage (HEAD, its reflog, the stash, the markers) is read by the
-// storage's backend in core/ref-store.ts, which builds on these.
-import { lstatSync, readdirSync, readFileSync, unlinkSync, type Dirent } from "node:fs";
+// snapshot refs, the lock files a killed Git leaves, and the sign that
+// reftable's refs changed. What a state holds of the ref storage (HEAD, its
+// reflog, the stash, the markers) is read by the storage's backend in
+// core/ref-store.ts, which builds on these.
+import { lstatSync, readdirSync, readFileSync, statSync, unlinkSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { snapshotNumber, type ObjectId, type RefLine } from "./format.ts";
 import { decodeBytes } from "./bytes.ts";
@@ -72,15 +73,16 @@ const PER_WORKTREE = ["refs/bisect", "refs/worktree", "refs/rewritten"];
  * peeled fields and is returned as unreadable, for doctor. The for-each-ref
  * fails as a whole when a single ref's object is missing, so only then the
  * refs are read the slow way, one object at a time (readRefsUnparsed): a
- * broken object never stops recording.
+ * broken object never stops recording. `patterns`: for-each-ref's, when
+ * fewer refs are wanted.
  */
-export async function listRefs(repo: Repo): Promise<{ refs: RefLine[]; unreadable: UnreadableRef[] }> {
+export async function listRefs(repo: Repo, patterns: readonly string[] = OUTSIDE_UNDO): Promise<{ refs: RefLine[]; unreadable: UnreadableRef[] }> {
   let refs: RefLine[];
   try {
-    refs = parseRefs(await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`, ...OUTSIDE_UNDO]));
+    refs = parseRefs(await repo.git.text(["for-each-ref", `--format=${REF_FORMAT}`, ...patterns]));
   } catch (e) {
     if (!(e instanceof GitError)) throw e;
-    return readRefsUnparsed(repo);
+    return readRefsUnparsed(repo, patterns);
   }
   const tags = refs.filter((r) => r.type === "tag" && r.object);
   if (!tags.length) return { refs, unreadable: [] };
@@ -106,8 +108,8 @@ const UNPARSED_FORMAT = ["%(refname)", "%(objectname)", "%(symref)"].join(FIELD)
  * cannot be peeled keeps no peeled fields; a ref whose object is missing is
  * left out. Both are returned as unreadable, for doctor.
  */
-async function readRefsUnparsed(repo: Repo): Promise<{ refs: RefLine[]; unreadable: UnreadableRef[] }> {
-  const out = await repo.git.text(["for-each-ref", `--format=${UNPARSED_FORMAT}`, ...OUTSIDE_UNDO]);
+async function readRefsUnparsed(repo: Repo, patterns: readonly string[]): Promise<{ refs: RefLine[]; unreadable: UnreadableRef[] }> {
+  const out = await repo.git.text(["for-each-ref", `--format=${UNPARSED_FORMAT}`, ...patterns]);
   const listed = out
     .split(RECORD_END)
     .filter(Boolean)
@@ -213,6 +215,21 @@ export async function packSnapshotRefs(repo: Repo): Promise<void> {
   // Refused (a lock held by the user's Git): next time.
   for (const which of ["--include=refs/undo/*", "--all"]) {
     if (await repo.git.succeeds(["pack-refs", which]).catch(() => false)) return;
+  }
+}
+
+/**
+ * A sign of every write to this worktree's reftable refs: its table list,
+ * which reftable replaces (a new file renamed over) on each. Null without
+ * one (the files storage). What was read of the refs since it last changed
+ * still holds.
+ */
+export function refStorageStamp(repo: Repo): string | null {
+  try {
+    const st = statSync(join(repo.gitDir, "reftable", "tables.list"), { bigint: true });
+    return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return null;
   }
 }
 

@@ -21,7 +21,7 @@ import {
   type FSWatcher,
 } from "node:fs";
 import { join } from "node:path";
-import { markerFiles } from "./operation.ts";
+import { markerFiles, operationMarker } from "./operation.ts";
 import { appendToFile, claimFile, indexLockHeld, readUndoFile, releaseFile, replaceFile, withUndoFile } from "./lock.ts";
 import { pidAlive, selfPid, type ProcessTable } from "./proc/index.ts";
 import type { Repo } from "./repo.ts";
@@ -85,12 +85,9 @@ export function dropTaken(undoDir: string): void {
   }
 }
 
-/** What Git is in the middle of: an operation marker, or index.lock (a command running now). */
-export function busyReason(repo: Repo): string | null {
-  const [marker] = markerFiles(repo.gitDir);
-  if (marker) return marker;
-  if (indexLockHeld(repo.indexFile)) return "index.lock";
-  return null;
+/** What Git is in the middle of: an operation (core/operation.ts), or index.lock (a command running now). */
+export async function busyReason(repo: Repo): Promise<string | null> {
+  return (await operationMarker(repo)) ?? (indexLockHeld(repo.indexFile) ? "index.lock" : null);
 }
 
 /**
@@ -181,7 +178,11 @@ export function refFormatKept(repo: Pick<Repo, "gitDir" | "commonDir" | "refStor
 /** index.lock alone: a Git command writing the index right now. */
 export const indexLocked = (repo: Repo): boolean => indexLockHeld(repo.indexFile);
 
-/** Whether Git is in the middle of an operation, by the files it keeps for one. */
+/**
+ * Whether Git is in the middle of an operation, by the files it keeps for one:
+ * all of it with the files storage; with reftable, operationMarker also asks
+ * for the markers that are refs there.
+ */
 export const operationFiles = (gitDir: string): boolean => markerFiles(gitDir).length > 0;
 
 /**

@@ -3,10 +3,10 @@
 // refused at once, named with its host and how to remove it, and doctor says so,
 // as it does for a worker that keeps failing.
 import { expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
+import { fingerprint, makeRepo, PROCESS_BACKENDS, tempDir, type TestRepo } from "./helpers/repo.ts";
 
 const WAIT = { GIT_UNDO_LOCK_WAIT_MS: "300" };
 
@@ -46,20 +46,48 @@ test("an empty lock left by a crash is stale once it is old; while new it is bei
   expect((await r.snapshotsIn()).length).toBe(2);
 });
 
-test("a lock whose pid now names a process started after it was written is stale (pid reused)", async () => {
+for (const backend of PROCESS_BACKENDS) {
+  test(`a lock whose pid now names a process started after it was written is stale (pid reused), by the ${backend} table`, async () => {
+    const { r, lock } = withCommit();
+    const sleeper = Bun.spawn({ cmd: ["sleep", "30"] });
+    try {
+      writeFileSync(lock, `${sleeper.pid} ${hostname()}\n`);
+      backdate(lock, 60); // written a minute before that process started
+      const res = await r.run(["snapshot"], { env: { ...WAIT, GIT_UNDO_PROCESS_TABLE: backend } });
+      expect(res.code).toBe(0);
+      expect((await r.snapshotsIn()).length).toBe(2);
+      expect(existsSync(lock)).toBe(false);
+    } finally {
+      sleeper.kill();
+    }
+  });
+}
+
+test("where only ps tells (macOS), the owner's start is ps's: a pid ps says started after the lock was written is reused", async () => {
   const { r, lock } = withCommit();
+  const realPs = Bun.which("ps");
+  if (!realPs) return;
+  // The owner really started before the lock was written (so /proc says held), but
+  // this ps, the only table a system without /proc has, says it started just now.
   const sleeper = Bun.spawn({ cmd: ["sleep", "30"] });
+  const bin = tempDir("fake-ps");
+  writeFileSync(join(bin, "ps"), `#!/bin/sh\n"${realPs}" "$@" | awk '$1 == "${sleeper.pid}" && NF >= 5 { $3 = "00:00" } { print }'\n`);
+  chmodSync(join(bin, "ps"), 0o755);
   try {
+    await Bun.sleep(3000);
     writeFileSync(lock, `${sleeper.pid} ${hostname()}\n`);
-    backdate(lock, 60); // written a minute before that process started
-    const res = await r.run(["snapshot"], { env: WAIT });
+    backdate(lock, 2.5); // after the sleeper started, more than the slack before now
+    const env = { ...WAIT, GIT_UNDO_PROCESS_TABLE: "ps", PATH: `${bin}:${r.env.PATH}` };
+    const held = await r.run(["snapshot"], { env: { ...WAIT, GIT_UNDO_PROCESS_TABLE: "proc" } });
+    expect(held.code).toBe(1);
+    const res = r.undo(["snapshot"], { env });
+    expect(res.stderr).toBe("");
     expect(res.code).toBe(0);
-    expect((await r.snapshotsIn()).length).toBe(2);
     expect(existsSync(lock)).toBe(false);
   } finally {
     sleeper.kill();
   }
-});
+}, 30_000);
 
 test("a lock of a live process that started before it is held: waited for, then refused, nothing changed", async () => {
   const { r, lock } = withCommit();

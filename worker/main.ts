@@ -10,7 +10,7 @@ import { appendFileSync, closeSync, existsSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runEntry } from "../core/bundle.ts";
 import { seamsFromEnv } from "../core/seams.ts";
-import { processTable, selfCpuMs } from "../core/proc/index.ts";
+import { processTable, selfCpuMs, useProcessTable } from "../core/proc/index.ts";
 import {
   claimWorker,
   dropTaken,
@@ -36,7 +36,8 @@ import {
   takeMark,
   type MarkCursor,
 } from "../core/worker-protocol.ts";
-import { DEFAULT_CONFIG, type Repo } from "../core/repo.ts";
+import type { Repo } from "../core/repo.ts";
+import { operationMarker } from "../core/operation.ts";
 import { CommandWatch, earlyReadIn, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
 import { errorText } from "../cli/refusal-words.ts";
 
@@ -176,22 +177,31 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         continue;
       }
       cursor = mark.cursor;
+      // An operation's files are looked at every time. The markers reftable keeps as
+      // refs take Git (when its refs changed): asked only where the answer counts,
+      // for new pids to follow or a settle that depends on it (not before the
+      // repository is open, on the first look: its ref storage is not known yet).
+      const filesSay = operationFiles(gitDir);
+      const refsSay = async () => !filesSay && opened !== null && (await operationMarker(opened.repo)) !== null;
+      const following = mark.pids.length > 0 && commands.sighted;
+      commands.add(mark.pids, mark.markMs, filesSay || (following && (await refsSay())));
+      // The pids' processes read, every decision from here on takes the repository's own settings.
+      opened ??= await opening;
       const now = Date.now();
       firstSeen ??= now;
-      const operation = operationFiles(gitDir);
-      commands.add(mark.pids, mark.markMs, operation);
-      const { settleMs, settleMaxMs } = opened?.repo.config ?? DEFAULT_CONFIG;
+      const { settleMs, settleMaxMs } = opened.repo.config;
       const view: SettleView = {
         now,
         markMs: mark.markMs,
         firstSeenMs: firstSeen,
         running: commands.running(now),
         endedMs: commands.endedMs,
-        operation,
-        indexLocked: opened !== null && indexLocked(opened.repo),
+        operation: filesSay,
+        indexLocked: indexLocked(opened.repo),
         settleMs,
         settleMaxMs,
       };
+      if (!filesSay && settleDelay({ ...view, operation: true }) !== settleDelay(view)) view.operation = await refsSay();
       const wait = settleDelay(view);
       debug(`pids=${mark.pids} markMs=${Math.round(mark.markMs)} ended=${commands.endedMs} wait=${wait} cmds=${commands.commandCount}`);
       // Read early (READ_AFTER_MS after the end) and record once undo.settle has passed.
@@ -199,10 +209,6 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       if (wait > 0 && early !== 0) {
         await marks.wait(early === null ? wait : Math.min(wait, early));
         continue;
-      }
-      if (opened === null) {
-        opened = await opening;
-        continue; // looked at again with the repository's own settings
       }
       // `git refs migrate` running: nothing is read until it is done (core/store.ts checks again before the ref).
       if (refMigrationRunning(gitDir)) {
@@ -266,6 +272,7 @@ export async function main(argv: string[]): Promise<number> {
   if (!gitDirArg) return 0;
   scrubEnvironment(process.env);
   seamsFromEnv(process.env);
+  useProcessTable(process.env);
   const gitDir = resolve(gitDirArg);
   // The hook's folder when Git ran it in a work tree; '' outside one (a clone): the git dir then says (core/repo.ts).
   const cwd = cwdArg === undefined ? gitDir : cwdArg === "" ? "" : resolve(cwdArg);

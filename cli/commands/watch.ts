@@ -80,8 +80,10 @@ export const watch: Command = {
         let wait = 1000;
         if (lastEdit !== null) {
           const now = Date.now();
-          const busy = busyReason(repo);
-          wait = quietDelay({ quietMs: now - lastEdit, waitedMs: now - firstEdit!, busy, settleMs, settleMaxMs });
+          const quiet = { quietMs: now - lastEdit, waitedMs: now - firstEdit!, settleMs, settleMaxMs };
+          wait = quietDelay({ ...quiet, busy: null });
+          // Whether Git is busy matters only once the edits are quiet (with reftable it may take Git).
+          if (wait === 0) wait = quietDelay({ ...quiet, busy: await busyReason(repo) });
           // Past settleMax the worker records anyway; watch still never records under a live index.lock.
           if (wait === 0 && indexLockHeld(repo.indexFile)) wait = 50;
           if (wait === 0) {

@@ -1,11 +1,12 @@
 // The process table: which processes exist, their parent, name and start
 // time. The worker asks it which Git command a hook ran under and whether
 // that command still runs; locks ask it whether their owner is alive, and
-// when it started (pidAlive, processStartMs), and name this one (selfPid). Two
+// when it started (pidAlive, processStartMs, through the table the entry
+// point chose), and name this one (selfPid). Two
 // backends behind one interface: Linux's /proc, and `ps` for macOS and the
 // BSDs, which have no /proc. GIT_UNDO_PROCESS_TABLE=ps|proc|none picks one
 // (the suite runs the process-dependent tests with each).
-import { procBackend, procStat } from "./linux.ts";
+import { procBackend } from "./linux.ts";
 
 export { selfCpuMs } from "./linux.ts";
 import { pidExists } from "./pid.ts";
@@ -44,15 +45,27 @@ export function sameProcess(table: ProcessTable, p: ProcessInfo | undefined, kno
 /** This process's pid: what git-undo writes into its lock and owner files. */
 export const selfPid: number = process.pid;
 
+/** GIT_UNDO_PROCESS_TABLE as the running command was given it (cli/main.ts, the worker set it, as they set the seams). */
+let chosen: string | undefined;
+
+/** The table pidAlive and processStartMs read: the one `env` picks. */
+export function useProcessTable(env: Readonly<Record<string, string | undefined>>): void {
+  chosen = env.GIT_UNDO_PROCESS_TABLE;
+}
+
+/** The process with this pid as the chosen table sees it; undefined when it shows none, or there is no table. */
+const lookUp = (pid: number): ProcessInfo | undefined => processTable({ GIT_UNDO_PROCESS_TABLE: chosen })?.get([pid]).get(pid);
+
 /**
  * Whether a process with this pid is alive (EPERM: it exists but belongs to
  * someone else). A zombie is not: it has exited and only waits for its parent
- * to collect its status, so whatever it held it holds no more (/proc tells;
- * without it only kill(0) can).
+ * to collect its status, so whatever it held it holds no more (the table
+ * tells; without one only kill(0) can).
  */
 export function pidAlive(pid: number): boolean {
-  return pidExists(pid) && !(procStat(pid)?.zombie ?? false);
+  // A taken pid the table does not show (another user's, hidden) may well hold what it holds.
+  return pidExists(pid) && !(lookUp(pid)?.zombie ?? false);
 }
 
-/** When the process with this pid started (ms since the epoch), from /proc; null where /proc cannot tell. */
-export const processStartMs = (pid: number): number | null => procStat(pid)?.startMs ?? null;
+/** When the process with this pid started (ms since the epoch, to the table's resolution); null where the table cannot tell. */
+export const processStartMs = (pid: number): number | null => lookUp(pid)?.startMs ?? null;

@@ -17,7 +17,7 @@ function bootMs(): number | null {
 
 let boot: number | null | undefined;
 /** One process from /proc (the boot time read once per process); null without /proc or without that pid. */
-export function procStat(pid: number): ProcessInfo | null {
+function procStat(pid: number): ProcessInfo | null {
   boot ??= bootMs();
   if (boot === null || !Number.isInteger(pid) || pid <= 0) return null;
   try {

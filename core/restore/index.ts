@@ -23,8 +23,6 @@
 // step (record-first, refs, symbolic-refs, head, worktree, index, stash,
 // record), so tests can prove the rollback of each one, or to stop there, so
 // tests can kill it.
-import { existsSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import { fatal, refused, UndoError } from "../errors.ts";
 import { RestoreRefused } from "../plan.ts";
 import { commitText, isReadable, reflogTrailer, type OperationMarker, type Snapshot, type SnapshotEntry } from "../format.ts";
@@ -38,7 +36,8 @@ import { scanUndoRefs, type SnapshotRef } from "../refs.ts";
 import { commitCapture } from "../store.ts";
 import { restoreSummary } from "../describe.ts";
 import type { Repo } from "../repo.ts";
-import { currentMarkers, headReflogHint } from "../ref-store.ts";
+import { headReflogHint } from "../ref-store.ts";
+import { currentMarkers, endBisect, operationFacts } from "../operation.ts";
 import { composePartial, composeRevert, type ComposedTarget, type CurrentState, type RevertConflict } from "../compose.ts";
 import { composeRescue } from "../find/rescue.ts";
 
@@ -419,17 +418,12 @@ async function endOperations(repo: Repo): Promise<OperationMarker[]> {
     await repo.git.run(args);
     now = await currentMarkers(repo);
   };
-  if (has("rebase-apply") && existsSync(join(repo.gitDir, "rebase-apply", "applying"))) await quit(["am", "--quit"]);
+  if (operationFacts(repo.gitDir, now).am) await quit(["am", "--quit"]);
   if (has("rebase-merge") || has("rebase-apply")) await quit(["rebase", "--quit"]);
   if (has("REVERT_HEAD")) await quit(["revert", "--quit"]);
   if (has("CHERRY_PICK_HEAD") || has("sequencer")) await quit(["cherry-pick", "--quit"]);
   if (has("MERGE_HEAD")) await quit(["merge", "--quit"]);
-  if (has("BISECT_LOG")) {
-    // Bisect has no --quit; its refs/bisect/* are refs the restore puts back as recorded.
-    for (const f of ["BISECT_LOG", "BISECT_START", "BISECT_EXPECTED_REV", "BISECT_ANCESTORS_OK", "BISECT_NAMES", "BISECT_TERMS", "BISECT_RUN", "BISECT_HEAD", "BISECT_FIRST_PARENT"]) {
-      rmSync(join(repo.gitDir, f), { force: true });
-    }
-  }
+  if (has("BISECT_LOG")) await endBisect(repo);
   const left = await currentMarkers(repo);
   if (left.length) throw refused({ kind: "operation-not-ended", markers: left }, "fatal");
   return ended;
