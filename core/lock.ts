@@ -420,7 +420,8 @@ export function claimFile(path: string, content: string, stale: (current: string
 /** Remove `path` if its first word is our pid. */
 export function releaseFile(path: string): void {
   try {
-    const [pid] = readFileSync(path, "utf8").trim().split(" ");
+    // Read as git-undo's files are read: a FIFO planted there must not hang a process on its way out.
+    const [pid] = (readUndoFile(path)?.toString("utf8") ?? "").trim().split(" ");
     if (Number(pid) === selfPid) unlinkSync(path);
   } catch {
     /* already gone */
