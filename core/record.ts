@@ -6,6 +6,7 @@ import { withLock } from "./lock.ts";
 import type { Repo } from "./repo.ts";
 import { clearStaleReservation } from "./worker-protocol.ts";
 import { withQuarantine } from "./quarantine.ts";
+import { dropCaches } from "./undo-files.ts";
 
 import { captureLive } from "./capture.ts";
 import { type RecordOptions, type RecordOutcome, commitCapture } from "./store.ts";
@@ -15,11 +16,22 @@ export async function record(repo: Repo, opts: RecordOptions): Promise<RecordOut
   clearStaleReservation(repo.undoDir);
   try {
     // Its objects reach the store only once its snapshot is about to name them (core/quarantine.ts).
-    return await withLock(repo.undoDir, () => withQuarantine(repo, (moveIn) => recordLocked(repo, { ...opts, beforeRef: moveIn })));
+    const attempt = () => withLock(repo.undoDir, () => withQuarantine(repo, (moveIn) => recordLocked(repo, { ...opts, beforeRef: moveIn })));
+    try {
+      return await attempt();
+    } catch (e) {
+      // An object a cache named is gone (a prune, a pack deleted by hand): without the caches, at once again.
+      if (!(e instanceof GitError) || !MISSING_OBJECT.test(e.stderr)) throw e;
+      dropCaches(repo.undoDir);
+      return await attempt();
+    }
   } catch (e) {
     throw (await configRefusal(repo, e)) ?? e;
   }
 }
+
+/** Git's words for an object it cannot find (mktree, write-tree, commit-tree), wherever its own wording varies. */
+const MISSING_OBJECT = /\b(?:is unavailable|invalid object|not a valid object|missing object|unable to read|bad object)\b/i;
 
 /** A configuration value Git dies on, as its error names it. */
 export interface BadConfig {

@@ -473,6 +473,8 @@ export async function lingerForMark(undoDir: string, ms: number, marks: MarkWatc
 export class GitDirHold {
   private readonly dev: number;
   private readonly ino: number;
+  /** The work tree once known: a linked worktree's folder removed (`git worktree remove`) ends the worker too. */
+  workTree: string | null = null;
 
   constructor(
     private readonly gitDir: string,
@@ -486,7 +488,7 @@ export class GitDirHold {
   held(): boolean {
     try {
       const st = statSync(this.gitDir);
-      return st.dev === this.dev && st.ino === this.ino && existsSync(join(this.gitDir, "HEAD")) && existsSync(this.undoDir);
+      return st.dev === this.dev && st.ino === this.ino && existsSync(join(this.gitDir, "HEAD")) && existsSync(this.undoDir) && (this.workTree === null || existsSync(this.workTree));
     } catch {
       return false;
     }
@@ -509,7 +511,9 @@ const WORKER_NICE = 5;
 export async function lowerPriority(): Promise<void> {
   try {
     // node:os only here: the CLI, which shares this module, never pays for loading it.
-    (require("node:os") as typeof import("node:os")).setPriority(WORKER_NICE);
+    // Never above the caller's: a command run at nice 15 keeps its worker there.
+    const os = require("node:os") as typeof import("node:os");
+    os.setPriority(Math.max(os.getPriority(), WORKER_NICE));
   } catch {
     /* not permitted */
   }

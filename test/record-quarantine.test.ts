@@ -3,7 +3,7 @@
 // git-undo's, a `git prune --expire=now` during a capture loses no state, and
 // a capture that records nothing leaves nothing in the store.
 import { expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { CaptureTorn } from "../core/capture.ts";
 import { record } from "../core/record.ts";
@@ -80,3 +80,18 @@ test("git prune --expire=now while the worker captures: every commit's state is 
   expect(fsck.stdout + fsck.stderr).not.toMatch(/missing|broken/);
   expect(readdirSync(join(r.gitDir(), "undo")).filter((n) => n.startsWith("tmp-"))).toEqual([]);
 }, 90_000);
+
+test("an object a cache names, gone (a prune, a pack deleted by hand): the recording drops the caches and goes through at once", async () => {
+  const r = makeRepo();
+  r.commit("base", { "a.txt": "a\n" });
+  const first = await record(await openRepo(r.at()), { kind: "change" });
+  expect(first.created).toBe(true);
+  if (!first.created) return;
+  // The newest snapshot's HEAD blob, which the state-blob cache says is stored: deleted.
+  const headBlob = r.g("rev-parse", `${first.snapshot.commit}:HEAD`);
+  rmSync(join(r.gitDir(), "objects", headBlob.slice(0, 2), headBlob.slice(2)));
+  r.write("a.txt", "an edit\n");
+  const second = await record(await openRepo(r.at()), { kind: "change" });
+  expect(second.created).toBe(true);
+  if (second.created) expect(r.g("cat-file", "-t", `${second.snapshot.commit}:HEAD`)).toBe("blob");
+});

@@ -206,3 +206,36 @@ test("a lease far in the future under a pid that is no worker: doctor says no wo
     sleeper.kill();
   }
 }, 60_000);
+
+test("a linked worktree's folder removed while its worker lingers: the worker leaves without writing there", async () => {
+  const r = autoRepo();
+  const wt = `${r.dir}-wt`;
+  r.git(["worktree", "add", "-q", wt], { env: { GIT_UNDO_INTERNAL: "1" } });
+  const wtGitDir = r.git(["rev-parse", "--absolute-git-dir"], { cwd: wt }).stdout.trim();
+  const undoDir = join(wtGitDir, "undo");
+  r.env.GIT_UNDO_WORKER_LINGER = "20000";
+  r.git(["branch", "from-wt"], { cwd: wt });
+  await waitFor(() => workerPid(undoDir) !== null && !existsSync(join(undoDir, "pending")) && !existsSync(join(undoDir, "pending.taken")), "the worktree's recording");
+  const pid = workerPid(undoDir)!;
+  rmSync(wt, { recursive: true, force: true });
+  await waitFor(() => !alive(pid), "the worker to leave", 10_000);
+  const log = existsSync(join(undoDir, "worker.log")) ? readFileSync(join(undoDir, "worker.log"), "utf8") : "";
+  expect(log).not.toMatch(/recording failed/);
+  expect(r.git(["worktree", "prune"]).code).toBe(0);
+  expect(existsSync(wtGitDir)).toBe(false);
+}, 60_000);
+
+test("the worker runs no higher than the command that started it (nice 5, or the caller's when that is lower)", async () => {
+  const r = autoRepo();
+  const undoDir = join(r.gitDir(), "undo");
+  r.env.GIT_UNDO_WORKER_LINGER = "5000";
+  sh(r, "nice -n 12 git branch niced");
+  await waitFor(() => workerPid(undoDir) !== null, "the worker");
+  const pid = workerPid(undoDir)!;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    expect(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16])).toBe(12);
+  } finally {
+    process.kill(pid, "SIGTERM");
+  }
+}, 60_000);

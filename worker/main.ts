@@ -172,7 +172,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         trace("stop");
         releaseWorker(undoDir);
         if (!hasMark(undoDir) && !hasTaken(undoDir)) return;
-        if (!claimWorker(undoDir, gitDir, table, { waitForHook: false })) return;
+        if (!hold.held() || !claimWorker(undoDir, gitDir, table, { waitForHook: false })) return;
         trace("start");
         continue;
       }
@@ -187,6 +187,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       commands.add(mark.pids, mark.markMs, filesSay || (following && (await refsSay())));
       // The pids' processes read, every decision from here on takes the repository's own settings.
       opened ??= await opening;
+      hold.workTree = opened.repo.workTree;
       const now = Date.now();
       firstSeen ??= now;
       const { settleMs, settleMaxMs } = opened.repo.config;
@@ -284,7 +285,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0; // gone before we started
   }
   // Claim first, before loading the recorder, so a worker that loses the race costs little.
-  if (!claimWorker(undoDir, gitDir, processTable(process.env))) {
+  // A repository being deleted gets no pid file back (the claim would create one).
+  if (!hold.held() || !claimWorker(undoDir, gitDir, processTable(process.env))) {
     trace("lost");
     return 0;
   }
