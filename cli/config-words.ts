@@ -35,6 +35,10 @@ export function fallbackText(key: ConfigKey): string {
       return `the worker waits at most ${DEFAULT_CONFIG.settleMaxMs} ms (the default)`;
     case "undo.maxNewFileSize":
       return `untracked files over ${sizeText(DEFAULT_CONFIG.maxNewFileSize)} are left out (the default)`;
+    case "undo.guard":
+      return "no guard (the default)";
+    case "undo.guardTimeout":
+      return `a Git command waits at most ${DEFAULT_CONFIG.guardTimeoutMs} ms for the guard (the default)`;
   }
 }
 

@@ -58,6 +58,8 @@ function withExactArgs(cmd: string[]): string[] {
  * would not do: another local user could create it first, hooks included.
  */
 const NO_HOOKS = "core.hooksPath=/dev/null";
+/** An empty core.fsmonitor: off, on every Git (a path before 2.36, a boolean or a path since). */
+const NO_MONITOR = "core.fsmonitor=";
 /** The variable `--config-env` reads "false" from (a hook name may hold "=", which `-c` cannot carry). */
 const FALSE_VAR = "GIT_UNDO_FALSE";
 
@@ -89,6 +91,8 @@ function hooksOff(hooks: ConfigHooks, args: readonly string[]): string[] {
   const pre = ["-c", NO_HOOKS];
   // `git config` runs no hook, and its listing stays the user's (its digest keys the kept index).
   if (args[0] === "config") return pre;
+  // No monitor either: the guard (core/guard.ts) is not asked about git-undo's own reads, and every file is looked at.
+  pre.push("-c", NO_MONITOR);
   for (const name of hooks.names) pre.push(`--config-env=hook.${name}.enabled=${FALSE_VAR}`);
   return pre;
 }

@@ -54,6 +54,7 @@ import type { RealIndex } from "./index-file.ts";
 import { undoFile } from "./undo-files.ts";
 import { readJsonFile, replaceFile } from "./lock.ts";
 import { gitBool, type Repo } from "./repo.ts";
+import { monitorSetting } from "./guard.ts";
 import { MODE } from "./mode.ts";
 import { lstatOrNull } from "./stat.ts";
 
@@ -148,7 +149,9 @@ export function dropKeptIndex(repo: Repo): void {
 function configAllows(repo: Repo): boolean {
   // Set and not plainly false counts as on: a value this does not read must not allow reuse.
   const on = (key: string) => repo.settings.has(key) && gitBool(repo.settings.get(key) ?? null) !== false;
-  return !on("core.sparsecheckout") && !on("core.splitindex") && !on("core.ignorecase") && !repo.settings.has("core.fsmonitor");
+  // git-undo's own Git runs with no monitor (core/git.ts): only the user's own one counts, when it is there.
+  const monitor = monitorSetting(repo.settings.get("core.fsmonitor"), gitBool).kind;
+  return !on("core.sparsecheckout") && !on("core.splitindex") && !on("core.ignorecase") && (monitor === "none" || monitor === "guard");
 }
 
 /**

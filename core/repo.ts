@@ -29,12 +29,16 @@ export interface Config {
   color: ColorWhen | null;
   /** undo.maxNewFileSize: bytes above which an untracked file is left out of `worktree`; 0 for no limit. */
   maxNewFileSize: number;
+  /** undo.guard: init registers the guard (core/guard.ts), which records before commands that could throw work away. Off unless set. */
+  guard: boolean;
+  /** undo.guardTimeout: how long, in ms, a Git command may wait for the guard. */
+  guardTimeoutMs: number;
   /** Values set for git-undo's keys that cannot be used: each key's fallback is in force instead. */
   problems: ConfigProblem[];
 }
 
 /** git-undo's own configuration keys, as the user spells them. */
-export type ConfigKey = "undo.worktree" | "undo.limit" | "undo.expire" | "undo.settle" | "undo.settleMax" | "undo.maxNewFileSize";
+export type ConfigKey = "undo.worktree" | "undo.limit" | "undo.expire" | "undo.settle" | "undo.settleMax" | "undo.maxNewFileSize" | "undo.guard" | "undo.guardTimeout";
 
 /** What a good value of a key is. */
 export type ConfigExpectation =
@@ -60,6 +64,8 @@ export interface ConfigProblem {
 export const SETTLE_MAX_MS = 10_000;
 /** undo.settleMax's range: an hour at most, so that a worker never sleeps for good. */
 export const SETTLE_MAX_MAX_MS = 3600_000;
+/** undo.guardTimeout's range: a minute at most, so that no Git command waits longer for the guard. */
+export const GUARD_TIMEOUT_MAX_MS = 60_000;
 
 /** Git's three answers to "colour?": `--color=<when>`, color.ui, color.<command>. */
 export type ColorWhen = "always" | "never" | "auto";
@@ -72,6 +78,9 @@ export const DEFAULT_CONFIG: Config = {
   settleMaxMs: 10 * 60 * 1000,
   color: null,
   maxNewFileSize: 64 * 1024 ** 2,
+  // Opt-in for now: every command waits for a worker's round trip (a Bun start when none runs).
+  guard: false,
+  guardTimeoutMs: 5000,
   problems: [],
 };
 
@@ -318,6 +327,8 @@ export function parseConfig(values: ReadonlyMap<string, string | null>): Config 
   config.settleMs = number("undo.settle", "milliseconds", 0, SETTLE_MAX_MS) ?? config.settleMs;
   config.settleMaxMs = number("undo.settleMax", "milliseconds", 0, SETTLE_MAX_MAX_MS) ?? config.settleMaxMs;
   config.maxNewFileSize = number("undo.maxNewFileSize", "bytes", 0, null) ?? config.maxNewFileSize;
+  config.guard = read("undo.guard", { kind: "boolean" }, (v) => gitBool(v) ?? undefined) ?? config.guard;
+  config.guardTimeoutMs = number("undo.guardTimeout", "milliseconds", 0, GUARD_TIMEOUT_MAX_MS) ?? config.guardTimeoutMs;
   // color.undo wins over color.ui, as color.diff does for git diff.
   for (const key of ["color.ui", "color.undo"]) {
     const v = values.get(key);

@@ -22,6 +22,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { markerFiles, operationMarker } from "./operation.ts";
+import { guardRequests } from "./guard.ts";
 import { appendToFile, claimFile, indexLockHeld, readUndoFile, releaseFile, replaceFile, withUndoFile } from "./lock.ts";
 import { pidAlive, selfPid, type ProcessTable } from "./proc/index.ts";
 import type { Repo } from "./repo.ts";
@@ -110,6 +111,8 @@ export interface MarkRead {
   /** When a hook last wrote the mark. */
   markMs: number;
   cursor: MarkCursor;
+  /** Each line's pid and what it says (`committed`, `0`, `1`, `guard`; `` for an earlier version's line). */
+  lines: Array<{ pid: number; word: string }>;
 }
 
 const PID = /^[1-9]\d{0,9}$/;
@@ -121,27 +124,32 @@ const PID = /^[1-9]\d{0,9}$/;
  * (1: it wrote files). Hooks of earlier versions wrote pids alone, several a
  * line, some as `pid:start`.
  */
-export function readMark(undoDir: string, cursor: MarkCursor | null): MarkRead | null {
-  return withUndoFile(undoFile(undoDir, "pending"), (fd, st) => {
+export function readMark(undoDir: string, cursor: MarkCursor | null, which: "pending" | "pendingTaken" = "pending"): MarkRead | null {
+  return withUndoFile(undoFile(undoDir, which), (fd, st) => {
     const from = cursor && cursor.ino === st.ino && cursor.offset <= st.size ? cursor.offset : 0;
     // Whole lines only: a hook may be writing the next one right now.
     const buf = Buffer.alloc(Math.max(0, Math.min(st.size - from, 1 << 20)));
     const got = buf.length ? readSync(fd, buf, 0, buf.length, from) : 0;
     const text = buf.subarray(0, got).toString("latin1");
     const end = text.lastIndexOf("\n") + 1;
-    const read: MarkRead = { pids: [], indexWrites: 0, worktreeWritten: false, markMs: st.mtimeMs, cursor: { ino: st.ino, offset: from + end } };
+    const read: MarkRead = { pids: [], indexWrites: 0, worktreeWritten: false, markMs: st.mtimeMs, cursor: { ino: st.ino, offset: from + end }, lines: [] };
     for (const line of text.slice(0, end).split("\n")) {
       const words = line.trim().split(/\s+/);
       const [first, second] = words;
-      if (words.length === 2 && first !== undefined && PID.test(first) && (second === "committed" || second === "0" || second === "1")) {
+      // guard: the worker's own mark for a command the guard saw (worker/guard-desk.ts).
+      if (words.length === 2 && first !== undefined && PID.test(first) && (second === "committed" || second === "0" || second === "1" || second === "guard")) {
         read.pids.push(Number(first));
-        if (second !== "committed") read.indexWrites++;
+        read.lines.push({ pid: Number(first), word: second });
+        if (second === "0" || second === "1") read.indexWrites++;
         if (second === "1") read.worktreeWritten = true;
         continue;
       }
       for (const word of words) {
         const m = /^([1-9]\d{0,9})(?::\d+)?$/.exec(word);
-        if (m) read.pids.push(Number(m[1]));
+        if (m) {
+          read.pids.push(Number(m[1]));
+          read.lines.push({ pid: Number(m[1]), word: "" });
+        }
       }
     }
     return read;
@@ -408,7 +416,7 @@ export class MarkWatch {
     try {
       this.watcher = watch(undoDir, { persistent: false }, (_event, name) => {
         // A mark, or a file or folder going away (uninstall; the repository being deleted).
-        if (name === null || _event === "rename" || String(name).startsWith(UNDO_FILES.pending)) this.poke();
+        if (name === null || _event === "rename" || String(name).startsWith(UNDO_FILES.pending)) this.poke(name === null ? null : String(name));
       });
       this.watcher.on("error", () => this.close());
     } catch {
@@ -416,7 +424,11 @@ export class MarkWatch {
     }
   }
 
-  private poke(): void {
+  /** Called on every event with the file's name: the guard's requests are read even while the worker records. */
+  onEvent: ((name: string | null) => void) | null = null;
+
+  private poke(name: string | null = null): void {
+    this.onEvent?.(name);
     const w = this.wake;
     this.wake = null;
     w?.();
@@ -456,7 +468,7 @@ export async function lingerForMark(undoDir: string, ms: number, marks: MarkWatc
   const end = Date.now() + ms;
   for (;;) {
     if (!held() || !existsSync(undoFile(undoDir, "hooksEnabled"))) return false;
-    if (hasMark(undoDir) || hasTaken(undoDir)) return true;
+    if (hasMark(undoDir) || hasTaken(undoDir) || guardRequests(undoDir).length > 0) return true;
     const left = end - Date.now();
     if (left <= 0) return false;
     await marks.wait(Math.min(left, 1000));

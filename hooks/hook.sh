@@ -8,7 +8,11 @@
 # it has ended. Shell built-ins only; reads no stdin, prints nothing, never
 # exits, never waits, and leaves the hook's status at 0. One template for every
 # hook (reference-transaction, post-index-change, config-defined hooks): a
-# reference transaction counts once committed.
+# reference transaction counts once committed. Run with 'guard' first it is
+# the guard, Git's core.fsmonitor hook: it leaves a request, undo/guard.<its
+# pid>, holding the Git process's pid, waits (bounded) until the worker has
+# taken it away (having recorded what the command could throw away), and
+# answers "/": anything may have changed, so Git looks at every file.
 case ${GIT_UNDO_INTERNAL:-}:${1:-} in
 ?*:* | *:prepar* | *:aborted) ;;
 *)
@@ -39,8 +43,11 @@ case ${GIT_UNDO_INTERNAL:-}:${1:-} in
   fi
   # Only with the toolkit there, and into nothing but a regular file: a FIFO
   # would hang Git, a link write elsewhere.
-  if [ -f "$git_undo_u/hooks-enabled" ] && [ -f "$git_undo_root/cli/start-worker" ] && [ ! -h "$git_undo_u/pending" ] && { [ -f "$git_undo_u/pending" ] || [ ! -e "$git_undo_u/pending" ]; }; then
-    echo "$PPID ${1:-}" >>"$git_undo_u/pending"
+  git_undo_m=$git_undo_u/pending
+  git_undo_l="$PPID ${1:-}"
+  [ "${1:-}" = guard ] && git_undo_m=$git_undo_u/guard.$$ && git_undo_l=$PPID
+  if [ -f "$git_undo_u/hooks-enabled" ] && [ -f "$git_undo_root/cli/start-worker" ] && [ ! -h "$git_undo_m" ] && { [ -f "$git_undo_m" ] || [ ! -e "$git_undo_m" ]; }; then
+    echo "$git_undo_l" >>"$git_undo_m"
     git_undo_p=$git_undo_u/worker.pid
     git_undo_x=
     [ -f "$git_undo_p" ] && [ ! -h "$git_undo_p" ] && IFS= read -r git_undo_x <"$git_undo_p"
@@ -55,7 +62,7 @@ case ${GIT_UNDO_INTERNAL:-}:${1:-} in
     # shellcheck disable=SC3013,SC2209
     case $git_undo_x in
       '' | 0* | *[!0-9]*) ;;
-      *) kill -0 "$git_undo_x" && { [ ! "$git_undo_u/pending" -nt "$git_undo_p" ] || { [ -f "$git_undo_u/probe" ] && [ ! "$git_undo_p" -nt "$git_undo_u/probe" ]; } || { git_undo_probe && false; }; } && git_undo_x=wait ;;
+      *) kill -0 "$git_undo_x" && { [ ! "$git_undo_m" -nt "$git_undo_p" ] || { [ -f "$git_undo_u/probe" ] && [ ! "$git_undo_p" -nt "$git_undo_u/probe" ]; } || { git_undo_probe && false; }; } && git_undo_x=wait ;;
     esac
     # The Bun init named; when it is gone, one as the launcher finds it
     # (cli/find-bun.sh), in a subshell so that nothing there can end this
@@ -83,9 +90,25 @@ case ${GIT_UNDO_INTERNAL:-}:${1:-} in
         [ "$git_undo_x" != reserved ] || { echo $! >|"$git_undo_p" && git_undo_probe; }
       fi
     fi
+    # The guard waits while its request is there and a worker lives, at most
+    # undo.guardTimeout: ticks of 0.01 s, as the worker wrote them down. The
+    # worker answers most requests within a few ms: the first looks come sooner.
+    if [ "${1:-}" = guard ]; then
+      git_undo_n=500
+      [ -f "$git_undo_u/guard-ticks" ] && IFS= read -r git_undo_n <"$git_undo_u/guard-ticks"
+      case $git_undo_n in '' | *[!0-9]*) git_undo_n=500 ;; esac
+      git_undo_l=0.001
+      while [ -f "$git_undo_m" ] && [ "$git_undo_n" -gt 0 ] && [ -f "$git_undo_p" ] && IFS= read -r git_undo_x <"$git_undo_p" && kill -0 "$git_undo_x"; do
+        sleep "$git_undo_l" || git_undo_n=1
+        case $git_undo_l in 0.001) git_undo_l=0.002 ;; 0.002) git_undo_l=0.01 git_undo_n=$((git_undo_n + 1)) ;; *) git_undo_n=$((git_undo_n - 1)) ;; esac
+      done
+      [ ! -f "$git_undo_m" ] || rm -f "$git_undo_m"
+    fi
   fi
-  unset git_undo_root git_undo_bun git_undo_dir git_undo_u git_undo_p git_undo_x GIT_UNDO_HOOK_BUN
+  unset git_undo_root git_undo_bun git_undo_dir git_undo_u git_undo_p git_undo_x git_undo_m git_undo_l git_undo_n GIT_UNDO_HOOK_BUN
   unset -f git_undo_probe
   ;;
 esac 2>/dev/null
+# The guard's answer, always: a token, then "/".
+[ "${1:-}" != guard ] || printf 'git-undo\0/'
 # <<< git-undo <<<

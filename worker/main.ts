@@ -35,11 +35,15 @@ import {
   restoreMark,
   takeMark,
   type MarkCursor,
+  type MarkRead,
 } from "../core/worker-protocol.ts";
 import type { Repo } from "../core/repo.ts";
 import { operationMarker } from "../core/operation.ts";
 import { CommandWatch, earlyReadIn, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
 import { errorText } from "../cli/refusal-words.ts";
+import { GuardDesk } from "./guard-desk.ts";
+import { guardRequests, writeGuardBound } from "../core/guard.ts";
+import { DEFAULT_CONFIG } from "../core/repo.ts";
 
 /**
  * The hook's environment describes the Git command that fired it: a temporary
@@ -86,15 +90,35 @@ function debug(line: string): void {
  * false when a hook marks before then (the next command of a script, which the
  * recording then covers too).
  */
-async function quietUntil(undoDir: string, until: number, marks: MarkWatch): Promise<boolean> {
+async function quietUntil(undoDir: string, until: number, marks: MarkWatch, readOnly: (pid: number) => boolean): Promise<boolean> {
   for (;;) {
     const marked = markStartedMs(undoDir);
-    if (marked !== null) return marked >= until;
+    // A mark of read-only commands alone (the index refresh of a `git status` the guard let go) is no next command.
+    if (marked !== null && !onlyReadOnly(readMark(undoDir, null), readOnly)) return marked >= until;
     const left = until - Date.now();
     if (left <= 0) return true;
     await marks.wait(left);
   }
 }
+
+/** Whether every line of a mark comes from a process the guard found read-only. */
+function onlyReadOnly(mark: MarkRead | null, readOnly: (pid: number) => boolean): boolean {
+  return mark !== null && mark.lines.length > 0 && mark.lines.every((l) => readOnly(l.pid) && l.word !== "1");
+}
+
+/** The mark without the lines of read-only processes. */
+function withoutReadOnly(mark: MarkRead, readOnly: (pid: number) => boolean): MarkRead {
+  const lines = mark.lines.filter((l) => !(readOnly(l.pid) && l.word !== "1"));
+  if (lines.length === mark.lines.length) return mark;
+  return { ...mark, lines, pids: lines.map((l) => l.pid), indexWrites: lines.filter((l) => l.word === "0" || l.word === "1").length };
+}
+
+/**
+ * A command typed this long after the previous one ended is a command of its
+ * own (clarifications: two snapshots); the guard waits for the previous
+ * one's recording then. Closer commands (a script's) may share a snapshot.
+ */
+const SEPARATE_COMMAND_MS = 250;
 
 /** How long the capture's check waits for a command writing the index to finish and mark. */
 const INTACT_WAIT_MS = 200;
@@ -155,23 +179,114 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
   // per command of a script) until a recording goes through.
   let readAfterMs = READ_AFTER_MS;
   let tornByNextCommand = false;
+  // The guard's bound (undo.guardTimeout) is written down for it once the configuration is read.
+  let boundToWrite = true;
+  // The guard's requests (core/guard.ts): read as they come, even while a recording runs.
+  const desk = new GuardDesk(undoDir, table, {
+    owed: (madeMs) => owedBefore(madeMs),
+    namesCommit: async (word) => {
+      if (word === "-" || /^@\{-\d+\}$/.test(word)) return true;
+      const { repo } = (opened ??= await opening);
+      return repo.git.succeeds(["rev-parse", "-q", "--verify", "--end-of-options", `${word}^{commit}`]);
+    },
+    settings: () => ({ on: opened?.repo.config.guard ?? true, timeoutMs: opened?.repo.config.guardTimeoutMs ?? DEFAULT_CONFIG.guardTimeoutMs }),
+  });
+  const readOnly = (pid: number) => desk.readOnlyPid(pid);
+  /**
+   * Whether a command that asked the guard at `madeMs` finds an earlier one
+   * unrecorded that may have ended SEPARATE_COMMAND_MS or more before: none of
+   * its Git processes runs, and the last sign of one (a mark, a look that saw
+   * it running) is that old.
+   */
+  const owedBefore = (madeMs: number): boolean => {
+    const pending = readMark(undoDir, null);
+    const taken = readMark(undoDir, null, "pendingTaken");
+    const lines = [...(pending?.lines ?? []), ...(taken?.lines ?? [])].filter((l) => !readOnly(l.pid) || l.word === "1");
+    if (lines.length === 0) return false;
+    const lastMark = Math.max(pending?.markMs ?? 0, taken?.markMs ?? 0);
+    commands.add([...new Set(lines.map((l) => l.pid))], lastMark, false);
+    if (commands.running() === true) return false;
+    return madeMs - Math.max(commands.lastRunningMs, lastMark) >= SEPARATE_COMMAND_MS;
+  };
+  marks.onEvent = (name) => {
+    if (name === null || name.startsWith("guard.")) void desk.scan();
+  };
+  /**
+   * Record now, for commands the guard holds: whatever is marked joins in.
+   * The commands wait holding index.lock, so the index cannot change under
+   * the capture; they all go on once it is done, recorded or not.
+   */
+  const recordForGuard = async (): Promise<void> => {
+    try {
+      opened ??= await opening;
+      if (boundToWrite) {
+        writeGuardBound(undoDir, opened.repo.config.guardTimeoutMs);
+        boundToWrite = false;
+      }
+      const { repo, record, CaptureTorn, indexIdentity } = opened;
+      if (!hasTaken(undoDir) && markStartedMs(undoDir) !== null) takeMark(undoDir);
+      const before = indexIdentity(repo.indexFile);
+      try {
+        await record(repo, { kind: "change", commands: commands.commandCount, intact: () => hold.held() && indexIdentity(repo.indexFile) === before });
+        dropTaken(undoDir);
+        clearRecordingProblem(undoDir);
+        debug("recorded for the guard");
+      } catch (e) {
+        if (hasTaken(undoDir)) restoreMark(undoDir);
+        if (!(e instanceof CaptureTorn) && hold.held()) noteRecordingProblem(undoDir, `recording before a command failed: ${errorText(e)}`);
+      }
+    } finally {
+      desk.releaseAll();
+      commands.reset();
+      cursor = null;
+      firstSeen = null;
+    }
+  };
+  try {
+    await settleLoopBody();
+  } finally {
+    // Leaving: no command waits for this worker any more.
+    marks.onEvent = null;
+    desk.close();
+  }
+  async function settleLoopBody(): Promise<void> {
   for (;;) {
     // The repository deleted or replaced: nothing more is written there (the mark goes with it).
     if (!hold.held()) return;
+    await desk.scan();
+    if (desk.due) {
+      await recordForGuard();
+      continue;
+    }
     if (!hasTaken(undoDir)) {
-      const mark = readMark(undoDir, cursor);
+      const gone = desk.readOnlyGone();
+      const raw = readMark(undoDir, cursor);
+      desk.forgetReadOnly(gone);
+      // Nothing but the index refreshes of read-only commands: not a change to record.
+      if (raw !== null && onlyReadOnly(raw, readOnly) && takeMark(undoDir)) {
+        if (onlyReadOnly(readMark(undoDir, null, "pendingTaken"), readOnly)) dropTaken(undoDir);
+        else restoreMark(undoDir);
+        cursor = null;
+        continue;
+      }
+      const mark = raw === null ? null : withoutReadOnly(raw, readOnly);
       if (mark === null) {
         commands.reset();
         cursor = null;
         firstSeen = null;
+        // A read-only command the guard let go still runs: its index refresh is still to come.
+        if (desk.readOnlyRunning) {
+          await marks.wait(50);
+          continue;
+        }
         // Nothing to record: stay a while for the next mark, so that a burst
         // of commands with pauses starts one worker, not one per pause.
-        if (await lingerForMark(undoDir, lingerMs(process.env), marks, () => hold.held())) continue;
+        if ((await lingerForMark(undoDir, lingerMs(process.env), marks, () => hold.held())) || desk.readOnlyRunning) continue;
         // Leave the pid file first, then look again: a hook that saw us
         // alive may have marked in between, and then nobody else would record.
         trace("stop");
         releaseWorker(undoDir);
-        if (!hasMark(undoDir) && !hasTaken(undoDir)) return;
+        if (!hasMark(undoDir) && !hasTaken(undoDir) && guardRequests(undoDir).length === 0 && !desk.readOnlyRunning) return;
         if (!hold.held() || !claimWorker(undoDir, gitDir, table, { waitForHook: false })) return;
         trace("start");
         continue;
@@ -187,6 +302,10 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       commands.add(mark.pids, mark.markMs, filesSay || (following && (await refsSay())));
       // The pids' processes read, every decision from here on takes the repository's own settings.
       opened ??= await opening;
+      if (boundToWrite) {
+        writeGuardBound(undoDir, opened.repo.config.guardTimeoutMs);
+        boundToWrite = false;
+      }
       hold.workTree = opened.repo.workTree;
       const now = Date.now();
       firstSeen ??= now;
@@ -228,7 +347,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         kind: "change",
         commands: commands.commandCount,
         intact: async () => {
-          tornByNextCommand = !(await quietUntil(undoDir, recordFrom, marks));
+          tornByNextCommand = !(await quietUntil(undoDir, recordFrom, marks, readOnly));
           return !tornByNextCommand && hold.held() && (await captureIntact(repo, undoDir, before));
         },
       });
@@ -259,6 +378,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
     commands.reset();
     cursor = null;
     firstSeen = null;
+  }
   }
 }
 

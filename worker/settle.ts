@@ -109,6 +109,8 @@ export class CommandWatch {
   private commands = new Set<number>();
   /** When the worker saw every followed process gone; null while one runs. */
   endedMs: number | null = null;
+  /** When the worker last saw one of them running (0: never). */
+  lastRunningMs = 0;
 
   constructor(private table: ProcessTable | null) {}
 
@@ -158,7 +160,10 @@ export class CommandWatch {
     if (this.followed.size === 0) return false;
     const found = this.table.get([...this.followed.keys()]);
     for (const f of this.followed.values()) {
-      if (sameProcess(this.table, found.get(f.pid), f.knownMs)) return true;
+      if (sameProcess(this.table, found.get(f.pid), f.knownMs)) {
+        this.lastRunningMs = now;
+        return true;
+      }
       this.followed.delete(f.pid);
     }
     this.endedMs ??= now;
@@ -170,5 +175,6 @@ export class CommandWatch {
     this.followed.clear();
     this.commands.clear();
     this.endedMs = null;
+    this.lastRunningMs = 0;
   }
 }

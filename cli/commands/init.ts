@@ -38,6 +38,8 @@ import type { Command } from "../command.ts";
 import { isTerminal, out } from "../ui.ts";
 import { escapeControls } from "../../core/text.ts";
 import { withSpinner } from "../progress.ts";
+import { installGuard, type GuardInstall } from "../../core/guard.ts";
+import { join } from "node:path";
 
 const SAID: Record<HookAction, (c: HookChange) => string> = {
   create: (c) => `installed ${c.path}`,
@@ -68,6 +70,30 @@ export function unchainedText(hooks: readonly Unchained[], opts: { configHooks: 
     `    ${hookCallLine(TOOLKIT_ROOT, opts.bun)} <arguments>${opts.configHooks ? ";" : ""}`,
     ...(opts.configHooks ? ["or drop --file-hooks: this Git runs hooks from the configuration, which leaves your hook files alone."] : []),
   ].join("\n");
+}
+
+/** What init says about the guard; null when there is nothing to say (off, a bare repository). */
+export function guardInstallText(g: GuardInstall, commonDir: string): string | null {
+  const config = join(commonDir, "config");
+  switch (g.action) {
+    case "create":
+    case "update":
+      return `${g.action === "create" ? "registered" : "updated"} the guard as core.fsmonitor in ${config}: before a Git command can throw away changes no snapshot holds, they are recorded`;
+    case "unchanged":
+      return `the guard is already core.fsmonitor in ${config}`;
+    case "off":
+      // Off unless asked for (git config undo.guard true): init says nothing of it.
+      return null;
+    case "kept":
+      return [
+        `note: core.fsmonitor is yours (${g.monitor === "builtin" ? "Git's own monitor" : escapeControls(g.command)}), and stays; so git-undo's guard is off here:`,
+        "changes no Git command has seen are not recorded before a command throws them away,",
+        "an earlier command may share a snapshot with the next on a busy machine,",
+        "and clean, restore and checkout -- <path> get no snapshot of their own",
+      ].join("\n");
+    case "bare":
+      return null;
+  }
 }
 
 const SAID_CONFIG: Record<ConfigHookAction, string> = {
@@ -143,6 +169,9 @@ export const init: Command = {
       for (const c of plan.changes) out(SAID[c.action](c));
       for (const rel of plan.exclude) out(`added /${rel} to info/exclude`);
     }
+    const guard = await installGuard(repo, TOOLKIT_ROOT, bun);
+    const guardText = guardInstallText(guard, repo.commonDir);
+    if (guardText) out(guardText);
     // Snapshot refs would label commits in `git log --decorate`, gitk and tig.
     if ((await hideSnapshotDecorations(repo)) === "added") {
       out(`added log.excludeDecoration=${EXCLUDED_DECORATION} to ${repo.commonDir}/config (git log does not label commits with snapshot refs)`);

@@ -9,6 +9,7 @@ import { withLock } from "../../core/lock.ts";
 import { removedText } from "./init.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";
 import { liveWorker } from "../../core/worker-protocol.ts";
+import { removeGuard } from "../../core/guard.ts";
 import type { Command } from "../command.ts";
 import { out } from "../ui.ts";
 import { dropCaches, undoFile } from "../../core/undo-files.ts";
@@ -65,8 +66,11 @@ export const uninstall: Command = {
     const keepShared = shared.length > 0 && !values["global-hooks"];
     const removed = removeHooks(repo, keepShared ? folders.filter((f) => !shared.includes(f)) : folders);
     for (const r of removed) out(removedText(r));
-    const removedConfig = await removeConfigHook(repo);
-    if (removedConfig) out(`removed hook.${CONFIG_HOOK} from ${join(repo.commonDir, "config")}`);
+    const removedGuard = await removeGuard(repo);
+    if (removedGuard) out(`removed the guard (core.fsmonitor) from ${join(repo.commonDir, "config")}`);
+    const removedHookConfig = await removeConfigHook(repo);
+    if (removedHookConfig) out(`removed hook.${CONFIG_HOOK} from ${join(repo.commonDir, "config")}`);
+    const removedConfig = removedHookConfig || removedGuard;
     // Only the value init added; the user's own log.excludeDecoration values stay.
     if (await showSnapshotDecorations(repo)) out(`removed log.excludeDecoration=${EXCLUDED_DECORATION} from ${join(repo.commonDir, "config")}`);
     const dirs = undoDirs(repo);

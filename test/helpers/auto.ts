@@ -12,6 +12,8 @@ export interface AutoRepoOptions extends RepoOptions {
   settleMaxMs?: number;
   /** Files of the first commit (default a.txt). */
   files?: Record<string, string>;
+  /** undo.guard=true before init: the guard is registered (core/guard.ts). */
+  guard?: boolean;
 }
 
 /**
@@ -23,6 +25,7 @@ export function autoRepo(opts: AutoRepoOptions = {}): TestRepo {
     const r = makeRepo(opts);
     r.git(["config", "undo.settle", String(SETTLE_MS)]);
     if (opts.settleMaxMs !== undefined) r.git(["config", "undo.settleMax", String(opts.settleMaxMs)]);
+    if (opts.guard) r.git(["config", "undo.guard", "true"]);
     r.commit("base", opts.files ?? { "a.txt": "a\n" });
     const init = r.undo(["init"]);
     if (init.code !== 0) throw new Error(`git undo init failed: ${init.stderr}`);

@@ -1,0 +1,299 @@
+// The guard: git-undo's core.fsmonitor hook, a point before every command.
+//
+// Git runs the monitor hook (protocol 2: `<hook> 2 <token>`) before it reads
+// the working tree, in every process that reads the index. The guard is
+// hooks/hook.sh called with `guard` first: it leaves a request,
+// <gitdir>/undo/guard.<its pid> holding the pid of the Git process that ran
+// it, and waits (bounded) until the worker deletes it; then it answers `/`
+// ("anything may have changed"), which is always true, so Git does exactly
+// what it would do without a monitor. The worker, which knows processes,
+// decides for each request (worker/guard-desk.ts):
+//   - a command that may throw away working-tree content (`reset --hard`,
+//     `checkout -- <path>`, `clean`, ...) has the state recorded first, so an
+//     edit no command saw is in a snapshot before Git overwrites it;
+//   - an earlier command that ended 250 ms or more before this one started and
+//     is not recorded yet is recorded first, so a busy machine never merges
+//     two commands a person typed;
+//   - a command that writes files without firing a hook (`clean`, `restore`,
+//     `checkout -- <path>`, `apply`) is marked like any other, so it gets a
+//     snapshot of its own;
+//   - any other command goes on at once, and its refresh of the index is not
+//     taken for a change (a monitor that answers `/` makes `git status`
+//     rewrite the index every time).
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gitBool, type Repo } from "./repo.ts";
+import { shq as shQuote } from "./hooks.ts";
+
+/** The first argument hooks/hook.sh is given when it runs as the guard. */
+export const GUARD_ARG = "guard";
+/** The monitor protocol the guard speaks (core.fsmonitorHookVersion). */
+export const GUARD_PROTOCOL = 2;
+/** A request's file name: `guard.<pid of the guard's shell>`. */
+const REQUEST = /^guard\.([1-9]\d{0,9})$/;
+/** The file the guard reads its bound from, in ticks of GUARD_TICK_MS (written by the worker). */
+export const GUARD_TICKS_FILE = "guard-ticks";
+/** How long one wait of the guard's loop lasts (hooks/hook.sh sleeps 0.01 s). */
+export const GUARD_TICK_MS = 10;
+
+/**
+ * The value of core.fsmonitor that runs the guard. Git runs it through the
+ * shell with the version and token appended; stderr goes nowhere, so a
+ * toolkit deleted since leaves Git silent (the failed hook counts as `/`).
+ */
+export function guardCommand(root: string, bun: string): string {
+  return `GIT_UNDO_HOOK_BUN=${shQuote(bun)} exec sh ${shQuote(join(root, "hooks", "hook.sh"))} ${GUARD_ARG} 2>/dev/null`;
+}
+
+const SHQ = `'((?:[^']|'\\\\'')*)'`;
+const GUARD_COMMAND = new RegExp(`^GIT_UNDO_HOOK_BUN=${SHQ} exec sh ${SHQ} ${GUARD_ARG} 2>/dev/null$`);
+
+/** The toolkit and Bun a core.fsmonitor value written by guardCommand names; null for any other value. */
+export function parseGuardCommand(value: string | null | undefined): { root: string; bun: string } | null {
+  const m = value == null ? null : GUARD_COMMAND.exec(value);
+  if (!m) return null;
+  const unq = (s: string) => s.replaceAll("'\\''", "'");
+  const hook = unq(m[2]!);
+  if (!hook.endsWith("/hooks/hook.sh")) return null;
+  return { root: hook.slice(0, -"/hooks/hook.sh".length), bun: unq(m[1]!) };
+}
+
+/** What a core.fsmonitor value is to git-undo. */
+export type MonitorSetting =
+  | { kind: "none" }
+  | { kind: "guard"; root: string; bun: string }
+  /** Git's own daemon (core.fsmonitor=true, Git 2.36 and newer). */
+  | { kind: "builtin" }
+  /** A hook of the user's (Watchman's, say). */
+  | { kind: "hook"; command: string };
+
+export function monitorSetting(value: string | null | undefined, boolOf: (v: string | null) => boolean | null): MonitorSetting {
+  if (value === undefined) return { kind: "none" };
+  const guard = parseGuardCommand(value);
+  if (guard) return { kind: "guard", ...guard };
+  const b = boolOf(value);
+  if (b === false || value === "") return { kind: "none" };
+  if (b === true) return { kind: "builtin" };
+  return { kind: "hook", command: value ?? "" };
+}
+
+/** A guard waiting in a Git command for the worker's word. */
+export interface GuardRequest {
+  /** Its file, <gitdir>/undo/guard.<shellPid>. */
+  file: string;
+  /** The guard's own shell. */
+  shellPid: number;
+  /** The Git process that ran the guard; null when the file holds no pid (yet). */
+  gitPid: number | null;
+  /** When the guard wrote it (ms since the epoch). */
+  madeMs: number;
+}
+
+/** The requests waiting in `undoDir`, oldest first. */
+export function guardRequests(undoDir: string): GuardRequest[] {
+  let names: string[];
+  try {
+    names = readdirSync(undoDir);
+  } catch {
+    return [];
+  }
+  const found: GuardRequest[] = [];
+  for (const name of names) {
+    const m = REQUEST.exec(name);
+    if (!m) continue;
+    const file = join(undoDir, name);
+    try {
+      const st = statSync(file);
+      if (!st.isFile()) continue;
+      const text = st.size <= 32 ? readFileSync(file, "latin1").trim() : "";
+      found.push({ file, shellPid: Number(m[1]), gitPid: /^[1-9]\d{0,9}$/.test(text) ? Number(text) : null, madeMs: st.mtimeMs });
+    } catch {
+      /* answered meanwhile */
+    }
+  }
+  return found.sort((a, b) => a.madeMs - b.madeMs);
+}
+
+/** Let the guard go on: its Git command continues once the file is gone. */
+export function answerGuard(req: Pick<GuardRequest, "file">): void {
+  rmSync(req.file, { force: true });
+}
+
+/** Tell the guard how long it may wait for the worker (undo.guardTimeout), in its loop's ticks. */
+export function writeGuardBound(undoDir: string, timeoutMs: number): void {
+  const ticks = String(Math.max(0, Math.ceil(timeoutMs / GUARD_TICK_MS)));
+  const file = join(undoDir, GUARD_TICKS_FILE);
+  try {
+    if (readFileSync(file, "latin1").trim() === ticks) return;
+  } catch {
+    /* not written yet */
+  }
+  try {
+    writeFileSync(file, `${ticks}\n`);
+  } catch {
+    /* the guard then waits its default */
+  }
+}
+
+/** What a Git command may do to the working tree, as far as the guard cares. */
+export interface CommandEffect {
+  /** It may overwrite or delete working-tree content that no snapshot holds: record first. */
+  discards: boolean;
+  /** It may change what git-undo records without firing a hook of its own: mark it. */
+  marks: boolean;
+  /** It discards only when this word names no commit (`git checkout x`: a branch, or a file). */
+  unlessCommit?: string;
+  /** It changes nothing git-undo records: an index it writes is a refresh of stat data, no change. */
+  readOnly?: boolean;
+}
+
+const NONE: CommandEffect = { discards: false, marks: false };
+const DISCARDS: CommandEffect = { discards: true, marks: true };
+const MARKS: CommandEffect = { discards: false, marks: true };
+const READ_ONLY: CommandEffect = { discards: false, marks: false, readOnly: true };
+
+/** Commands that only read (an index they write holds fresher stat data, nothing else). */
+const READ_ONLY_COMMANDS = new Set([
+  "status", "diff", "diff-files", "diff-index", "diff-tree", "log", "show", "whatchanged", "shortlog", "ls-files", "ls-tree",
+  "grep", "blame", "annotate", "describe", "rev-parse", "rev-list", "cat-file", "for-each-ref", "name-rev", "check-ignore",
+  "check-attr", "difftool", "format-patch", "archive", "count-objects", "var", "help", "version", "show-ref", "show-branch", "range-diff",
+]);
+
+/** Git's options that come before the command and take a value as the next word. */
+const GLOBAL_WITH_VALUE = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--exec-path", "--list-cmds", "--attr-source"]);
+
+/** The command's name and its arguments, from a command line (its words joined by spaces). */
+export function gitCommandWords(commandLine: string): { name: string; args: string[] } | null {
+  const words = commandLine.split(" ").filter((w) => w !== "");
+  if (words.length === 0) return null;
+  const program = words[0]!.slice(words[0]!.lastIndexOf("/") + 1);
+  // A dashed form (git-reset) as Git's own children may run.
+  if (program.startsWith("git-") && program !== "git-undo") return { name: program.slice(4), args: words.slice(1) };
+  if (program !== "git") return null;
+  let i = 1;
+  while (i < words.length && words[i]!.startsWith("-")) {
+    const w = words[i]!;
+    i += GLOBAL_WITH_VALUE.has(w) ? 2 : 1;
+  }
+  if (i >= words.length) return null;
+  return { name: words[i]!, args: words.slice(i + 1) };
+}
+
+/**
+ * What the command on this command line may do (see CommandEffect). Where the
+ * words alone cannot tell (`git checkout x`: a branch or a file?), it is taken
+ * to discard: a needless recording costs time, a missed one costs work.
+ */
+export function commandEffect(commandLine: string | null): CommandEffect {
+  if (commandLine === null) return NONE;
+  const cmd = gitCommandWords(commandLine);
+  if (!cmd) return NONE;
+  const { name, args } = cmd;
+  const has = (...flags: string[]) => args.some((a) => flags.includes(a) || flags.some((f) => f.startsWith("--") && a.startsWith(`${f}=`)));
+  const shortFlag = (letter: string) => args.some((a) => /^-[A-Za-z]+$/.test(a) && a.includes(letter));
+  const dashDash = args.indexOf("--");
+  switch (name) {
+    case "reset":
+      return has("--hard", "--merge", "--keep") ? DISCARDS : NONE;
+    case "checkout": {
+      if (has("-f", "--force", "--overlay", "--no-overlay", "-p", "--patch", "--ours", "--theirs", "-m", "--merge", "--pathspec-from-file") || shortFlag("f") || shortFlag("p")) return DISCARDS;
+      if (dashDash >= 0 && dashDash < args.length - 1) return DISCARDS;
+      // Words that are not options: a branch to switch to alone, or paths.
+      const plain = args.filter((a, i) => !a.startsWith("-") && !(i > 0 && ["-b", "-B", "--orphan"].includes(args[i - 1]!)));
+      if (has("-b", "-B", "--orphan", "--detach") || shortFlag("b") || shortFlag("B")) return plain.length > 1 ? DISCARDS : NONE;
+      if (plain.length === 1) return { ...DISCARDS, unlessCommit: plain[0]! };
+      return plain.length === 0 ? NONE : DISCARDS;
+    }
+    case "switch":
+      return has("-f", "--force", "--discard-changes") || shortFlag("f") ? DISCARDS : NONE;
+    case "restore":
+      // --staged alone leaves the files; the index's blobs are in the object store already.
+      return has("--staged", "-S") && !has("--worktree", "-W") && !shortFlag("W") ? MARKS : DISCARDS;
+    case "clean":
+      return has("-n", "--dry-run") || shortFlag("n") ? NONE : DISCARDS;
+    case "stash": {
+      const sub = args.find((a) => !a.startsWith("-"));
+      return sub === undefined || sub === "push" || sub === "save" ? DISCARDS : NONE;
+    }
+    case "rm":
+      return has("-f", "--force") || shortFlag("f") ? DISCARDS : NONE;
+    case "read-tree":
+      return has("-u") ? DISCARDS : NONE;
+    case "checkout-index":
+      return has("-f", "--force") || shortFlag("f") ? DISCARDS : MARKS;
+    case "merge":
+    case "rebase":
+    case "cherry-pick":
+    case "revert":
+    case "am":
+      return has("--abort", "--skip") ? DISCARDS : NONE;
+    case "apply":
+      return has("--cached", "--check", "--stat", "--numstat", "--summary") && !has("--index") ? NONE : MARKS;
+    default:
+      return READ_ONLY_COMMANDS.has(name) ? READ_ONLY : NONE;
+  }
+}
+
+/** What `git undo init` did about the guard. */
+export type GuardInstall =
+  | { action: "create" | "update" | "unchanged" }
+  /** undo.guard is false: not registered (an earlier registration is taken out). */
+  | { action: "off" }
+  /** A bare repository: no working tree to guard. */
+  | { action: "bare" }
+  /** The user's own monitor stays: Git's daemon or a hook of theirs. */
+  | { action: "kept"; monitor: "builtin" | "hook"; command: string };
+
+/** Where init keeps the core.fsmonitorHookVersion it replaced (its value, or empty for none). */
+const SAVED_VERSION = "guard-replaced-hook-version";
+
+/**
+ * Register the guard as core.fsmonitor in the repository's configuration,
+ * unless the user has a monitor of their own (kept: Git runs one), or
+ * undo.guard is false.
+ */
+export async function installGuard(repo: Repo, root: string, bun: string): Promise<GuardInstall> {
+  if (repo.bare) return { action: "bare" };
+  const value = repo.settings.get("core.fsmonitor");
+  const now = monitorSetting(value, gitBool);
+  if (!repo.config.guard) {
+    if (now.kind === "guard") await removeGuard(repo);
+    return { action: "off" };
+  }
+  if (now.kind === "builtin" || now.kind === "hook") return { action: "kept", monitor: now.kind, command: value ?? "" };
+  const command = guardCommand(root, bun);
+  const version = repo.settings.get("core.fsmonitorhookversion");
+  if (now.kind === "guard" && value === command && version === String(GUARD_PROTOCOL)) return { action: "unchanged" };
+  if (now.kind === "none" && version !== undefined && !existsSync(savedVersionFile(repo))) {
+    writeFileSync(savedVersionFile(repo), `${version ?? ""}\n`);
+  }
+  await repo.git.run(["config", "--local", "core.fsmonitor", command]);
+  await repo.git.run(["config", "--local", "core.fsmonitorHookVersion", String(GUARD_PROTOCOL)]);
+  return { action: now.kind === "guard" ? "update" : "create" };
+}
+
+const savedVersionFile = (repo: Pick<Repo, "commonDir">): string => join(repo.commonDir, "undo", SAVED_VERSION);
+
+/**
+ * Take the guard out of the configuration (only when core.fsmonitor is
+ * ours), put back the core.fsmonitorHookVersion it replaced, and drop the
+ * monitor's extension from this worktree's index. False when it was not there.
+ */
+export async function removeGuard(repo: Repo): Promise<boolean> {
+  const local = await repo.git.run(["config", "--local", "--get", "core.fsmonitor"], { okExit: [1] });
+  if (parseGuardCommand(new TextDecoder().decode(local.stdout).replace(/\n$/, "")) === null) return false;
+  await repo.git.run(["config", "--local", "--unset-all", "core.fsmonitor"], { okExit: [5] });
+  const saved = savedVersionFile(repo);
+  let before: string | null = null;
+  try {
+    before = readFileSync(saved, "utf8").replace(/\n$/, "");
+  } catch {
+    /* init set it where there was none */
+  }
+  if (before) await repo.git.run(["config", "--local", "core.fsmonitorHookVersion", before]);
+  else await repo.git.run(["config", "--local", "--unset-all", "core.fsmonitorHookVersion"], { okExit: [5] });
+  rmSync(saved, { force: true });
+  // The index keeps the guard's token until told: without a monitor, Git drops it at its next write anyway.
+  if (!repo.bare) await repo.git.run(["update-index", "--no-fsmonitor"], { okExit: [128] });
+  return true;
+}
