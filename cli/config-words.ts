@@ -37,6 +37,8 @@ export function fallbackText(key: ConfigKey): string {
       return `untracked files over ${sizeText(DEFAULT_CONFIG.maxNewFileSize)} are left out (the default)`;
     case "undo.guard":
       return "no guard (the default)";
+    case "undo.linger":
+      return "the worker stays 30 s after its last command, 10 minutes with the guard on (the default)";
     case "undo.guardTimeout":
       return `a Git command waits at most ${DEFAULT_CONFIG.guardTimeoutMs} ms for the guard (the default)`;
   }

@@ -20,19 +20,19 @@
 //   - any other command goes on at once, and its refresh of the index is not
 //     taken for a change (a monitor that answers `/` makes `git status`
 //     rewrite the index every time).
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gitBool, type Repo } from "./repo.ts";
 import { shq as shQuote } from "./hooks.ts";
+import { GUARD_ANSWER_PREFIX, GUARD_REQUEST_PREFIX, undoFile } from "./undo-files.ts";
+import { replaceFile } from "./lock.ts";
 
 /** The first argument hooks/hook.sh is given when it runs as the guard. */
 export const GUARD_ARG = "guard";
 /** The monitor protocol the guard speaks (core.fsmonitorHookVersion). */
 export const GUARD_PROTOCOL = 2;
 /** A request's file name: `guard.<pid of the guard's shell>`. */
-const REQUEST = /^guard\.([1-9]\d{0,9})$/;
-/** The file the guard reads its bound from, in ticks of GUARD_TICK_MS (written by the worker). */
-export const GUARD_TICKS_FILE = "guard-ticks";
+const REQUEST = new RegExp(`^${GUARD_REQUEST_PREFIX.replace(".", "\\.")}([1-9]\\d{0,9})$`);
 /** How long one wait of the guard's loop lasts (hooks/hook.sh sleeps 0.01 s). */
 export const GUARD_TICK_MS = 10;
 
@@ -85,6 +85,8 @@ export interface GuardRequest {
   shellPid: number;
   /** The Git process that ran the guard; null when the file holds no pid (yet). */
   gitPid: number | null;
+  /** The token Git gave the guard (its second line). */
+  token: string;
   /** When the guard wrote it (ms since the epoch). */
   madeMs: number;
 }
@@ -105,8 +107,8 @@ export function guardRequests(undoDir: string): GuardRequest[] {
     try {
       const st = statSync(file);
       if (!st.isFile()) continue;
-      const text = st.size <= 32 ? readFileSync(file, "latin1").trim() : "";
-      found.push({ file, shellPid: Number(m[1]), gitPid: /^[1-9]\d{0,9}$/.test(text) ? Number(text) : null, madeMs: st.mtimeMs });
+      const [pid = "", token = ""] = st.size <= 4096 ? readFileSync(file, "latin1").split("\n") : [];
+      found.push({ file, shellPid: Number(m[1]), gitPid: /^[1-9]\d{0,9}$/.test(pid) ? Number(pid) : null, token, madeMs: st.mtimeMs });
     } catch {
       /* answered meanwhile */
     }
@@ -114,15 +116,51 @@ export function guardRequests(undoDir: string): GuardRequest[] {
   return found.sort((a, b) => a.madeMs - b.madeMs);
 }
 
-/** Let the guard go on: its Git command continues once the file is gone. */
-export function answerGuard(req: Pick<GuardRequest, "file">): void {
+/** The file the guard reads its answer from: `answer.<pid of the guard's shell>`. */
+const answerFile = (undoDir: string, shellPid: number): string => join(undoDir, `${GUARD_ANSWER_PREFIX}${shellPid}`);
+const ANSWER = new RegExp(`^${GUARD_ANSWER_PREFIX.replace(".", "\\.")}([1-9]\\d{0,9})$`);
+
+/**
+ * Let the guard go on: its Git command continues once the request is gone.
+ * With an answer, the guard prints it (its lines: the Git process's pid, the
+ * new token, then the paths that may have changed, or "/"); without one, "/".
+ */
+export function answerGuard(req: Pick<GuardRequest, "file" | "shellPid" | "gitPid">, answer: { token: string; paths: Buffer[] | null } | null = null): void {
+  if (answer !== null && req.gitPid !== null) {
+    const dir = req.file.slice(0, req.file.lastIndexOf("/"));
+    const target = answerFile(dir, req.shellPid);
+    const lines = [Buffer.from(`${req.gitPid}\n${answer.token}\n`), ...(answer.paths === null ? [Buffer.from("/\n")] : answer.paths.flatMap((p) => [p, NEWLINE]))];
+    try {
+      // Whole or not at all: the guard may read it the moment the request is gone.
+      writeFileSync(`${target}.tmp`, Buffer.concat(lines));
+      renameSync(`${target}.tmp`, target);
+    } catch {
+      rmSync(`${target}.tmp`, { force: true });
+    }
+  }
   rmSync(req.file, { force: true });
+}
+
+const NEWLINE = Buffer.from("\n");
+
+/** Answers left by guards that are gone (`alive` says which shells still run). */
+export function dropOldAnswers(undoDir: string, alive: (pid: number) => boolean): void {
+  let names: string[];
+  try {
+    names = readdirSync(undoDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = ANSWER.exec(name.replace(/\.tmp$/, ""));
+    if (m && !alive(Number(m[1]))) rmSync(join(undoDir, name), { force: true });
+  }
 }
 
 /** Tell the guard how long it may wait for the worker (undo.guardTimeout), in its loop's ticks. */
 export function writeGuardBound(undoDir: string, timeoutMs: number): void {
   const ticks = String(Math.max(0, Math.ceil(timeoutMs / GUARD_TICK_MS)));
-  const file = join(undoDir, GUARD_TICKS_FILE);
+  const file = undoFile(undoDir, "guardTicks");
   try {
     if (readFileSync(file, "latin1").trim() === ticks) return;
   } catch {
@@ -244,8 +282,6 @@ export type GuardInstall =
   /** The user's own monitor stays: Git's daemon or a hook of theirs. */
   | { action: "kept"; monitor: "builtin" | "hook"; command: string };
 
-/** Where init keeps the core.fsmonitorHookVersion it replaced (its value, or empty for none). */
-const SAVED_VERSION = "guard-replaced-hook-version";
 
 /**
  * Register the guard as core.fsmonitor in the repository's configuration,
@@ -272,7 +308,8 @@ export async function installGuard(repo: Repo, root: string, bun: string): Promi
   return { action: now.kind === "guard" ? "update" : "create" };
 }
 
-const savedVersionFile = (repo: Pick<Repo, "commonDir">): string => join(repo.commonDir, "undo", SAVED_VERSION);
+/** Where init keeps the core.fsmonitorHookVersion it replaced (its value, or empty for none). */
+const savedVersionFile = (repo: Pick<Repo, "commonDir">): string => undoFile(join(repo.commonDir, "undo"), "guardReplacedHookVersion");
 
 /**
  * Take the guard out of the configuration (only when core.fsmonitor is
@@ -296,4 +333,22 @@ export async function removeGuard(repo: Repo): Promise<boolean> {
   // The index keeps the guard's token until told: without a monitor, Git drops it at its next write anyway.
   if (!repo.bare) await repo.git.run(["update-index", "--no-fsmonitor"], { okExit: [128] });
   return true;
+}
+
+/** Say in <gitdir>/undo/watch-state whether the guard's answers come from a watch, and why not. */
+export function writeWatchState(undoDir: string, state: string): void {
+  try {
+    replaceFile(undoFile(undoDir, "watchState"), `${state}\n`);
+  } catch {
+    /* doctor then says nothing of it */
+  }
+}
+
+/** What watch-state says; null when no worker wrote it. */
+export function readWatchState(undoDir: string): string | null {
+  try {
+    return readFileSync(undoFile(undoDir, "watchState"), "utf8").trim() || null;
+  } catch {
+    return null;
+  }
 }

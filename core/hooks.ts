@@ -658,11 +658,15 @@ export const versionAtLeast = (v: readonly number[], want: readonly [number, num
  * the toolkit from its own path and Bun in GIT_UNDO_HOOK_BUN.
  */
 export function configHookCommand(root: string, bun: string): string {
-  return `GIT_UNDO_HOOK_BUN=${shq(bun)} exec sh ${shq(`${root}/hooks/${HOOK_TEMPLATE}`)}`;
+  // A toolkit deleted since leaves Git silent and unharmed: no file, no call (a
+  // failing reference-transaction hook would abort the command), and sh's words nowhere.
+  const hook = shq(`${root}/hooks/${HOOK_TEMPLATE}`);
+  return `[ ! -f ${hook} ] || GIT_UNDO_HOOK_BUN=${shq(bun)} exec sh ${hook} 2>/dev/null`;
 }
 
 const SHQ = `'((?:[^']|'\\\\'')*)'`;
-const OUR_COMMAND = new RegExp(`^GIT_UNDO_HOOK_BUN=${SHQ} exec sh ${SHQ}$`);
+/** As configHookCommand writes it, or as earlier versions did (no check, no redirection). */
+const OUR_COMMAND = new RegExp(`^(?:\\[ ! -f ${SHQ} \\] \\|\\| )?GIT_UNDO_HOOK_BUN=${SHQ} exec sh ${SHQ}(?: 2>/dev/null)?$`);
 /** The command earlier versions registered: one script per event, picked by the number of arguments. */
 const EARLIER_COMMAND = new RegExp(`^case \\$# in 1\\) h=reference-transaction ;; \\*\\) h=post-index-change ;; esac; GIT_UNDO_HOOK_BUN=${SHQ} exec sh ${SHQ}"\\$h"$`);
 const unq = (s: string): string => s.replace(/'\\''/g, "'");
@@ -671,9 +675,10 @@ const unq = (s: string): string => s.replace(/'\\''/g, "'");
 export function parseConfigHookCommand(command: string): { root: string; bun: string } | null {
   const m = OUR_COMMAND.exec(command);
   if (m) {
-    const script = unq(m[2]!);
+    const script = unq(m[3]!);
     const suffix = `/hooks/${HOOK_TEMPLATE}`;
-    return script.endsWith(suffix) ? { root: script.slice(0, -suffix.length), bun: unq(m[1]!) } : null;
+    if (m[1] !== undefined && unq(m[1]) !== script) return null;
+    return script.endsWith(suffix) ? { root: script.slice(0, -suffix.length), bun: unq(m[2]!) } : null;
   }
   const e = EARLIER_COMMAND.exec(command);
   if (!e) return null;

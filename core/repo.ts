@@ -33,12 +33,14 @@ export interface Config {
   guard: boolean;
   /** undo.guardTimeout: how long, in ms, a Git command may wait for the guard. */
   guardTimeoutMs: number;
+  /** undo.linger: how long, in ms, the worker stays after its last command; null for its default (core/worker-protocol.ts). */
+  lingerMs: number | null;
   /** Values set for git-undo's keys that cannot be used: each key's fallback is in force instead. */
   problems: ConfigProblem[];
 }
 
 /** git-undo's own configuration keys, as the user spells them. */
-export type ConfigKey = "undo.worktree" | "undo.limit" | "undo.expire" | "undo.settle" | "undo.settleMax" | "undo.maxNewFileSize" | "undo.guard" | "undo.guardTimeout";
+export type ConfigKey = "undo.worktree" | "undo.limit" | "undo.expire" | "undo.settle" | "undo.settleMax" | "undo.maxNewFileSize" | "undo.guard" | "undo.guardTimeout" | "undo.linger";
 
 /** What a good value of a key is. */
 export type ConfigExpectation =
@@ -66,6 +68,8 @@ export const SETTLE_MAX_MS = 10_000;
 export const SETTLE_MAX_MAX_MS = 3600_000;
 /** undo.guardTimeout's range: a minute at most, so that no Git command waits longer for the guard. */
 export const GUARD_TIMEOUT_MAX_MS = 60_000;
+/** undo.linger's range: an hour at most. */
+export const LINGER_MAX_MS = 3600_000;
 
 /** Git's three answers to "colour?": `--color=<when>`, color.ui, color.<command>. */
 export type ColorWhen = "always" | "never" | "auto";
@@ -81,6 +85,7 @@ export const DEFAULT_CONFIG: Config = {
   // Opt-in for now: every command waits for a worker's round trip (a Bun start when none runs).
   guard: false,
   guardTimeoutMs: 5000,
+  lingerMs: null,
   problems: [],
 };
 
@@ -329,6 +334,7 @@ export function parseConfig(values: ReadonlyMap<string, string | null>): Config 
   config.maxNewFileSize = number("undo.maxNewFileSize", "bytes", 0, null) ?? config.maxNewFileSize;
   config.guard = read("undo.guard", { kind: "boolean" }, (v) => gitBool(v) ?? undefined) ?? config.guard;
   config.guardTimeoutMs = number("undo.guardTimeout", "milliseconds", 0, GUARD_TIMEOUT_MAX_MS) ?? config.guardTimeoutMs;
+  config.lingerMs = number("undo.linger", "milliseconds", 0, LINGER_MAX_MS) ?? config.lingerMs;
   // color.undo wins over color.ui, as color.diff does for git diff.
   for (const key of ["color.ui", "color.undo"]) {
     const v = values.get(key);

@@ -62,7 +62,19 @@ export const UNDO_FILES = {
   keptIndex: "worktree-index",
   /** Cache: what the kept index was made from (core/kept-index.ts). */
   keptIndexInfo: "worktree-index.json",
+  /** How long the guard may wait, in its loop's ticks, as the worker read undo.guardTimeout (core/guard.ts). */
+  guardTicks: "guard-ticks",
+  /** The core.fsmonitorHookVersion init replaced when it registered the guard (core/guard.ts; in the common dir's folder). */
+  guardReplacedHookVersion: "guard-replaced-hook-version",
+  /** Whether the worker's watch answers the guard, and why not (worker/tree-watch.ts; doctor reads it). */
+  watchState: "watch-state",
 } as const;
+
+/** A guard's request, `guard.<pid of its shell>`, and the worker's answer to it, `answer.<pid>` (core/guard.ts). */
+export const GUARD_REQUEST_PREFIX = "guard.";
+export const GUARD_ANSWER_PREFIX = "answer.";
+/** Whether `name` is a guard's request or answer (a pid after the prefix; `.tmp` while an answer is written). */
+export const isGuardFile = (name: string): boolean => /^(?:guard|answer)\.[1-9]\d{0,9}(?:\.tmp)?$/.test(name);
 
 export type UndoFile = keyof typeof UNDO_FILES;
 
@@ -109,6 +121,9 @@ const PLAIN_FILES = [
   "workerLog",
   "recordingProblem",
   "recordingProblemShown",
+  "guardTicks",
+  "guardReplacedHookVersion",
+  "watchState",
 ] as const satisfies readonly UndoFile[];
 
 /** Left where it is by clearBrokenUndoFiles: without the marker the hooks are off, which `git undo init` puts right. */

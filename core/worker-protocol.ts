@@ -25,7 +25,7 @@ import { markerFiles, operationMarker } from "./operation.ts";
 import { guardRequests } from "./guard.ts";
 import { appendToFile, claimFile, indexLockHeld, readUndoFile, releaseFile, replaceFile, withUndoFile } from "./lock.ts";
 import { pidAlive, selfPid, type ProcessTable } from "./proc/index.ts";
-import type { Repo } from "./repo.ts";
+import type { Config, Repo } from "./repo.ts";
 import { undoFile, UNDO_FILES } from "./undo-files.ts";
 
 /** worker.log is cut back to its newest half past this size. */
@@ -395,8 +395,15 @@ export function claimWorker(undoDir: string, gitDir: string, table: ProcessTable
  * the test suite sets 0, so that a settled worktree has no worker left.
  */
 export const LINGER_MS = 30_000;
+/**
+ * With the guard on, the worker stays longer: its watch answers Git at once
+ * (worker/tree-watch.ts), and a command finding no worker waits for Bun to
+ * start one. undo.linger sets either.
+ */
+export const GUARD_LINGER_MS = 600_000;
 
-export function lingerMs(env: Readonly<Record<string, string | undefined>>): number {
+export function lingerMs(env: Readonly<Record<string, string | undefined>>, config?: Pick<Config, "lingerMs" | "guard">): number {
+  if (config !== undefined && env.GIT_UNDO_WORKER_LINGER === undefined) return config.lingerMs ?? (config.guard ? GUARD_LINGER_MS : LINGER_MS);
   const v = env.GIT_UNDO_WORKER_LINGER;
   const n = v === undefined || v.trim() === "" ? NaN : Number(v);
   return Number.isFinite(n) && n >= 0 ? n : LINGER_MS;

@@ -45,9 +45,10 @@ case ${GIT_UNDO_INTERNAL:-}:${1:-} in
   # would hang Git, a link write elsewhere.
   git_undo_m=$git_undo_u/pending
   git_undo_l="$PPID ${1:-}"
-  [ "${1:-}" = guard ] && git_undo_m=$git_undo_u/guard.$$ && git_undo_l=$PPID
+  [ "${1:-}" = guard ] && git_undo_m=$git_undo_u/guard.$$ && git_undo_l="$PPID
+${3:-}"
   if [ -f "$git_undo_u/hooks-enabled" ] && [ -f "$git_undo_root/cli/start-worker" ] && [ ! -h "$git_undo_m" ] && { [ -f "$git_undo_m" ] || [ ! -e "$git_undo_m" ]; }; then
-    echo "$git_undo_l" >>"$git_undo_m"
+    printf '%s\n' "$git_undo_l" >>"$git_undo_m"
     git_undo_p=$git_undo_u/worker.pid
     git_undo_x=
     [ -f "$git_undo_p" ] && [ ! -h "$git_undo_p" ] && IFS= read -r git_undo_x <"$git_undo_p"
@@ -103,12 +104,19 @@ case ${GIT_UNDO_INTERNAL:-}:${1:-} in
         case $git_undo_l in 0.001) git_undo_l=0.002 ;; 0.002) git_undo_l=0.01 git_undo_n=$((git_undo_n + 1)) ;; *) git_undo_n=$((git_undo_n - 1)) ;; esac
       done
       [ ! -f "$git_undo_m" ] || rm -f "$git_undo_m"
+      # The worker's answer for this Git process: its token, then each path that
+      # may have changed since Git's, or "/" (a line each; Git reads them NUL-ended).
+      git_undo_m=$git_undo_u/answer.$$
+      if [ -f "$git_undo_m" ] && [ ! -h "$git_undo_m" ] && { IFS= read -r git_undo_l && [ "$git_undo_l" = "$PPID" ] && IFS= read -r git_undo_l && [ -n "$git_undo_l" ]; } <"$git_undo_m"; then
+        { IFS= read -r git_undo_l && while IFS= read -r git_undo_l; do printf '%s\0' "$git_undo_l"; done; } <"$git_undo_m" && git_undo_said=1
+      fi
     fi
   fi
   unset git_undo_root git_undo_bun git_undo_dir git_undo_u git_undo_p git_undo_x git_undo_m git_undo_l git_undo_n GIT_UNDO_HOOK_BUN
   unset -f git_undo_probe
   ;;
 esac 2>/dev/null
-# The guard's answer, always: a token, then "/".
-[ "${1:-}" != guard ] || printf 'git-undo\0/'
+# The guard's answer when the worker gave none: a token, then "/" (look at everything).
+[ "${1:-}" != guard ] || [ -n "${git_undo_said:-}" ] || printf 'git-undo\0/'
+unset git_undo_said
 # <<< git-undo <<<

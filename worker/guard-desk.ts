@@ -5,7 +5,8 @@
 // remembers which Git processes it found read-only, so that the index
 // refresh a `/` answer causes in them is no change to record.
 import { appendToFile } from "../core/lock.ts";
-import { answerGuard, commandEffect, guardRequests, type CommandEffect, type GuardRequest } from "../core/guard.ts";
+import { answerGuard, commandEffect, dropOldAnswers, guardRequests, type CommandEffect, type GuardRequest } from "../core/guard.ts";
+import type { GuardAnswer } from "./tree-watch.ts";
 import { sameProcess, type ProcessInfo, type ProcessTable } from "../core/proc/index.ts";
 import { join } from "node:path";
 import { ANCESTRY_DEPTH } from "./settle.ts";
@@ -27,6 +28,13 @@ export interface DeskSettings {
 export interface DeskView {
   /** Whether an earlier command that ended before `madeMs` (by 250 ms or more) is still to be recorded. */
   owed(madeMs: number): boolean;
+  /**
+   * Whether something may be in no snapshot yet: files changed since the last
+   * recording read them (or that cannot be told), or a command's marks not recorded.
+   */
+  unseen(): boolean;
+  /** The answer to Git for `token`; null when there is none to give ("/"). */
+  answer(token: string): GuardAnswer | null;
   /** Whether `word` names a commit (`git checkout x`: a branch switch, not a path). */
   namesCommit(word: string): Promise<boolean>;
   settings(): DeskSettings;
@@ -112,6 +120,7 @@ export class GuardDesk {
     for (const [pid, at] of this.readOnly) if (now - at > REMEMBER_MS) this.readOnly.delete(pid);
     for (const [pid, at] of this.recordedFirst) if (now - at > REMEMBER_MS) this.recordedFirst.delete(pid);
     const requests = guardRequests(this.undoDir);
+    if (requests.length === 0) dropOldAnswers(this.undoDir, (pid) => this.alive(pid));
     const present = new Set(requests.map((r) => r.file));
     for (const f of this.seen) if (!present.has(f)) this.seen.delete(f);
     for (const req of requests) {
@@ -133,7 +142,7 @@ export class GuardDesk {
       // A command recorded before its first guard (stash) needs no recording before its own children (its reset --hard).
       const root = effect.discards ? this.outermostGit(req.gitPid) : null;
       const recorded = root !== null && this.recordedFirst.get(root.pid) === root.startMs;
-      const mustRecord = (effect.discards && !recorded) || this.view.owed(req.madeMs);
+      const mustRecord = (effect.discards && !recorded && this.view.unseen()) || this.view.owed(req.madeMs);
       if (!mustRecord) {
         this.letGo(req, effect.marks ? req.gitPid : null);
         continue;
@@ -170,7 +179,7 @@ export class GuardDesk {
   /** The command goes on; one that changes files without a hook of its own is marked first. */
   private letGo(req: GuardRequest, marks: number | null): void {
     if (marks !== null) appendToFile(join(this.undoDir, "pending"), `${marks} guard\n`);
-    answerGuard(req);
+    answerGuard(req, this.view.answer(req.token));
   }
 
   private async effectOf(gitPid: number): Promise<CommandEffect> {

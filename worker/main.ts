@@ -10,7 +10,7 @@ import { appendFileSync, closeSync, existsSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runEntry } from "../core/bundle.ts";
 import { seamsFromEnv } from "../core/seams.ts";
-import { processTable, selfCpuMs, useProcessTable } from "../core/proc/index.ts";
+import { pidAlive, processTable, selfCpuMs, useProcessTable } from "../core/proc/index.ts";
 import {
   claimWorker,
   dropTaken,
@@ -42,8 +42,9 @@ import { operationMarker } from "../core/operation.ts";
 import { CommandWatch, earlyReadIn, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
 import { errorText } from "../cli/refusal-words.ts";
 import { GuardDesk } from "./guard-desk.ts";
-import { guardRequests, writeGuardBound } from "../core/guard.ts";
-import { DEFAULT_CONFIG } from "../core/repo.ts";
+import { dropOldAnswers, guardRequests, writeGuardBound, writeWatchState } from "../core/guard.ts";
+import { DEFAULT_CONFIG, gitBool } from "../core/repo.ts";
+import { TreeWatch } from "./tree-watch.ts";
 
 /**
  * The hook's environment describes the Git command that fired it: a temporary
@@ -165,8 +166,15 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
     // As the Git command that ran the hook saw it: a dotfiles repository's work tree, a push's none.
     return { repo: await openHookRepo(gitDir, { cwd, env: process.env }), record: recorder.record, CaptureTorn, indexIdentity };
   })();
-  opening.catch(() => {}); // awaited below
   let opened: Awaited<typeof opening> | null = null;
+  // Awaited below too; open, the guard's watch can start (treeWatch).
+  opening.then(
+    (o) => {
+      opened ??= o;
+      treeWatch();
+    },
+    () => {},
+  );
   const table = processTable(process.env);
   const commands = new CommandWatch(table);
   let cursor: MarkCursor | null = null;
@@ -182,7 +190,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
   // The guard's bound (undo.guardTimeout) is written down for it once the configuration is read.
   let boundToWrite = true;
   // The guard's requests (core/guard.ts): read as they come, even while a recording runs.
-  const desk = new GuardDesk(undoDir, table, {
+  const desk: GuardDesk = new GuardDesk(undoDir, table, {
     owed: (madeMs) => owedBefore(madeMs),
     namesCommit: async (word) => {
       if (word === "-" || /^@\{-\d+\}$/.test(word)) return true;
@@ -190,8 +198,47 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       return repo.git.succeeds(["rev-parse", "-q", "--verify", "--end-of-options", `${word}^{commit}`]);
     },
     settings: () => ({ on: opened?.repo.config.guard ?? true, timeoutMs: opened?.repo.config.guardTimeoutMs ?? DEFAULT_CONFIG.guardTimeoutMs }),
+    unseen: (): boolean => {
+      const w = treeWatch();
+      if (w === null || recordedAt === null || w.changedSince(recordedAt)) return true;
+      // A command's marks not recorded yet (a script's `git add` just before): its index is in no snapshot.
+      return hasTaken(undoDir) || !onlyReadOnly(readMark(undoDir, null), readOnly) && hasMark(undoDir);
+    },
+    answer: (token) => {
+      const w = treeWatch();
+      const a = w?.answer(token) ?? null;
+      if (w !== null && w.broken !== watchSaid) noteWatch(w);
+      return a;
+    },
   });
-  const readOnly = (pid: number) => desk.readOnlyPid(pid);
+  /**
+   * The working tree's watch, while the guard is on (worker/tree-watch.ts):
+   * started once the repository is open; null before, without a work tree,
+   * where paths fold case (Git would match listed paths exactly), or where
+   * the system has no inotify.
+   */
+  let watch: TreeWatch | null | undefined;
+  const treeWatch = (): TreeWatch | null => {
+    if (watch !== undefined) return watch;
+    if (opened === null) return null;
+    const { repo } = opened;
+    const foldsCase = repo.settings.has("core.ignorecase") && gitBool(repo.settings.get("core.ignorecase")!) !== false;
+    watch = repo.config.guard && repo.workTree !== null && !foldsCase ? TreeWatch.start(repo.workTree) : null;
+    if (repo.config.guard && repo.workTree !== null) {
+      if (watch !== null) noteWatch(watch);
+      else writeWatchState(undoDir, foldsCase ? "off: core.ignorecase is set (Git matches the paths a monitor lists exactly)" : "off: no inotify on this system");
+    }
+    return watch;
+  };
+  /** What watch-state last said of the watch (doctor reads it). */
+  let watchSaid: string | null | undefined;
+  const noteWatch = (w: TreeWatch): void => {
+    watchSaid = w.broken;
+    writeWatchState(undoDir, w.broken === null ? `on: ${w.folderCount} folder${w.folderCount === 1 ? "" : "s"} watched` : `off: ${w.broken}`);
+  };
+  /** The watch's entry number when the last recording read the files (null: none since the watch began). */
+  let recordedAt: number | null = null;
+  const readOnly = (pid: number): boolean => desk.readOnlyPid(pid);
   /**
    * Whether a command that asked the guard at `madeMs` finds an earlier one
    * unrecorded that may have ended SEPARATE_COMMAND_MS or more before: none of
@@ -220,14 +267,16 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
     try {
       opened ??= await opening;
       if (boundToWrite) {
-        writeGuardBound(undoDir, opened.repo.config.guardTimeoutMs);
+        if (opened.repo.config.guard) writeGuardBound(undoDir, opened.repo.config.guardTimeoutMs);
         boundToWrite = false;
       }
       const { repo, record, CaptureTorn, indexIdentity } = opened;
       if (!hasTaken(undoDir) && markStartedMs(undoDir) !== null) takeMark(undoDir);
       const before = indexIdentity(repo.indexFile);
+      const seq = treeWatch()?.now() ?? null;
       try {
         await record(repo, { kind: "change", commands: commands.commandCount, intact: () => hold.held() && indexIdentity(repo.indexFile) === before });
+        recordedAt = seq;
         dropTaken(undoDir);
         clearRecordingProblem(undoDir);
         debug("recorded for the guard");
@@ -248,6 +297,8 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
     // Leaving: no command waits for this worker any more.
     marks.onEvent = null;
     desk.close();
+    watch?.close();
+    dropOldAnswers(undoDir, pidAlive);
   }
   async function settleLoopBody(): Promise<void> {
   for (;;) {
@@ -281,7 +332,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         }
         // Nothing to record: stay a while for the next mark, so that a burst
         // of commands with pauses starts one worker, not one per pause.
-        if ((await lingerForMark(undoDir, lingerMs(process.env), marks, () => hold.held())) || desk.readOnlyRunning) continue;
+        if ((await lingerForMark(undoDir, lingerMs(process.env, opened?.repo.config), marks, () => hold.held())) || desk.readOnlyRunning) continue;
         // Leave the pid file first, then look again: a hook that saw us
         // alive may have marked in between, and then nobody else would record.
         trace("stop");
@@ -303,7 +354,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       // The pids' processes read, every decision from here on takes the repository's own settings.
       opened ??= await opening;
       if (boundToWrite) {
-        writeGuardBound(undoDir, opened.repo.config.guardTimeoutMs);
+        if (opened.repo.config.guard) writeGuardBound(undoDir, opened.repo.config.guardTimeoutMs);
         boundToWrite = false;
       }
       hold.workTree = opened.repo.workTree;
@@ -342,6 +393,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
     opened ??= await opening;
     const { repo, record, CaptureTorn, indexIdentity } = opened;
     const before = indexIdentity(repo.indexFile);
+    const seq = treeWatch()?.now() ?? null;
     try {
       await record(repo, {
         kind: "change",
@@ -351,6 +403,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
           return !tornByNextCommand && hold.held() && (await captureIntact(repo, undoDir, before));
         },
       });
+      recordedAt = seq;
       dropTaken(undoDir);
       clearRecordingProblem(undoDir);
       readAfterMs = READ_AFTER_MS;

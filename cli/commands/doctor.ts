@@ -1,6 +1,8 @@
 // git undo doctor: is automatic recording set up, and would it work? Checks the
 // hooks folder, the hooks, the toolkit and Bun they start, the worker and its
 // last errors, and whether something else answers to `git undo`.
+import { GUARD_PROTOCOL, monitorSetting, readWatchState } from "../../core/guard.ts";
+import { gitBool } from "../../core/repo.ts";
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import {
@@ -246,6 +248,24 @@ export const doctor: Command = {
     const check = startWorker(bun);
     if (starts(check)) ok(`the worker starts (${bun})`);
     else bad(`the worker does not start with ${bun}: ${check.stderr.toString().trim().split("\n").pop() || `exit ${check.exitCode}`}`);
+
+    // The guard (core.fsmonitor): registered or not, and whether its answers come from a watch.
+    const monitor = monitorSetting(repo.settings.get("core.fsmonitor"), gitBool);
+    if (repo.bare) {
+      /* no working tree to guard */
+    } else if (monitor.kind === "guard") {
+      if (!repo.config.guard) note("the guard is registered as core.fsmonitor but undo.guard is not true: every command goes on at once; 'git undo init' takes it out");
+      else if (!existsSync(join(monitor.root, "hooks", "hook.sh"))) bad(`the guard (core.fsmonitor) runs ${join(monitor.root, "hooks", "hook.sh")}, which is gone; run 'git undo init' again`);
+      else if (repo.settings.get("core.fsmonitorhookversion") !== String(GUARD_PROTOCOL)) bad(`core.fsmonitorHookVersion is not ${GUARD_PROTOCOL}, which the guard speaks; run 'git undo init' again`);
+      else {
+        ok("the guard: core.fsmonitor records before a Git command throws away work no snapshot holds");
+        const watch = readWatchState(repo.undoDir);
+        if (watch?.startsWith("off: ")) note(`the guard answers Git "look at every file" each time (slower): ${watch.slice(5)}`);
+      }
+    } else if (repo.config.guard && monitor.kind === "none") note("undo.guard is true but the guard is not registered; run 'git undo init'");
+    else if (repo.config.guard && monitor.kind !== "none") {
+      note(`core.fsmonitor is yours (${monitor.kind === "builtin" ? "Git's own monitor" : escapeControls(monitor.command)}), so the guard is off: edits no Git command saw are not recorded before a command throws them away`);
+    }
 
     // Without a bundle (a checkout not set up with install.sh, a package packed where Bun was missing) every command loads each module.
     const bundle = bundleState(TOOLKIT_ROOT);

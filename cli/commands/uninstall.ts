@@ -12,7 +12,7 @@ import { liveWorker } from "../../core/worker-protocol.ts";
 import { removeGuard } from "../../core/guard.ts";
 import type { Command } from "../command.ts";
 import { out } from "../ui.ts";
-import { dropCaches, undoFile } from "../../core/undo-files.ts";
+import { dropCaches, isGuardFile, undoFile } from "../../core/undo-files.ts";
 
 /** Every worktree's <gitdir>/undo of this repository. */
 function undoDirs(repo: Repo): string[] {
@@ -79,7 +79,8 @@ export const uninstall: Command = {
     // The recorder's caches go too: the kept index alone is as big as the index.
     for (const d of dirs) {
       dropCaches(d);
-      for (const f of ["hooksEnabled", "pending"] as const) rmSync(undoFile(d, f), { force: true });
+      for (const f of ["hooksEnabled", "pending", "guardTicks", "watchState"] as const) rmSync(undoFile(d, f), { force: true });
+      for (const name of readdirSync(d)) if (isGuardFile(name)) rmSync(join(d, name), { force: true });
     }
     if (keepShared) {
       out(`automatic recording is off in this repository; the hooks in ${shared[0]!.dir} stay for the other repositories using that folder ('git undo uninstall --global-hooks' removes them)`);
