@@ -38,24 +38,38 @@ export const GUARD_TICK_MS = 10;
 
 /**
  * The value of core.fsmonitor that runs the guard. Git runs it through the
- * shell with the version and token appended; stderr goes nowhere, so a
- * toolkit deleted since leaves Git silent (the failed hook counts as `/`).
+ * shell with the version and token appended (`<value> "$@"`): the function
+ * reads the template into that same shell (one shell, not two: starting one
+ * costs Git more than the guard's own work), with `guard` before Git's
+ * arguments. A toolkit deleted since makes it fail silently, which Git takes
+ * as "/".
  */
 export function guardCommand(root: string, bun: string): string {
-  return `GIT_UNDO_HOOK_BUN=${shQuote(bun)} exec sh ${shQuote(join(root, "hooks", "hook.sh"))} ${GUARD_ARG} 2>/dev/null`;
+  const hook = shQuote(join(root, "hooks", "hook.sh"));
+  return `git_undo_guard() { [ -f ${hook} ] || return 1; GIT_UNDO_HOOK_BUN=${shQuote(bun)} GIT_UNDO_HOOK_ROOT=${shQuote(root)}; set -- ${GUARD_ARG} "$@"; . ${hook}; }; git_undo_guard 2>/dev/null`;
 }
 
 const SHQ = `'((?:[^']|'\\\\'')*)'`;
-const GUARD_COMMAND = new RegExp(`^GIT_UNDO_HOOK_BUN=${SHQ} exec sh ${SHQ} ${GUARD_ARG} 2>/dev/null$`);
+const GUARD_COMMAND = new RegExp(
+  `^git_undo_guard\\(\\) \\{ \\[ -f ${SHQ} \\] \\|\\| return 1; GIT_UNDO_HOOK_BUN=${SHQ} GIT_UNDO_HOOK_ROOT=${SHQ}; set -- ${GUARD_ARG} "\\$@"; \\. ${SHQ}; \\}; git_undo_guard 2>/dev/null$`,
+);
 
-/** The toolkit and Bun a core.fsmonitor value written by guardCommand names; null for any other value. */
+/** The form an earlier version wrote (two shells). */
+const EARLIER_GUARD_COMMAND = new RegExp(`^GIT_UNDO_HOOK_BUN=${SHQ} exec sh ${SHQ} ${GUARD_ARG} 2>/dev/null$`);
+
+/** The toolkit and Bun a core.fsmonitor value written by guardCommand (or an earlier version) names; null for any other value. */
 export function parseGuardCommand(value: string | null | undefined): { root: string; bun: string } | null {
+  const unq = (s: string) => s.replaceAll("'\\''", "'");
+  const earlier = value == null ? null : EARLIER_GUARD_COMMAND.exec(value);
+  if (earlier) {
+    const hook = unq(earlier[2]!);
+    return hook.endsWith("/hooks/hook.sh") ? { root: hook.slice(0, -"/hooks/hook.sh".length), bun: unq(earlier[1]!) } : null;
+  }
   const m = value == null ? null : GUARD_COMMAND.exec(value);
   if (!m) return null;
-  const unq = (s: string) => s.replaceAll("'\\''", "'");
-  const hook = unq(m[2]!);
-  if (!hook.endsWith("/hooks/hook.sh")) return null;
-  return { root: hook.slice(0, -"/hooks/hook.sh".length), bun: unq(m[1]!) };
+  const root = unq(m[3]!);
+  if (unq(m[1]!) !== join(root, "hooks", "hook.sh") || unq(m[4]!) !== unq(m[1]!)) return null;
+  return { root, bun: unq(m[2]!) };
 }
 
 /** What a core.fsmonitor value is to git-undo. */
@@ -292,7 +306,7 @@ export async function installGuard(repo: Repo, root: string, bun: string): Promi
   if (repo.bare) return { action: "bare" };
   const value = repo.settings.get("core.fsmonitor");
   const now = monitorSetting(value, gitBool);
-  if (!repo.config.guard) {
+  if (repo.config.guard !== true) {
     if (now.kind === "guard") await removeGuard(repo);
     return { action: "off" };
   }

@@ -29,8 +29,13 @@ export interface Config {
   color: ColorWhen | null;
   /** undo.maxNewFileSize: bytes above which an untracked file is left out of `worktree`; 0 for no limit. */
   maxNewFileSize: number;
-  /** undo.guard: init registers the guard (core/guard.ts), which records before commands that could throw work away. Off unless set. */
-  guard: boolean;
+  /**
+   * undo.guard: true, init registers the guard (core/guard.ts), which records
+   * before commands that could throw work away; false, the worker lets every
+   * guard's command go at once; null (unset), the guard works where it runs
+   * (registered by hand, or GIT_TEST_FSMONITOR) and init does not register it.
+   */
+  guard: boolean | null;
   /** undo.guardTimeout: how long, in ms, a Git command may wait for the guard. */
   guardTimeoutMs: number;
   /** undo.linger: how long, in ms, the worker stays after its last command; null for its default (core/worker-protocol.ts). */
@@ -83,7 +88,7 @@ export const DEFAULT_CONFIG: Config = {
   color: null,
   maxNewFileSize: 64 * 1024 ** 2,
   // Opt-in for now: every command waits for a worker's round trip (a Bun start when none runs).
-  guard: false,
+  guard: null,
   guardTimeoutMs: 5000,
   lingerMs: null,
   problems: [],
@@ -332,7 +337,7 @@ export function parseConfig(values: ReadonlyMap<string, string | null>): Config 
   config.settleMs = number("undo.settle", "milliseconds", 0, SETTLE_MAX_MS) ?? config.settleMs;
   config.settleMaxMs = number("undo.settleMax", "milliseconds", 0, SETTLE_MAX_MAX_MS) ?? config.settleMaxMs;
   config.maxNewFileSize = number("undo.maxNewFileSize", "bytes", 0, null) ?? config.maxNewFileSize;
-  config.guard = read("undo.guard", { kind: "boolean" }, (v) => gitBool(v) ?? undefined) ?? config.guard;
+  config.guard = read<boolean | null>("undo.guard", { kind: "boolean" }, (v) => gitBool(v) ?? undefined) ?? config.guard;
   config.guardTimeoutMs = number("undo.guardTimeout", "milliseconds", 0, GUARD_TIMEOUT_MAX_MS) ?? config.guardTimeoutMs;
   config.lingerMs = number("undo.linger", "milliseconds", 0, LINGER_MAX_MS) ?? config.lingerMs;
   // color.undo wins over color.ui, as color.diff does for git diff.

@@ -25,7 +25,7 @@ import { markerFiles, operationMarker } from "./operation.ts";
 import { guardRequests } from "./guard.ts";
 import { appendToFile, claimFile, indexLockHeld, readUndoFile, releaseFile, replaceFile, withUndoFile } from "./lock.ts";
 import { pidAlive, selfPid, type ProcessTable } from "./proc/index.ts";
-import type { Config, Repo } from "./repo.ts";
+import type { Repo } from "./repo.ts";
 import { undoFile, UNDO_FILES } from "./undo-files.ts";
 
 /** worker.log is cut back to its newest half past this size. */
@@ -402,7 +402,7 @@ export const LINGER_MS = 30_000;
  */
 export const GUARD_LINGER_MS = 600_000;
 
-export function lingerMs(env: Readonly<Record<string, string | undefined>>, config?: Pick<Config, "lingerMs" | "guard">): number {
+export function lingerMs(env: Readonly<Record<string, string | undefined>>, config?: { lingerMs: number | null; guard: boolean }): number {
   if (config !== undefined && env.GIT_UNDO_WORKER_LINGER === undefined) return config.lingerMs ?? (config.guard ? GUARD_LINGER_MS : LINGER_MS);
   const v = env.GIT_UNDO_WORKER_LINGER;
   const n = v === undefined || v.trim() === "" ? NaN : Number(v);

@@ -19,8 +19,9 @@ case ${GIT_UNDO_INTERNAL:-}:${1:-} in
   git_undo_root=''
   git_undo_bun=''
   # Run by a config-defined hook straight from the toolkit: it is where this
-  # file lies, and the command names Bun.
-  [ -n "$git_undo_root" ] || git_undo_root=${0%/hooks/*}
+  # file lies (or, read into the guard's shell, GIT_UNDO_HOOK_ROOT), and the
+  # command names Bun.
+  [ -n "$git_undo_root" ] || git_undo_root=${GIT_UNDO_HOOK_ROOT:-${0%/hooks/*}}
   [ -n "$git_undo_bun" ] || git_undo_bun=${GIT_UNDO_HOOK_BUN:-}
   # The worktree's git dir: GIT_DIR in linked worktrees and bare repositories,
   # otherwise .git at the top, where hooks run (a file in submodules).
@@ -93,15 +94,17 @@ ${3:-}"
     fi
     # The guard waits while its request is there and a worker lives, at most
     # undo.guardTimeout: ticks of 0.01 s, as the worker wrote them down. The
-    # worker answers most requests within a few ms: the first looks come sooner.
+    # worker answers most requests within a few ms: a thousand quick looks
+    # (a few ms, no process started) come before the first sleep.
     if [ "${1:-}" = guard ]; then
       git_undo_n=500
       [ -f "$git_undo_u/guard-ticks" ] && IFS= read -r git_undo_n <"$git_undo_u/guard-ticks"
       case $git_undo_n in '' | *[!0-9]*) git_undo_n=500 ;; esac
-      git_undo_l=0.001
+      git_undo_l=1000
+      while [ -f "$git_undo_m" ] && [ "$git_undo_l" -gt 0 ]; do git_undo_l=$((git_undo_l - 1)); done
       while [ -f "$git_undo_m" ] && [ "$git_undo_n" -gt 0 ] && [ -f "$git_undo_p" ] && IFS= read -r git_undo_x <"$git_undo_p" && kill -0 "$git_undo_x"; do
-        sleep "$git_undo_l" || git_undo_n=1
-        case $git_undo_l in 0.001) git_undo_l=0.002 ;; 0.002) git_undo_l=0.01 git_undo_n=$((git_undo_n + 1)) ;; *) git_undo_n=$((git_undo_n - 1)) ;; esac
+        sleep 0.01 || git_undo_n=1
+        git_undo_n=$((git_undo_n - 1))
       done
       [ ! -f "$git_undo_m" ] || rm -f "$git_undo_m"
       # The worker's answer for this Git process: its token, then each path that
@@ -112,7 +115,7 @@ ${3:-}"
       fi
     fi
   fi
-  unset git_undo_root git_undo_bun git_undo_dir git_undo_u git_undo_p git_undo_x git_undo_m git_undo_l git_undo_n GIT_UNDO_HOOK_BUN
+  unset git_undo_root git_undo_bun git_undo_dir git_undo_u git_undo_p git_undo_x git_undo_m git_undo_l git_undo_n GIT_UNDO_HOOK_BUN GIT_UNDO_HOOK_ROOT
   unset -f git_undo_probe
   ;;
 esac 2>/dev/null

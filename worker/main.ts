@@ -42,7 +42,7 @@ import { operationMarker } from "../core/operation.ts";
 import { CommandWatch, earlyReadIn, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
 import { errorText } from "../cli/refusal-words.ts";
 import { GuardDesk } from "./guard-desk.ts";
-import { dropOldAnswers, guardRequests, writeGuardBound, writeWatchState } from "../core/guard.ts";
+import { dropOldAnswers, guardRequests, monitorSetting, writeGuardBound, writeWatchState } from "../core/guard.ts";
 import { DEFAULT_CONFIG, gitBool } from "../core/repo.ts";
 import { TreeWatch } from "./tree-watch.ts";
 
@@ -101,6 +101,9 @@ async function quietUntil(undoDir: string, until: number, marks: MarkWatch, read
     await marks.wait(left);
   }
 }
+
+/** Whether the repository's configuration runs the guard, and undo.guard does not stop it. */
+const guardRegistered = (repo: Repo): boolean => repo.config.guard !== false && monitorSetting(repo.settings.get("core.fsmonitor"), gitBool).kind === "guard";
 
 /** Whether every line of a mark comes from a process the guard found read-only. */
 function onlyReadOnly(mark: MarkRead | null, readOnly: (pid: number) => boolean): boolean {
@@ -171,7 +174,8 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
   opening.then(
     (o) => {
       opened ??= o;
-      treeWatch();
+      // The watch starts at once where the guard is registered, else with its first request.
+      if (guardRegistered(o.repo)) treeWatch();
     },
     () => {},
   );
@@ -197,7 +201,8 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       const { repo } = (opened ??= await opening);
       return repo.git.succeeds(["rev-parse", "-q", "--verify", "--end-of-options", `${word}^{commit}`]);
     },
-    settings: () => ({ on: opened?.repo.config.guard ?? true, timeoutMs: opened?.repo.config.guardTimeoutMs ?? DEFAULT_CONFIG.guardTimeoutMs }),
+    // A guard that runs was registered (by init, by hand, GIT_TEST_FSMONITOR): only undo.guard=false stops it.
+    settings: () => ({ on: opened?.repo.config.guard !== false, timeoutMs: opened?.repo.config.guardTimeoutMs ?? DEFAULT_CONFIG.guardTimeoutMs }),
     unseen: (): boolean => {
       const w = treeWatch();
       if (w === null || recordedAt === null || w.changedSince(recordedAt)) return true;
@@ -223,8 +228,9 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
     if (opened === null) return null;
     const { repo } = opened;
     const foldsCase = repo.settings.has("core.ignorecase") && gitBool(repo.settings.get("core.ignorecase")!) !== false;
-    watch = repo.config.guard && repo.workTree !== null && !foldsCase ? TreeWatch.start(repo.workTree) : null;
-    if (repo.config.guard && repo.workTree !== null) {
+    const on = repo.config.guard !== false;
+    watch = on && repo.workTree !== null && !foldsCase ? TreeWatch.start(repo.workTree) : null;
+    if (on && repo.workTree !== null) {
       if (watch !== null) noteWatch(watch);
       else writeWatchState(undoDir, foldsCase ? "off: core.ignorecase is set (Git matches the paths a monitor lists exactly)" : "off: no inotify on this system");
     }
@@ -267,7 +273,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
     try {
       opened ??= await opening;
       if (boundToWrite) {
-        if (opened.repo.config.guard) writeGuardBound(undoDir, opened.repo.config.guardTimeoutMs);
+        if (guardRegistered(opened.repo)) writeGuardBound(undoDir, opened.repo.config.guardTimeoutMs);
         boundToWrite = false;
       }
       const { repo, record, CaptureTorn, indexIdentity } = opened;
@@ -332,7 +338,8 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         }
         // Nothing to record: stay a while for the next mark, so that a burst
         // of commands with pauses starts one worker, not one per pause.
-        if ((await lingerForMark(undoDir, lingerMs(process.env, opened?.repo.config), marks, () => hold.held())) || desk.readOnlyRunning) continue;
+        const lingerFor = lingerMs(process.env, opened ? { lingerMs: opened.repo.config.lingerMs, guard: watch != null || guardRegistered(opened.repo) } : undefined);
+        if ((await lingerForMark(undoDir, lingerFor, marks, () => hold.held())) || desk.readOnlyRunning) continue;
         // Leave the pid file first, then look again: a hook that saw us
         // alive may have marked in between, and then nobody else would record.
         trace("stop");
@@ -354,7 +361,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       // The pids' processes read, every decision from here on takes the repository's own settings.
       opened ??= await opening;
       if (boundToWrite) {
-        if (opened.repo.config.guard) writeGuardBound(undoDir, opened.repo.config.guardTimeoutMs);
+        if (guardRegistered(opened.repo)) writeGuardBound(undoDir, opened.repo.config.guardTimeoutMs);
         boundToWrite = false;
       }
       hold.workTree = opened.repo.workTree;

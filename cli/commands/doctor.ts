@@ -254,7 +254,7 @@ export const doctor: Command = {
     if (repo.bare) {
       /* no working tree to guard */
     } else if (monitor.kind === "guard") {
-      if (!repo.config.guard) note("the guard is registered as core.fsmonitor but undo.guard is not true: every command goes on at once; 'git undo init' takes it out");
+      if (repo.config.guard === false) note("the guard is registered as core.fsmonitor but undo.guard is false: every command goes on at once; 'git undo init' takes it out");
       else if (!existsSync(join(monitor.root, "hooks", "hook.sh"))) bad(`the guard (core.fsmonitor) runs ${join(monitor.root, "hooks", "hook.sh")}, which is gone; run 'git undo init' again`);
       else if (repo.settings.get("core.fsmonitorhookversion") !== String(GUARD_PROTOCOL)) bad(`core.fsmonitorHookVersion is not ${GUARD_PROTOCOL}, which the guard speaks; run 'git undo init' again`);
       else {
@@ -262,8 +262,8 @@ export const doctor: Command = {
         const watch = readWatchState(repo.undoDir);
         if (watch?.startsWith("off: ")) note(`the guard answers Git "look at every file" each time (slower): ${watch.slice(5)}`);
       }
-    } else if (repo.config.guard && monitor.kind === "none") note("undo.guard is true but the guard is not registered; run 'git undo init'");
-    else if (repo.config.guard && monitor.kind !== "none") {
+    } else if (repo.config.guard === true && monitor.kind === "none") note("undo.guard is true but the guard is not registered; run 'git undo init'");
+    else if (repo.config.guard === true && monitor.kind !== "none") {
       note(`core.fsmonitor is yours (${monitor.kind === "builtin" ? "Git's own monitor" : escapeControls(monitor.command)}), so the guard is off: edits no Git command saw are not recorded before a command throws them away`);
     }
 
