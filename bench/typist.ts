@@ -20,7 +20,13 @@
 // through GIT_UNDO_WORKER_TRACE), its Git processes per recording
 // (GIT_UNDO_TRACE_SPAWNS), and the empty-Bun floor measured in the same run.
 //
-//   bun bench/typist.ts [--commands N] [--seed N] [--backend proc|ps|both] [--size medium|large]
+// --guard turns the guard on (undo.guard=true before init): a command waits
+// for the previous one's recording when it ended 250 ms or more before.
+// --load N runs N busy loops, N/2 loops writing and syncing 64 MB files and
+// N/2 loops of `git status` on another copy beside the typist, all at the
+// typist's priority, so that the worker (nice 5) falls behind.
+//
+//   bun bench/typist.ts [--commands N] [--seed N] [--backend proc|ps|both] [--size medium|large] [--guard] [--load N]
 import { appendFileSync, copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -50,11 +56,13 @@ const { values: args } = parseArgs({
     seed: { type: "string", default: "1" },
     backend: { type: "string", default: "both" },
     size: { type: "string", default: "medium" },
+    guard: { type: "boolean", default: false },
+    load: { type: "string", default: "0" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 if (args.help) {
-  console.log("usage: bun bench/typist.ts [--commands N] [--seed N] [--backend proc|ps|both] [--size medium|large]   (defaults 30, 1, both, medium)");
+  console.log("usage: bun bench/typist.ts [--commands N] [--seed N] [--backend proc|ps|both] [--size medium|large] [--guard] [--load N]   (defaults 30, 1, both, medium, no guard, no load)");
   process.exit(0);
 }
 const COMMANDS = Number(args.commands);
@@ -298,6 +306,23 @@ interface Result {
   floor: BunFloor;
 }
 
+/** The --load processes; stop() ends them. */
+function startLoad(n: number, wc: WorkingCopy): { stop: () => void } {
+  if (n <= 0) return { stop: () => {} };
+  const procs: ReturnType<typeof Bun.spawn>[] = [];
+  const scratch = join(wc.home, "load");
+  for (let i = 0; i < n; i++) procs.push(Bun.spawn(["sh", "-c", "while :; do :; done"], { stdout: "ignore", stderr: "ignore" }));
+  for (let i = 0; i < Math.max(1, n / 2); i++) {
+    procs.push(Bun.spawn(["sh", "-c", `mkdir -p '${scratch}'; while :; do dd if=/dev/zero of='${scratch}/f${i}' bs=1M count=64 conv=fsync 2>/dev/null; done`], { stdout: "ignore", stderr: "ignore" }));
+    procs.push(Bun.spawn(["sh", "-c", `cp -a '${wc.repo}' '${scratch}/copy${i}' && cd '${scratch}/copy${i}' && while :; do GIT_UNDO_INTERNAL=1 git status >/dev/null 2>&1; done`], { stdout: "ignore", stderr: "ignore", env: wc.env }));
+  }
+  return {
+    stop: () => {
+      for (const p of procs) p.kill("SIGKILL");
+    },
+  };
+}
+
 async function run(size: FixtureSize, backend: Backend): Promise<Result> {
   const load0 = loadAverage();
   const wc = await workingCopy({ size, label: `typist-${backend}` });
@@ -313,9 +338,11 @@ async function run(size: FixtureSize, backend: Backend): Promise<Result> {
   if (process.env.GIT_UNDO_DEBUG_SETTLE) env.GIT_UNDO_DEBUG_SETTLE = `${process.env.GIT_UNDO_DEBUG_SETTLE}.${backend}`;
   const floor = new BunFloor(cli.bin);
   const recorded = () => !hasMark(undoDir) && !hasTaken(undoDir);
+  const load = startLoad(Number(args.load), wc);
   try {
+    if (args.guard) gitOut(wc.repo, wc.env, ["config", "undo.guard", "true"]);
     cli.run(["init"], wc.repo);
-    await waitFor(() => idle(undoDir), "the worker `git undo init` may have left", 120_000);
+    await waitFor(() => idle(undoDir) || (args.guard === true && recorded()), "the worker `git undo init` may have left", 120_000);
     // A worker started and lingering, as after the person's first command.
     const warmCount = snapshotCommits(wc).length;
     timed(["git", "update-ref", "refs/bench/warm", "HEAD"], wc.repo, env);
@@ -416,6 +443,7 @@ async function run(size: FixtureSize, backend: Backend): Promise<Result> {
       floor,
     };
   } finally {
+    load.stop();
     stopWorker(trace, undoDir); // one left by a failure above
     cli.remove();
     wc.remove();
