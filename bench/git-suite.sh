@@ -1,27 +1,36 @@
 #!/bin/sh
 # Git's own test suite as a client of git-undo's hooks.
 #
-#   sh bench/git-suite.sh [-o <folder>] [-t <seconds>] [-r exit0|undo] <built Git source tree> <test>...
+#   sh bench/git-suite.sh [-o <folder>] [-t <seconds>] [-r <runs>] <built Git source tree> <test>...
 #
 # <test> is a script's number or name (t1400, t1400-update-ref.sh). Each test
-# script runs twice with the tree's built Git (its bin-wrappers, as `make
-# test` runs them): first with hooks that only `exit 0` in the template every
-# test repository is made from (`git init` copies the tree's templates/blt/),
-# then with git-undo's hooks there, as `git undo init --file-hooks` writes
-# them for this checkout, and `undo/hooks-enabled`, so that every repository
-# the tests make records. The template is put back as it was at the end
-# (also when interrupted). Then a table of every test whose outcome differs
-# between the two runs: the script, the test's number and title, and its
-# outcome (ok, not-ok, skip, todo, fixed, or absent when the script died or
-# timed out before it) in each run. Exits 0 when none differs, 1 when some
-# do, 2 on a usage or setup error.
+# script runs with the tree's built Git (its bin-wrappers, as `make test`
+# runs them) once in each run, by default two: exit0, with hooks that only
+# `exit 0` in the template every test repository is made from (`git init`
+# copies the tree's templates/blt/), then undo, with git-undo's hooks there,
+# as `git undo init --file-hooks` writes them for this checkout, and
+# `undo/hooks-enabled`, so that every repository the tests make records. A
+# third run, guard, has the template of the undo run and git-undo's guard as
+# every repository's monitor: GIT_TEST_FSMONITOR set to the core.fsmonitor
+# value `git undo init` writes for this checkout (core/guard.ts
+# guardCommand), which Git's test-lib lets through and Git uses where no
+# core.fsmonitor is set (checked once before the run: Git must ask the guard
+# and get its answer). The other runs have no GIT_TEST_FSMONITOR. The
+# template is put back as it was at the end (also when interrupted). Then a
+# table of every test whose outcome in another run differs from the exit0
+# run: the script, the test's number and title, and its outcome (ok, not-ok,
+# skip, todo, fixed, or absent when the script died or timed out before it)
+# in each run. Exits 0 when none differs, 1 when some do, 2 on a usage or
+# setup error.
 #
 # -o <folder>  where the logs go (default: a new folder under $TMPDIR): for
 #              each script and run, the TAP output (<run>/<script>.tap), its
 #              stderr and Git's --verbose-log (<run>/<script>.out); times.txt
 #              has each script's seconds in each run.
 # -t <seconds> each script's time limit (default 1800).
-# -r <run>     only that run (exit0 or undo), no table: to look into one test,
+# -r <runs>    the runs, in order: exit0, undo, guard, or several joined by
+#              commas (default exit0,undo; exit0,guard compares the guard with
+#              a stock run). One run alone gives no table: to look into one test,
 #              GIT_SUITE_ARGS='-v -i -d --run=1-<n>' sh bench/git-suite.sh -r undo ...
 #              keeps its repository in <tree>/t/trash directory.<script>.
 # GIT_SUITE_ARGS  the options of every script (default: --verbose-log); for
@@ -35,7 +44,7 @@ set -u
 
 out=''
 limit=1800
-runs='exit0 undo'
+runs='exit0,undo'
 
 while [ $# -gt 0 ]; do
   case $1 in
@@ -48,8 +57,18 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-[ $# -ge 2 ] || { echo "usage: sh bench/git-suite.sh [-o <folder>] [-t <seconds>] [-r exit0|undo] <built Git source tree> <test>..." >&2; exit 2; }
-case $runs in exit0 | undo | 'exit0 undo') ;; *) echo "git-suite: -r takes exit0 or undo" >&2 && exit 2 ;; esac
+[ $# -ge 2 ] || { echo "usage: sh bench/git-suite.sh [-o <folder>] [-t <seconds>] [-r <runs>] <built Git source tree> <test>..." >&2; exit 2; }
+# The runs, each once; those compared with exit0 (when it is one of them).
+list=''
+for run in $(printf '%s' "$runs" | tr ',' ' '); do
+  case $run in exit0 | undo | guard) ;; *) echo "git-suite: -r takes exit0, undo or guard, or several joined by commas" >&2 && exit 2 ;; esac
+  case " $list " in *" $run "*) ;; *) list="$list $run" ;; esac
+done
+runs=${list# }
+[ -n "$runs" ] || { echo "git-suite: -r takes exit0, undo or guard, or several joined by commas" >&2; exit 2; }
+compared=''
+case " $runs " in *" exit0 "*) for run in $runs; do [ "$run" = exit0 ] || compared="$compared $run"; done ;; esac
+compared=${compared# }
 
 case $0 in
   */*) toolkit=$(cd "${0%/*}/.." && pwd -P) ;;
@@ -69,7 +88,7 @@ fi
 command -v timeout >/dev/null 2>&1 || { echo "git-suite: needs timeout (coreutils)" >&2; exit 2; }
 
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/git-suite.XXXXXX") || exit 2
-mkdir -p "$out/exit0" "$out/undo" || exit 2
+for run in $runs; do mkdir -p "$out/$run" || exit 2; done
 out=$(cd "$out" && pwd -P)
 
 # The scripts, by name.
@@ -105,11 +124,35 @@ mkdir "$scratch/undo-hooks" &&
   cp "$scratch/repo/.git/hooks/reference-transaction" "$scratch/repo/.git/hooks/post-index-change" "$scratch/undo-hooks/" || exit 2
 printf '#!/bin/sh\nexit 0\n' >"$scratch/exit0-hook"
 
-install_template() { # exit0 | undo
+# The guard's core.fsmonitor value for this checkout and the Bun its hooks
+# start, as init writes it; then a check, in the scratch repository (which
+# init enabled), that the built Git takes it from GIT_TEST_FSMONITOR, runs
+# it and gets the worker's token back (not only the guard's fallback).
+guard=''
+case " $runs " in
+  *" guard "*)
+    # shellcheck disable=SC1091,SC2034 # find-bun.sh reads root and bun_wanted, sets bun
+    guard=$(root=$toolkit bun_wanted='' && . "$toolkit/cli/find-bun.sh" && [ -n "$bun" ] &&
+      GIT_SUITE_ROOT=$toolkit "$bun" -e 'const { guardCommand } = await import(process.env.GIT_SUITE_ROOT + "/core/guard.ts");
+        process.stdout.write(guardCommand(process.env.GIT_SUITE_ROOT, process.execPath));')
+    [ -n "$guard" ] || { echo "git-suite: no guard command (core/guard.ts guardCommand) from this checkout" >&2; exit 2; }
+    # shellcheck disable=SC2016 # the script's own variables
+    HOME=$scratch/home GIT_CONFIG_NOSYSTEM=1 GIT_TEST_FSMONITOR=$guard GIT_TRACE_FSMONITOR=$scratch/fsmonitor.trace \
+      sh -c 'PATH=$2/bin-wrappers:$PATH && cd "$1/repo" && echo one >file && git add file &&
+        git -c user.name=A -c user.email=a@b commit -qm one && echo two >file && git status --porcelain >/dev/null &&
+        git status --porcelain >"$1/status" && grep -q "^ M file\$" "$1/status" &&
+        grep -q "returned success" "$1/fsmonitor.trace" && grep -q "extension successful .git-undo:" "$1/fsmonitor.trace"' \
+      sh "$scratch" "$git_tree" ||
+      { cp "$scratch/fsmonitor.trace" "$out/guard-check.trace" 2>/dev/null
+        echo "git-suite: the built Git does not run the guard from GIT_TEST_FSMONITOR, or the worker does not answer it ($out/guard-check.trace)" >&2; exit 2; }
+    ;;
+esac
+
+install_template() { # exit0 | undo | guard
   rm -rf "$template" && cp -a "$backup" "$template" && mkdir -p "$template/hooks" "$template/undo" &&
     : >"$template/undo/hooks-enabled" || return 1
   for h in reference-transaction post-index-change; do
-    if [ "$1" = undo ]; then cp "$scratch/undo-hooks/$h" "$template/hooks/$h"; else cp "$scratch/exit0-hook" "$template/hooks/$h"; fi
+    if [ "$1" != exit0 ]; then cp "$scratch/undo-hooks/$h" "$template/hooks/$h"; else cp "$scratch/exit0-hook" "$template/hooks/$h"; fi
     chmod +x "$template/hooks/$h" || return 1
   done
 }
@@ -130,11 +173,13 @@ run_script() { # <run> <script>
 : >"$out/times.txt"
 for run in $runs; do
   install_template "$run" || { echo "git-suite: cannot write $template" >&2; exit 2; }
+  if [ "$run" = guard ]; then export GIT_TEST_FSMONITOR="$guard"; else unset GIT_TEST_FSMONITOR; fi
   for s in $scripts; do run_script "$run" "$s"; done
 done
+unset GIT_TEST_FSMONITOR
 restore
 trap - EXIT
-if [ "$runs" != 'exit0 undo' ]; then
+if [ -z "$compared" ]; then
   awk -F '\t' '{ s += $3 } END { printf "seconds: %d\n", s }' "$out/times.txt"
   echo "logs: $out" >&2
   exit 0
@@ -156,28 +201,42 @@ outcomes() { # <tap file>
 }
 
 differ=0
-printf '%-32s %5s  %-8s %-8s %s\n' script test exit-0 git-undo title
+nruns=1
+for run in $compared; do nruns=$((nruns + 1)); done
+label() { case $1 in exit0) echo exit-0 ;; undo) echo git-undo ;; *) echo "$1" ;; esac; }
+printf '%-32s %5s  %-8s' script test exit-0
+for run in $compared; do printf ' %-8s' "$(label "$run")"; done
+printf ' %s\n' title
 for s in $scripts; do
-  outcomes "$out/exit0/$s.tap" >"$out/exit0/$s.outcomes"
-  outcomes "$out/undo/$s.tap" >"$out/undo/$s.outcomes"
-  # Every test number either run printed, with both outcomes.
-  rows=$(awk -F '\t' '
-    FNR == 1 { f++ }
-    f == 1 { a[$1] = $2; title[$1] = $3; n[$1] = 1 }
-    f == 2 { b[$1] = $2; if (!($1 in title)) title[$1] = $3; n[$1] = 1 }
+  # Each run's outcomes, f=<its place> before its file.
+  set --
+  for run in exit0 $compared; do
+    outcomes "$out/$run/$s.tap" >"$out/$run/$s.outcomes"
+    set -- "$@" "f=$(($# / 2 + 1))" "$out/$run/$s.outcomes"
+  done
+  # Every test number some run printed, with each run's outcome, where one differs from exit0's.
+  rows=$(awk -F '\t' -v runs="$nruns" '
+    { o[$1, f] = $2; if (!($1 in title)) title[$1] = $3; n[$1] = 1 }
     END {
       for (k in n) {
-        x = (k in a) ? a[k] : "absent"; y = (k in b) ? b[k] : "absent"
-        if (x != y) printf "%d\t%s\t%s\t%s\n", k, x, y, title[k]
+        x = ((k, 1) in o) ? o[k, 1] : "absent"; row = k "\t" x; d = 0
+        for (i = 2; i <= runs; i++) { y = ((k, i) in o) ? o[k, i] : "absent"; row = row "\t" y; if (y != x) d = 1 }
+        if (d) print row "\t" title[k]
       }
-    }' "$out/exit0/$s.outcomes" "$out/undo/$s.outcomes" | sort -n)
+    }' "$@" | sort -n)
   [ -n "$rows" ] || continue
   differ=1
-  printf '%s\n' "$rows" | while IFS="$(printf '\t')" read -r n x y title; do
-    printf '%-32s %5s  %-8s %-8s %s\n' "$s" "$n" "$x" "$y" "$title"
-  done
+  printf '%s\n' "$rows" | awk -F '\t' -v s="$s" '{
+    printf "%-32s %5s ", s, $1
+    for (i = 2; i < NF; i++) printf " %-8s", $i
+    printf " %s\n", $NF
+  }'
 done
 [ "$differ" = 0 ] && echo "(no test's outcome differs)"
-awk -F '\t' '{ s[$1] += $3 } END { printf "seconds: exit-0 hooks %d, git-undo hooks %d\n", s["exit0"], s["undo"] }' "$out/times.txt"
+awk -F '\t' -v runs="$runs" '{ s[$1] += $3 } END {
+  n = split(runs, r, " "); line = "seconds:"
+  for (i = 1; i <= n; i++) line = line (i > 1 ? "," : "") " " (r[i] == "exit0" ? "exit-0 hooks" : r[i] == "undo" ? "git-undo hooks" : "guard") " " s[r[i]] + 0
+  print line
+}' "$out/times.txt"
 echo "logs and times: $out" >&2
 exit "$differ"

@@ -4,7 +4,7 @@
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { autoRepo, list, QUIET, settled, workerPid } from "./helpers/auto.ts";
+import { autoRepo, list, QUIET, settled, waitFor, workerPid } from "./helpers/auto.ts";
 import { copyToolkit, makeRepo, type SnapshotJson, type TestRepo } from "./helpers/repo.ts";
 import { commandEffect } from "../core/guard.ts";
 
@@ -217,3 +217,42 @@ test("which commands may discard work, from their command lines", () => {
   for (const line of ["git status", "git diff --quiet", "git log -1"]) expect([line, commandEffect(line).readOnly]).toEqual([line, true]);
   for (const line of ["git commit -m x", "git add a", "git merge x", "git frobnicate"]) expect([line, commandEffect(line).readOnly ?? false]).toEqual([line, false]);
 });
+
+test("a command typed after the previous one ended waits for its recording: a stopped worker still records them apart", async () => {
+  const r = autoRepo({ files: FILES, guard: true });
+  const env = { GIT_UNDO_WORKER_LINGER: "60000" };
+  r.git(["status"], { env });
+  const undo = join(r.gitDir(), "undo");
+  await waitFor(() => workerPid(undo) !== null && !existsSync(join(undo, "pending")), "a warm worker");
+  const pid = workerPid(undo)!;
+  const before = list(r).length;
+  try {
+    // The worker falls behind (stopped): the commit is marked, not recorded.
+    process.kill(pid, "SIGSTOP");
+    r.write("a.txt", "committed\n");
+    // (Without its own guard, which would wait for the stopped worker up to undo.guardTimeout.)
+    r.git(["-c", "core.fsmonitor=", "commit", "-q", "-am", "behind"], { env });
+    await Bun.sleep(400);
+    // A command typed 0.4 s later: its guard waits for the worker.
+    r.write("sub/b.txt", "staged after\n");
+    const add = Bun.spawn({ cmd: ["git", "add", "sub/b.txt"], cwd: r.dir, env: { ...r.env, ...env }, stdout: "pipe", stderr: "pipe" });
+    await Bun.sleep(300);
+    expect(add.exitCode).toBeNull(); // still waiting for the guard
+    process.kill(pid, "SIGCONT");
+    expect(await add.exited).toBe(0);
+    await waitFor(() => !existsSync(join(undo, "pending")) && !existsSync(join(undo, "pending.taken")), "both recorded", 30_000);
+    const after = list(r);
+    const made = after.slice(0, after.length - before);
+    // Two snapshots: the commit alone (b.txt not staged yet), then the add.
+    expect(made.map((s) => s.summary)).toEqual([expect.stringMatching(/b\.txt/), "commit: behind"]);
+    expect(r.git(["cat-file", "blob", `${made[1]!.commit}^{tree}:index/sub/b.txt`]).stdout).toBe("b\n");
+    expect(r.git(["cat-file", "blob", `${made[0]!.commit}^{tree}:index/sub/b.txt`]).stdout).toBe("staged after\n");
+  } finally {
+    try {
+      process.kill(pid, "SIGCONT");
+      process.kill(pid, "SIGTERM");
+    } catch {
+      /* gone */
+    }
+  }
+}, 60_000);

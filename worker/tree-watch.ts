@@ -9,7 +9,7 @@
 // many paths. Every answer first reads the whole queue (drain): whatever
 // happened before the guard asked (the user's edits come before the Git
 // command that runs the guard) is in it.
-import { lstatSync, readdirSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { Inotify, IN, type InotifyEvent } from "./inotify.ts";
 
@@ -50,10 +50,19 @@ export class TreeWatch {
 
   /** Watch the tree under `top`; null where inotify is not there. */
   static start(top: string): TreeWatch | null {
+    let real: string;
+    try {
+      // A watch never follows a link: the top is watched where it really is.
+      real = realpathSync(top);
+    } catch {
+      return null;
+    }
     const ino = Inotify.open();
     if (!ino) return null;
-    const w = new TreeWatch(top, ino);
+    const w = new TreeWatch(real, ino);
     w.watchTree(Buffer.alloc(0));
+    // No answer can come from it: its watches go back to the system (an editor needs them too).
+    if (w.broken !== null) w.ino.close();
     return w;
   }
 
@@ -109,11 +118,9 @@ export class TreeWatch {
   private drain(): void {
     if (this.broken !== null) return;
     const events = this.ino.drain();
-    if (events === null) {
-      this.broken = "the watch could not be read";
-      return;
-    }
-    for (const e of events) this.take(e);
+    if (events === null) this.broken = "the watch could not be read";
+    else for (const e of events) this.take(e);
+    if (this.broken !== null) this.ino.close();
   }
 
   private note(path: Buffer | null): void {
