@@ -141,7 +141,9 @@ export class GuardDesk {
       if (effect.readOnly) this.readOnly.set(req.gitPid, now);
       // A command recorded before its first guard (stash) needs no recording before its own children (its reset --hard).
       const root = effect.discards ? this.outermostGit(req.gitPid) : null;
-      const recorded = root !== null && this.recordedFirst.get(root.pid) === root.startMs;
+      const firstAt = root === null ? undefined : this.recordedFirst.get(root.pid);
+      // The same process (a start time read again may move by the table's resolution).
+      const recorded = root !== null && firstAt !== undefined && Math.abs(firstAt - root.startMs) <= (this.table?.resolutionMs ?? 0);
       const mustRecord = (effect.discards && !recorded && this.view.unseen()) || this.view.owed(req.madeMs);
       if (!mustRecord) {
         this.letGo(req, effect.marks ? req.gitPid : null);
