@@ -66,6 +66,9 @@ export class GuardDesk {
     private view: DeskView,
   ) {}
 
+  /** Whether a guard has asked this worker anything yet (until then a repository without one costs no look). */
+  asked = false;
+
   /** Whether commands wait for a recording. */
   get due(): boolean {
     return this.waiting.length > 0;
@@ -120,6 +123,7 @@ export class GuardDesk {
     for (const [pid, at] of this.readOnly) if (now - at > REMEMBER_MS) this.readOnly.delete(pid);
     for (const [pid, at] of this.recordedFirst) if (now - at > REMEMBER_MS) this.recordedFirst.delete(pid);
     const requests = guardRequests(this.undoDir);
+    if (requests.length > 0) this.asked = true;
     if (requests.length === 0) dropOldAnswers(this.undoDir, (pid) => this.alive(pid));
     const present = new Set(requests.map((r) => r.file));
     for (const f of this.seen) if (!present.has(f)) this.seen.delete(f);

@@ -297,6 +297,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       firstSeen = null;
     }
   };
+  let firstLook = true;
   try {
     await settleLoopBody();
   } finally {
@@ -310,7 +311,9 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
   for (;;) {
     // The repository deleted or replaced: nothing more is written there (the mark goes with it).
     if (!hold.held()) return;
-    await desk.scan();
+    // The requests' folder events reach the desk as they come; this look catches any that came before the watch.
+    if (desk.asked || firstLook || (opened !== null && guardRegistered(opened.repo))) await desk.scan();
+    firstLook = false;
     if (desk.due) {
       await recordForGuard();
       continue;
