@@ -188,14 +188,18 @@ fi
 # Outcome of each test: "<number>\t<outcome>\t<title>" from the TAP lines.
 outcomes() { # <tap file>
   [ -f "$1" ] || return 0
-  awk '/^(not )?ok [0-9]+ - / {
+  # A skipped test is "ok <n> # skip <title> (<why>)", with no " - ".
+  awk '/^(not )?ok [0-9]+( - | # skip )/ {
     o = "ok"; t = $0
     if (sub(/^not ok /, "", t)) o = "not-ok"; else sub(/^ok /, "", t)
-    n = t; sub(/ - .*$/, "", n); sub(/^[0-9]+ - /, "", t)
-    if (t ~ / # skip/) o = "skip"
-    else if (t ~ / # TODO known breakage vanished/) o = "fixed"
-    else if (t ~ / # TODO known breakage/) o = "todo"
-    sub(/ # (skip|TODO).*$/, "", t)
+    n = t; sub(/[^0-9].*$/, "", n)
+    if (sub(/^[0-9]+ # skip /, "", t)) { o = "skip"; sub(/ \([^()]*\)$/, "", t) }
+    else {
+      sub(/^[0-9]+ - /, "", t)
+      if (t ~ / # TODO known breakage vanished/) o = "fixed"
+      else if (t ~ / # TODO known breakage/) o = "todo"
+      sub(/ # TODO.*$/, "", t)
+    }
     print n "\t" o "\t" t
   }' "$1"
 }

@@ -42,9 +42,9 @@ import { operationMarker } from "../core/operation.ts";
 import { CommandWatch, earlyReadIn, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
 import { errorText } from "../cli/refusal-words.ts";
 import { GuardDesk } from "./guard-desk.ts";
-import { dropOldAnswers, guardRequests, monitorSetting, writeGuardBound, writeWatchState } from "../core/guard.ts";
+import { dropOldAnswers, guardRequests, monitorSetting, writeGuardBound } from "../core/guard.ts";
 import { DEFAULT_CONFIG, gitBool } from "../core/repo.ts";
-import { TreeWatch } from "./tree-watch.ts";
+import { WatchKeeper, type TreeWatch } from "./tree-watch.ts";
 
 /**
  * The hook's environment describes the Git command that fired it: a temporary
@@ -212,36 +212,13 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
     answer: (token) => {
       const w = treeWatch();
       const a = w?.answer(token) ?? null;
-      if (w !== null && w.broken !== watchSaid) noteWatch(w);
+      if (w !== null) watches.noteChange(w);
       return a;
     },
   });
-  /**
-   * The working tree's watch, while the guard is on (worker/tree-watch.ts):
-   * started once the repository is open; null before, without a work tree,
-   * where paths fold case (Git would match listed paths exactly), or where
-   * the system has no inotify.
-   */
-  let watch: TreeWatch | null | undefined;
-  const treeWatch = (): TreeWatch | null => {
-    if (watch !== undefined) return watch;
-    if (opened === null) return null;
-    const { repo } = opened;
-    const foldsCase = repo.settings.has("core.ignorecase") && gitBool(repo.settings.get("core.ignorecase")!) !== false;
-    const on = repo.config.guard !== false;
-    watch = on && repo.workTree !== null && !foldsCase ? TreeWatch.start(repo.workTree) : null;
-    if (on && repo.workTree !== null) {
-      if (watch !== null) noteWatch(watch);
-      else writeWatchState(undoDir, foldsCase ? "off: core.ignorecase is set (Git matches the paths a monitor lists exactly)" : "off: no inotify on this system");
-    }
-    return watch;
-  };
-  /** What watch-state last said of the watch (doctor reads it). */
-  let watchSaid: string | null | undefined;
-  const noteWatch = (w: TreeWatch): void => {
-    watchSaid = w.broken;
-    writeWatchState(undoDir, w.broken === null ? `on: ${w.folderCount} folder${w.folderCount === 1 ? "" : "s"} watched` : `off: ${w.broken}`);
-  };
+  // The working tree's watch, while the guard is on: started once the repository is open.
+  const watches = new WatchKeeper(undoDir);
+  const treeWatch = (): TreeWatch | null => (opened === null ? null : watches.watch(opened.repo));
   /** The watch's entry number when the last recording read the files (null: none since the watch began). */
   let recordedAt: number | null = null;
   const readOnly = (pid: number): boolean => desk.readOnlyPid(pid);
@@ -304,144 +281,144 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
     // Leaving: no command waits for this worker any more.
     marks.onEvent = null;
     desk.close();
-    watch?.close();
+    watches.close();
     dropOldAnswers(undoDir, pidAlive);
   }
   async function settleLoopBody(): Promise<void> {
-  for (;;) {
-    // The repository deleted or replaced: nothing more is written there (the mark goes with it).
-    if (!hold.held()) return;
-    // The requests' folder events reach the desk as they come; this look catches any that came before the watch.
-    if (desk.asked || firstLook || (opened !== null && guardRegistered(opened.repo))) await desk.scan();
-    firstLook = false;
-    if (desk.due) {
-      await recordForGuard();
-      continue;
-    }
-    if (!hasTaken(undoDir)) {
-      const gone = desk.readOnlyGone();
-      const raw = readMark(undoDir, cursor);
-      desk.forgetReadOnly(gone);
-      // Nothing but the index refreshes of read-only commands: not a change to record.
-      if (raw !== null && onlyReadOnly(raw, readOnly) && takeMark(undoDir)) {
-        if (onlyReadOnly(readMark(undoDir, null, "pendingTaken"), readOnly)) dropTaken(undoDir);
-        else restoreMark(undoDir);
-        cursor = null;
+    for (;;) {
+      // The repository deleted or replaced: nothing more is written there (the mark goes with it).
+      if (!hold.held()) return;
+      // The requests' folder events reach the desk as they come; this look catches any that came before the watch.
+      if (desk.asked || firstLook || (opened !== null && guardRegistered(opened.repo))) await desk.scan();
+      firstLook = false;
+      if (desk.due) {
+        await recordForGuard();
         continue;
       }
-      const mark = raw === null ? null : withoutReadOnly(raw, readOnly);
-      if (mark === null) {
-        commands.reset();
-        cursor = null;
-        firstSeen = null;
-        // A read-only command the guard let go still runs: its index refresh is still to come.
-        if (desk.readOnlyRunning) {
+      if (!hasTaken(undoDir)) {
+        const gone = desk.readOnlyGone();
+        const raw = readMark(undoDir, cursor);
+        desk.forgetReadOnly(gone);
+        // Nothing but the index refreshes of read-only commands: not a change to record.
+        if (raw !== null && onlyReadOnly(raw, readOnly) && takeMark(undoDir)) {
+          if (onlyReadOnly(readMark(undoDir, null, "pendingTaken"), readOnly)) dropTaken(undoDir);
+          else restoreMark(undoDir);
+          cursor = null;
+          continue;
+        }
+        const mark = raw === null ? null : withoutReadOnly(raw, readOnly);
+        if (mark === null) {
+          commands.reset();
+          cursor = null;
+          firstSeen = null;
+          // A read-only command the guard let go still runs: its index refresh is still to come.
+          if (desk.readOnlyRunning) {
+            await marks.wait(50);
+            continue;
+          }
+          // Nothing to record: stay a while for the next mark, so that a burst
+          // of commands with pauses starts one worker, not one per pause.
+          const lingerFor = lingerMs(process.env, opened ? { lingerMs: opened.repo.config.lingerMs, guard: watches.started || guardRegistered(opened.repo) } : undefined);
+          if ((await lingerForMark(undoDir, lingerFor, marks, () => hold.held())) || desk.readOnlyRunning) continue;
+          // Leave the pid file first, then look again: a hook that saw us
+          // alive may have marked in between, and then nobody else would record.
+          trace("stop");
+          releaseWorker(undoDir);
+          if (!hasMark(undoDir) && !hasTaken(undoDir) && guardRequests(undoDir).length === 0 && !desk.readOnlyRunning) return;
+          if (!hold.held() || !claimWorker(undoDir, gitDir, table, { waitForHook: false })) return;
+          trace("start");
+          continue;
+        }
+        cursor = mark.cursor;
+        // An operation's files are looked at every time. The markers reftable keeps as
+        // refs take Git (when its refs changed): asked only where the answer counts,
+        // for new pids to follow or a settle that depends on it (not before the
+        // repository is open, on the first look: its ref storage is not known yet).
+        const filesSay = operationFiles(gitDir);
+        const refsSay = async () => !filesSay && opened !== null && (await operationMarker(opened.repo)) !== null;
+        const following = mark.pids.length > 0 && commands.sighted;
+        commands.add(mark.pids, mark.markMs, filesSay || (following && (await refsSay())));
+        // The pids' processes read, every decision from here on takes the repository's own settings.
+        opened ??= await opening;
+        if (boundToWrite) {
+          if (guardRegistered(opened.repo)) writeGuardBound(undoDir, opened.repo.config.guardTimeoutMs);
+          boundToWrite = false;
+        }
+        hold.workTree = opened.repo.workTree;
+        const now = Date.now();
+        firstSeen ??= now;
+        const { settleMs, settleMaxMs } = opened.repo.config;
+        const view: SettleView = {
+          now,
+          markMs: mark.markMs,
+          firstSeenMs: firstSeen,
+          running: commands.running(now),
+          endedMs: commands.endedMs,
+          operation: filesSay,
+          indexLocked: indexLocked(opened.repo),
+          settleMs,
+          settleMaxMs,
+        };
+        if (!filesSay && settleDelay({ ...view, operation: true }) !== settleDelay(view)) view.operation = await refsSay();
+        const wait = settleDelay(view);
+        debug(`pids=${mark.pids} markMs=${Math.round(mark.markMs)} ended=${commands.endedMs} wait=${wait} cmds=${commands.commandCount}`);
+        // Read early (READ_AFTER_MS after the end) and record once undo.settle has passed.
+        const early = wait > 0 ? earlyReadIn(view, readAfterMs) : 0;
+        if (wait > 0 && early !== 0) {
+          await marks.wait(early === null ? wait : Math.min(wait, early));
+          continue;
+        }
+        // `git refs migrate` running: nothing is read until it is done (core/store.ts checks again before the ref).
+        if (refMigrationRunning(gitDir)) {
           await marks.wait(50);
           continue;
         }
-        // Nothing to record: stay a while for the next mark, so that a burst
-        // of commands with pauses starts one worker, not one per pause.
-        const lingerFor = lingerMs(process.env, opened ? { lingerMs: opened.repo.config.lingerMs, guard: watch != null || guardRegistered(opened.repo) } : undefined);
-        if ((await lingerForMark(undoDir, lingerFor, marks, () => hold.held())) || desk.readOnlyRunning) continue;
-        // Leave the pid file first, then look again: a hook that saw us
-        // alive may have marked in between, and then nobody else would record.
-        trace("stop");
-        releaseWorker(undoDir);
-        if (!hasMark(undoDir) && !hasTaken(undoDir) && guardRequests(undoDir).length === 0 && !desk.readOnlyRunning) return;
-        if (!hold.held() || !claimWorker(undoDir, gitDir, table, { waitForHook: false })) return;
-        trace("start");
-        continue;
+        if (!takeMark(undoDir)) continue;
+        debug("take");
+        recordFrom = wait > 0 ? quietFrom(view) : 0;
       }
-      cursor = mark.cursor;
-      // An operation's files are looked at every time. The markers reftable keeps as
-      // refs take Git (when its refs changed): asked only where the answer counts,
-      // for new pids to follow or a settle that depends on it (not before the
-      // repository is open, on the first look: its ref storage is not known yet).
-      const filesSay = operationFiles(gitDir);
-      const refsSay = async () => !filesSay && opened !== null && (await operationMarker(opened.repo)) !== null;
-      const following = mark.pids.length > 0 && commands.sighted;
-      commands.add(mark.pids, mark.markMs, filesSay || (following && (await refsSay())));
-      // The pids' processes read, every decision from here on takes the repository's own settings.
       opened ??= await opening;
-      if (boundToWrite) {
-        if (guardRegistered(opened.repo)) writeGuardBound(undoDir, opened.repo.config.guardTimeoutMs);
-        boundToWrite = false;
-      }
-      hold.workTree = opened.repo.workTree;
-      const now = Date.now();
-      firstSeen ??= now;
-      const { settleMs, settleMaxMs } = opened.repo.config;
-      const view: SettleView = {
-        now,
-        markMs: mark.markMs,
-        firstSeenMs: firstSeen,
-        running: commands.running(now),
-        endedMs: commands.endedMs,
-        operation: filesSay,
-        indexLocked: indexLocked(opened.repo),
-        settleMs,
-        settleMaxMs,
-      };
-      if (!filesSay && settleDelay({ ...view, operation: true }) !== settleDelay(view)) view.operation = await refsSay();
-      const wait = settleDelay(view);
-      debug(`pids=${mark.pids} markMs=${Math.round(mark.markMs)} ended=${commands.endedMs} wait=${wait} cmds=${commands.commandCount}`);
-      // Read early (READ_AFTER_MS after the end) and record once undo.settle has passed.
-      const early = wait > 0 ? earlyReadIn(view, readAfterMs) : 0;
-      if (wait > 0 && early !== 0) {
-        await marks.wait(early === null ? wait : Math.min(wait, early));
-        continue;
-      }
-      // `git refs migrate` running: nothing is read until it is done (core/store.ts checks again before the ref).
-      if (refMigrationRunning(gitDir)) {
-        await marks.wait(50);
-        continue;
-      }
-      if (!takeMark(undoDir)) continue;
-      debug("take");
-      recordFrom = wait > 0 ? quietFrom(view) : 0;
-    }
-    opened ??= await opening;
-    const { repo, record, CaptureTorn, indexIdentity } = opened;
-    const before = indexIdentity(repo.indexFile);
-    const seq = treeWatch()?.now() ?? null;
-    try {
-      await record(repo, {
-        kind: "change",
-        commands: commands.commandCount,
-        intact: async () => {
-          tornByNextCommand = !(await quietUntil(undoDir, recordFrom, marks, readOnly));
-          return !tornByNextCommand && hold.held() && (await captureIntact(repo, undoDir, before));
-        },
-      });
-      recordedAt = seq;
-      dropTaken(undoDir);
-      clearRecordingProblem(undoDir);
-      readAfterMs = READ_AFTER_MS;
-      debug("recorded");
-      failures = 0;
-    } catch (e) {
-      if (e instanceof CaptureTorn) {
-        // Another command started during the capture: its own end is the next state to record.
-        restoreMark(undoDir);
-        if (tornByNextCommand) readAfterMs = Number.POSITIVE_INFINITY;
-        debug("torn");
-      } else {
-        failures++;
-        if (!hold.held()) return;
-        noteRecordingProblem(undoDir, `recording failed: ${errorText(e)}`);
-        if (failures >= MAX_FAILURES) {
-          logLine(undoDir, `giving up after ${failures} failures; the next Git command tries again`);
-          trace("stop");
-          releaseWorker(undoDir);
-          return;
+      const { repo, record, CaptureTorn, indexIdentity } = opened;
+      const before = indexIdentity(repo.indexFile);
+      const seq = treeWatch()?.now() ?? null;
+      try {
+        await record(repo, {
+          kind: "change",
+          commands: commands.commandCount,
+          intact: async () => {
+            tornByNextCommand = !(await quietUntil(undoDir, recordFrom, marks, readOnly));
+            return !tornByNextCommand && hold.held() && (await captureIntact(repo, undoDir, before));
+          },
+        });
+        recordedAt = seq;
+        dropTaken(undoDir);
+        clearRecordingProblem(undoDir);
+        readAfterMs = READ_AFTER_MS;
+        debug("recorded");
+        failures = 0;
+      } catch (e) {
+        if (e instanceof CaptureTorn) {
+          // Another command started during the capture: its own end is the next state to record.
+          restoreMark(undoDir);
+          if (tornByNextCommand) readAfterMs = Number.POSITIVE_INFINITY;
+          debug("torn");
+        } else {
+          failures++;
+          if (!hold.held()) return;
+          noteRecordingProblem(undoDir, `recording failed: ${errorText(e)}`);
+          if (failures >= MAX_FAILURES) {
+            logLine(undoDir, `giving up after ${failures} failures; the next Git command tries again`);
+            trace("stop");
+            releaseWorker(undoDir);
+            return;
+          }
+          await Bun.sleep(500 * failures);
         }
-        await Bun.sleep(500 * failures);
       }
+      commands.reset();
+      cursor = null;
+      firstSeen = null;
     }
-    commands.reset();
-    cursor = null;
-    firstSeen = null;
-  }
   }
 }
 

@@ -12,6 +12,8 @@
 import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { Inotify, IN, type InotifyEvent } from "./inotify.ts";
+import { writeWatchState } from "../core/guard.ts";
+import { gitBool, type Repo } from "../core/repo.ts";
 
 /** Beyond this many paths in one answer, "/" costs Git less than the list. */
 const MAX_ANSWER_PATHS = 5000;
@@ -194,4 +196,43 @@ function subfolders(abs: Buffer): Buffer[] {
     /* gone meanwhile */
   }
   return found;
+}
+
+/**
+ * The worker's one watch: made the first time it is asked for, where the
+ * guard is not off (undo.guard=false), the repository has a work tree and
+ * does not fold case (Git matches the paths a monitor lists exactly); what
+ * became of it is said in watch-state for doctor.
+ */
+export class WatchKeeper {
+  private current: TreeWatch | null | undefined;
+  private said: string | null | undefined;
+
+  constructor(private readonly undoDir: string) {}
+
+  /** Whether a watch was made (it may have broken since). */
+  get started(): boolean {
+    return this.current != null;
+  }
+
+  watch(repo: Repo): TreeWatch | null {
+    if (this.current !== undefined) return this.current;
+    const foldsCase = repo.settings.has("core.ignorecase") && gitBool(repo.settings.get("core.ignorecase")!) !== false;
+    const on = repo.config.guard !== false && repo.workTree !== null;
+    this.current = on && !foldsCase ? TreeWatch.start(repo.workTree!) : null;
+    if (this.current !== null) this.noteChange(this.current);
+    else if (on) writeWatchState(this.undoDir, foldsCase ? "off: core.ignorecase is set (Git matches the paths a monitor lists exactly)" : "off: no inotify on this system");
+    return this.current;
+  }
+
+  /** Say in watch-state what the watch is now, when that changed. */
+  noteChange(w: TreeWatch): void {
+    if (this.said === w.broken) return;
+    this.said = w.broken;
+    writeWatchState(this.undoDir, w.broken === null ? `on: ${w.folderCount} folder${w.folderCount === 1 ? "" : "s"} watched` : `off: ${w.broken}`);
+  }
+
+  close(): void {
+    this.current?.close();
+  }
 }
