@@ -36,6 +36,9 @@
 # GIT_SUITE_ARGS  the options of every script (default: --verbose-log); for
 #              instance `--verbose-log -d` keeps the trash directories.
 # GIT_SUITE_NICE  the scripts' niceness (default 10).
+# GIT_TRACE_FSMONITOR  (Git's) an absolute file name: every query of the guard
+#              and the token Git keeps (git-undo:<watch>:<n> when the worker
+#              answered from its watch) are written there.
 #
 # The worker is left with the defaults users get (it lingers 30 s after the
 # last command of a repository), so runs with git-undo are slower. Build Git

@@ -101,6 +101,8 @@ export interface GuardRequest {
   gitPid: number | null;
   /** The token Git gave the guard (its second line). */
   token: string;
+  /** The work tree the command runs on: Git runs the guard at its top (the third line; empty when missing). */
+  workTree: string;
   /** When the guard wrote it (ms since the epoch). */
   madeMs: number;
 }
@@ -121,8 +123,8 @@ export function guardRequests(undoDir: string): GuardRequest[] {
     try {
       const st = statSync(file);
       if (!st.isFile()) continue;
-      const [pid = "", token = ""] = st.size <= 4096 ? readFileSync(file, "latin1").split("\n") : [];
-      found.push({ file, shellPid: Number(m[1]), gitPid: /^[1-9]\d{0,9}$/.test(pid) ? Number(pid) : null, token, madeMs: st.mtimeMs });
+      const [pid = "", token = "", workTree = ""] = st.size <= 8192 ? readFileSync(file, "utf8").split("\n") : [];
+      found.push({ file, shellPid: Number(m[1]), gitPid: /^[1-9]\d{0,9}$/.test(pid) ? Number(pid) : null, token, workTree, madeMs: st.mtimeMs });
     } catch {
       /* answered meanwhile */
     }
@@ -197,6 +199,13 @@ export interface CommandEffect {
   unlessCommit?: string;
   /** It changes nothing git-undo records: an index it writes is a refresh of stat data, no change. */
   readOnly?: boolean;
+  /**
+   * Paths every answer to it lists, whatever the watch saw: `git rm` and `git
+   * mv` of a submodule edit .gitmodules after asking the monitor, then stage
+   * it trusting the monitor's word that it did not change (Git's own fault,
+   * seen in its t3600 with any monitor), so the change would not be staged.
+   */
+  alwaysList?: string[];
 }
 
 const NONE: CommandEffect = { discards: false, marks: false };
@@ -268,7 +277,9 @@ export function commandEffect(commandLine: string | null): CommandEffect {
       return sub === undefined || sub === "push" || sub === "save" ? DISCARDS : NONE;
     }
     case "rm":
-      return has("-f", "--force") || shortFlag("f") ? DISCARDS : NONE;
+      return { ...(has("-f", "--force") || shortFlag("f") ? DISCARDS : NONE), alwaysList: [".gitmodules"] };
+    case "mv":
+      return { ...NONE, alwaysList: [".gitmodules"] };
     case "read-tree":
       return has("-u") ? DISCARDS : NONE;
     case "checkout-index":

@@ -47,7 +47,8 @@ case ${GIT_UNDO_INTERNAL:-}:${1:-} in
   git_undo_m=$git_undo_u/pending
   git_undo_l="$PPID ${1:-}"
   [ "${1:-}" = guard ] && git_undo_m=$git_undo_u/guard.$$ && git_undo_l="$PPID
-${3:-}"
+${3:-}
+$PWD"
   if [ -f "$git_undo_u/hooks-enabled" ] && [ -f "$git_undo_root/cli/start-worker" ] && [ ! -h "$git_undo_m" ] && { [ -f "$git_undo_m" ] || [ ! -e "$git_undo_m" ]; }; then
     printf '%s\n' "$git_undo_l" >>"$git_undo_m"
     git_undo_p=$git_undo_u/worker.pid

@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TreeWatch } from "../worker/tree-watch.ts";
-import { autoRepo, QUIET, workerPid } from "./helpers/auto.ts";
+import { autoRepo, QUIET, waitFor, workerPid } from "./helpers/auto.ts";
 import { tempDir } from "./helpers/repo.ts";
 
 const linux = process.platform === "linux";
@@ -125,3 +125,43 @@ test.skipIf(!linux)("Git sees the same with the guard's answers as without a mon
   const pid = workerPid(join(r.gitDir(), "undo"));
   if (pid !== null) process.kill(pid, "SIGTERM");
 }, 120_000);
+
+test.skipIf(!linux)("a command on another work tree gets no answer from the watch of this one, nor the reverse", async () => {
+  const r = autoRepo({ files: { "a.txt": "a\n", "b.txt": "b\n" }, guard: true });
+  const env = { GIT_UNDO_WORKER_LINGER: "60000" };
+  const undo = join(r.gitDir(), "undo");
+  const old = workerPid(undo);
+  if (old !== null) process.kill(old, "SIGTERM");
+  await waitFor(() => workerPid(undo) === null, "no worker");
+  // The worker starts for a command on another tree, and watches that one.
+  const other = tempDir("other-tree");
+  writeFileSync(join(other, "a.txt"), "a\n");
+  writeFileSync(join(other, "b.txt"), "b\n");
+  const elsewhere = () => r.git([`--work-tree=${other}`, "status", "--porcelain"], { env }).stdout;
+  expect(elsewhere()).toBe("");
+  const here = () => r.git(["status", "--porcelain"], { env }).stdout;
+  for (let i = 0; i < 3; i++) expect(here()).toBe("");
+  writeFileSync(join(r.dir, "a.txt"), "edited here\n");
+  expect(here()).toBe(" M a.txt\n");
+  writeFileSync(join(other, "b.txt"), "edited there\n");
+  expect(elsewhere()).toBe(" M b.txt\n");
+  const pid = workerPid(undo);
+  if (pid !== null) process.kill(pid, "SIGTERM");
+}, 60_000);
+
+test.skipIf(!linux)("git rm and git mv of a submodule stage the .gitmodules they edit, as without a monitor", async () => {
+  const sub = autoRepo({ files: { "s.txt": "s\n" } });
+  const r = autoRepo({ files: { "a.txt": "a\n" }, guard: true });
+  const env = { GIT_UNDO_WORKER_LINGER: "60000" };
+  r.git(["-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.dir, "one"], { env: QUIET });
+  r.git(["-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.dir, "two"], { env: QUIET });
+  r.git(["commit", "-q", "-m", "subs"], { env: QUIET });
+  for (let i = 0; i < 2; i++) r.git(["status", "--porcelain"], { env });
+  r.git(["mv", "one", "uno"], { env });
+  r.git(["rm", "-q", "two"], { env });
+  const st = r.git(["status", "--porcelain"], { env }).stdout;
+  expect(st).toContain("M  .gitmodules");
+  expect(st).not.toContain(" M .gitmodules");
+  const pid = workerPid(join(r.gitDir(), "undo"));
+  if (pid !== null) process.kill(pid, "SIGTERM");
+}, 60_000);

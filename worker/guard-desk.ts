@@ -32,9 +32,9 @@ export interface DeskView {
    * Whether something may be in no snapshot yet: files changed since the last
    * recording read them (or that cannot be told), or a command's marks not recorded.
    */
-  unseen(): boolean;
-  /** The answer to Git for `token`; null when there is none to give ("/"). */
-  answer(token: string): GuardAnswer | null;
+  unseen(workTree: string): boolean;
+  /** The answer to Git for `token` on `workTree`; null when there is none to give ("/"). */
+  answer(token: string, workTree: string): GuardAnswer | null;
   /** Whether `word` names a commit (`git checkout x`: a branch switch, not a path). */
   namesCommit(word: string): Promise<boolean>;
   settings(): DeskSettings;
@@ -43,6 +43,7 @@ export interface DeskView {
 interface Waiting {
   req: GuardRequest;
   marks: number | null;
+  alwaysList: string[];
   timer: ReturnType<typeof setTimeout>;
 }
 
@@ -148,15 +149,16 @@ export class GuardDesk {
       const firstAt = root === null ? undefined : this.recordedFirst.get(root.pid);
       // The same process (a start time read again may move by the table's resolution).
       const recorded = root !== null && firstAt !== undefined && Math.abs(firstAt - root.startMs) <= (this.table?.resolutionMs ?? 0);
-      const mustRecord = (effect.discards && !recorded && this.view.unseen()) || this.view.owed(req.madeMs);
+      const mustRecord = (effect.discards && !recorded && this.view.unseen(req.workTree)) || this.view.owed(req.madeMs);
       if (!mustRecord) {
-        this.letGo(req, effect.marks ? req.gitPid : null);
+        this.letGo(req, effect.marks ? req.gitPid : null, effect.alwaysList ?? []);
         continue;
       }
       if (root !== null) this.recordedFirst.set(root.pid, root.startMs);
       const w: Waiting = {
         req,
         marks: effect.marks ? req.gitPid : null,
+        alwaysList: effect.alwaysList ?? [],
         // Past undo.guardTimeout the command goes on: the recording may still end well, or be torn by it.
         timer: setTimeout(() => this.release(w), Math.max(0, req.madeMs + settings.timeoutMs - Date.now())),
       };
@@ -179,13 +181,15 @@ export class GuardDesk {
     if (i < 0) return;
     this.waiting.splice(i, 1);
     clearTimeout(w.timer);
-    this.letGo(w.req, w.marks);
+    this.letGo(w.req, w.marks, w.alwaysList);
   }
 
   /** The command goes on; one that changes files without a hook of its own is marked first. */
-  private letGo(req: GuardRequest, marks: number | null): void {
+  private letGo(req: GuardRequest, marks: number | null, alwaysList: readonly string[]): void {
     if (marks !== null) appendToFile(join(this.undoDir, "pending"), `${marks} guard\n`);
-    answerGuard(req, this.view.answer(req.token));
+    const answer = this.view.answer(req.token, req.workTree);
+    if (answer?.paths) for (const p of alwaysList) answer.paths.push(Buffer.from(p));
+    answerGuard(req, answer);
   }
 
   private async effectOf(gitPid: number): Promise<CommandEffect> {

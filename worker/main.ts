@@ -203,16 +203,18 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
     },
     // A guard that runs was registered (by init, by hand, GIT_TEST_FSMONITOR): only undo.guard=false stops it.
     settings: () => ({ on: opened?.repo.config.guard !== false, timeoutMs: opened?.repo.config.guardTimeoutMs ?? DEFAULT_CONFIG.guardTimeoutMs }),
-    unseen: (): boolean => {
+    unseen: (workTree): boolean => {
       const w = treeWatch();
-      if (w === null || recordedAt === null || w.changedSince(recordedAt)) return true;
+      if (w === null || !w.watches(workTree) || recordedAt === null || w.changedSince(recordedAt)) return true;
       // A command's marks not recorded yet (a script's `git add` just before): its index is in no snapshot.
       return hasTaken(undoDir) || !onlyReadOnly(readMark(undoDir, null), readOnly) && hasMark(undoDir);
     },
-    answer: (token) => {
+    answer: (token, workTree) => {
       const w = treeWatch();
-      const a = w?.answer(token) ?? null;
-      if (w !== null) watches.noteChange(w);
+      // Another work tree (--work-tree, GIT_WORK_TREE, a GIT_DIR used from elsewhere): no answer from this watch.
+      if (w === null || !w.watches(workTree)) return null;
+      const a = w.answer(token);
+      watches.noteChange(w);
       return a;
     },
   });

@@ -68,6 +68,16 @@ export class TreeWatch {
     return w;
   }
 
+  /** Whether `path` (a work tree's top, as a command saw it) is the folder this watch watches. */
+  watches(path: string): boolean {
+    if (path === this.top) return true;
+    try {
+      return realpathSync(path) === this.top;
+    } catch {
+      return false;
+    }
+  }
+
   /** How many folders are watched. */
   get folderCount(): number {
     return this.folders.size;
