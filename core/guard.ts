@@ -24,7 +24,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wr
 import { join } from "node:path";
 import { gitBool, type Repo } from "./repo.ts";
 import { shq as shQuote } from "./hooks.ts";
-import { GUARD_ANSWER_PREFIX, GUARD_REQUEST_PREFIX, undoFile } from "./undo-files.ts";
+import { GUARD_ANSWER_PREFIX, guardFile, undoFile } from "./undo-files.ts";
 import { replaceFile } from "./lock.ts";
 
 /** The first argument hooks/hook.sh is given when it runs as the guard. */
@@ -32,7 +32,6 @@ export const GUARD_ARG = "guard";
 /** The monitor protocol the guard speaks (core.fsmonitorHookVersion). */
 export const GUARD_PROTOCOL = 2;
 /** A request's file name: `guard.<pid of the guard's shell>`. */
-const REQUEST = new RegExp(`^${GUARD_REQUEST_PREFIX.replace(".", "\\.")}([1-9]\\d{0,9})$`);
 /** How long one wait of the guard's loop lasts (hooks/hook.sh sleeps 0.01 s). */
 export const GUARD_TICK_MS = 10;
 
@@ -117,14 +116,14 @@ export function guardRequests(undoDir: string): GuardRequest[] {
   }
   const found: GuardRequest[] = [];
   for (const name of names) {
-    const m = REQUEST.exec(name);
-    if (!m) continue;
+    const g = guardFile(name);
+    if (g?.kind !== "request") continue;
     const file = join(undoDir, name);
     try {
       const st = statSync(file);
       if (!st.isFile()) continue;
       const [pid = "", token = "", workTree = ""] = st.size <= 8192 ? readFileSync(file, "utf8").split("\n") : [];
-      found.push({ file, shellPid: Number(m[1]), gitPid: /^[1-9]\d{0,9}$/.test(pid) ? Number(pid) : null, token, workTree, madeMs: st.mtimeMs });
+      found.push({ file, shellPid: g.pid, gitPid: /^[1-9]\d{0,9}$/.test(pid) ? Number(pid) : null, token, workTree, madeMs: st.mtimeMs });
     } catch {
       /* answered meanwhile */
     }
@@ -134,7 +133,6 @@ export function guardRequests(undoDir: string): GuardRequest[] {
 
 /** The file the guard reads its answer from: `answer.<pid of the guard's shell>`. */
 const answerFile = (undoDir: string, shellPid: number): string => join(undoDir, `${GUARD_ANSWER_PREFIX}${shellPid}`);
-const ANSWER = new RegExp(`^${GUARD_ANSWER_PREFIX.replace(".", "\\.")}([1-9]\\d{0,9})$`);
 
 /**
  * Let the guard go on: its Git command continues once the request is gone.
@@ -168,8 +166,8 @@ export function dropOldAnswers(undoDir: string, alive: (pid: number) => boolean)
     return;
   }
   for (const name of names) {
-    const m = ANSWER.exec(name.replace(/\.tmp$/, ""));
-    if (m && !alive(Number(m[1]))) rmSync(join(undoDir, name), { force: true });
+    const g = guardFile(name);
+    if (g?.kind === "answer" && !alive(g.pid)) rmSync(join(undoDir, name), { force: true });
   }
 }
 

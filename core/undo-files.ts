@@ -70,11 +70,17 @@ export const UNDO_FILES = {
   watchState: "watch-state",
 } as const;
 
-/** A guard's request, `guard.<pid of its shell>`, and the worker's answer to it, `answer.<pid>` (core/guard.ts). */
-export const GUARD_REQUEST_PREFIX = "guard.";
+/** A guard's request is `guard.<pid of its shell>`; the worker's answer to it, `answer.<pid>` (core/guard.ts). */
 export const GUARD_ANSWER_PREFIX = "answer.";
-/** Whether `name` is a guard's request or answer (a pid after the prefix; `.tmp` while an answer is written). */
-export const isGuardFile = (name: string): boolean => /^(?:guard|answer)\.[1-9]\d{0,9}(?:\.tmp)?$/.test(name);
+/** What a name in undo/ is to the guard: a request or an answer (`.tmp` while it is written), and the guard's pid; null for anything else. */
+export function guardFile(name: string): { kind: "request" | "answer"; pid: number; tmp: boolean } | null {
+  const m = /^(guard|answer)\.([1-9]\d{0,9})(\.tmp)?$/.exec(name);
+  if (!m || (m[1] === "guard" && m[3])) return null;
+  return { kind: m[1] === "guard" ? "request" : "answer", pid: Number(m[2]), tmp: m[3] !== undefined };
+}
+
+/** Whether `name` is a guard's request or answer. */
+export const isGuardFile = (name: string): boolean => guardFile(name) !== null;
 
 export type UndoFile = keyof typeof UNDO_FILES;
 
