@@ -507,10 +507,20 @@ export class GitDirHold {
   held(): boolean {
     try {
       const st = statSync(this.gitDir);
-      return st.dev === this.dev && st.ino === this.ino && existsSync(join(this.gitDir, "HEAD")) && existsSync(this.undoDir) && (this.workTree === null || existsSync(this.workTree));
+      return st.dev === this.dev && st.ino === this.ino && this.headKept() && existsSync(this.undoDir) && (this.workTree === null || existsSync(this.workTree));
     } catch {
       return false;
     }
+  }
+
+  /**
+   * HEAD there, or only moved for a moment: `git refs migrate` removes the old
+   * store's HEAD before moving the new one in from its ref_migration folder.
+   * HEAD is looked at again after the folder, which the migration removes last.
+   */
+  private headKept(): boolean {
+    const head = join(this.gitDir, "HEAD");
+    return existsSync(head) || refMigrationRunning(this.gitDir) || existsSync(head);
   }
 }
 

@@ -2,10 +2,10 @@
 // from half of each ref format, nothing is written while the migration runs,
 // and recording goes on in the new format, files to reftable and back.
 import { expect, test } from "bun:test";
-import { mkdirSync, rmdirSync } from "node:fs";
+import { mkdirSync, renameSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { openRepo } from "../core/repo.ts";
-import { refFormatKept, refMigrationRunning } from "../core/worker-protocol.ts";
+import { GitDirHold, refFormatKept, refMigrationRunning } from "../core/worker-protocol.ts";
 import { autoRepo, list, settled } from "./helpers/auto.ts";
 import { gitAtLeast, makeRepo, refFormatOf } from "./helpers/repo.ts";
 
@@ -18,8 +18,18 @@ test("a migration in progress, or a ref format changed since the capture began, 
   mkdirSync(temp);
   expect(refMigrationRunning(repo.gitDir)).toBe(true);
   expect(refFormatKept(repo)).toBe(false);
+  // HEAD moved away while the migration's folder is there: the worker keeps its hold (not a repository being deleted).
+  mkdirSync(join(repo.gitDir, "undo"), { recursive: true });
+  const hold = new GitDirHold(repo.gitDir, join(repo.gitDir, "undo"));
+  renameSync(join(repo.gitDir, "HEAD"), join(temp, "HEAD"));
+  expect(hold.held()).toBe(true);
+  renameSync(join(temp, "HEAD"), join(repo.gitDir, "HEAD"));
   rmdirSync(temp);
   expect(refFormatKept(repo)).toBe(true);
+  renameSync(join(repo.gitDir, "HEAD"), join(repo.gitDir, "HEAD.away"));
+  expect(hold.held()).toBe(false);
+  renameSync(join(repo.gitDir, "HEAD.away"), join(repo.gitDir, "HEAD"));
+  expect(hold.held()).toBe(true);
   // The format as the repository was opened with, the other one now: not kept.
   const other = repo.refStorage === "files" ? "reftable" : "files";
   expect(refFormatKept({ ...repo, refStorage: other })).toBe(false);

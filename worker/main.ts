@@ -29,6 +29,7 @@ import {
   MarkWatch,
   operationFiles,
   readMark,
+  refFormatKept,
   refMigrationRunning,
   releaseWorker,
   renewLease,
@@ -149,6 +150,24 @@ export async function captureIntact(repo: Repo, undoDir: string, before: string 
   }
 }
 
+/** How long a worker waits for a `git refs migrate` it met to end. */
+const MIGRATION_WAIT_MS = 30_000;
+
+/**
+ * Whether no ref migration is under way (any met has ended, within
+ * MIGRATION_WAIT_MS) and the repository is still there: the open that
+ * failed, maybe while HEAD was being moved, is then worth one more try.
+ */
+async function migrationOver(gitDir: string, hold: GitDirHold): Promise<boolean> {
+  const moving = () => refMigrationRunning(gitDir) || !existsSync(join(gitDir, "HEAD"));
+  const deadline = Date.now() + MIGRATION_WAIT_MS;
+  while (moving()) {
+    if (!hold.held() || Date.now() > deadline) return false;
+    await Bun.sleep(50);
+  }
+  return hold.held();
+}
+
 /** How many recordings may fail in a row before the worker leaves the mark to the next one. */
 const MAX_FAILURES = 3;
 
@@ -167,7 +186,16 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       import("../core/index-file.ts"),
     ]);
     // As the Git command that ran the hook saw it: a dotfiles repository's work tree, a push's none.
-    return { repo: await openHookRepo(gitDir, { cwd, env: process.env }), record: recorder.record, CaptureTorn, indexIdentity };
+    const open = () => openHookRepo(gitDir, { cwd, env: process.env });
+    let repo: Awaited<ReturnType<typeof open>>;
+    try {
+      repo = await open();
+    } catch (e) {
+      // `git refs migrate` takes HEAD away for a moment, and Git then sees no repository: once more after it.
+      if (!(await migrationOver(gitDir, hold))) throw e;
+      repo = await open();
+    }
+    return { repo, record: recorder.record, CaptureTorn, indexIdentity };
   })();
   let opened: Awaited<typeof opening> | null = null;
   // Awaited below too; open, the guard's watch can start (treeWatch).
@@ -278,7 +306,21 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
   };
   let firstLook = true;
   try {
-    await settleLoopBody();
+    for (let migrations = 0; ; migrations++) {
+      try {
+        await settleLoopBody();
+        break;
+      } catch (e) {
+        // A Git of ours that ran while `git refs migrate` moved HEAD found no repository: go on after it.
+        const open = opened as Awaited<typeof opening> | null; // set in the body: not the null TypeScript sees here
+        const migrated = refMigrationRunning(gitDir) || (open !== null && !refFormatKept(open.repo));
+        if (!migrated || migrations >= MAX_FAILURES || !(await migrationOver(gitDir, hold))) throw e;
+        debug(`a ref migration met: ${errorText(e)}`);
+        commands.reset();
+        cursor = null;
+        firstSeen = null;
+      }
+    }
   } finally {
     // Leaving: no command waits for this worker any more.
     marks.onEvent = null;
