@@ -63,3 +63,22 @@ test("uninstall does not wait out a lingering worker, and a recording after the 
   r.git(["branch", "two"]);
   await expectRecorded(r, snaps, /two/);
 }, 60_000);
+
+test("a mark whose hook has not written its line yet is waited for, not taken; one left empty (a killed hook's) is recorded after a while", async () => {
+  const r = autoRepo();
+  const undoDir = join(r.gitDir(), "undo");
+  r.env.GIT_UNDO_WORKER_LINGER = "30000";
+  const snaps = list(r);
+  r.git(["branch", "one"]);
+  await waitFor(() => recorded(undoDir) && list(r).length === snaps.length + 1, "the recording");
+  expect(workerPid(undoDir)).not.toBeNull();
+  // The hook's shell has opened the mark (created it) and not written yet; the files changed meanwhile.
+  r.write("loose.txt", "no command saw this yet\n");
+  writeFileSync(join(undoDir, "pending"), "");
+  await Bun.sleep(800);
+  expect(existsSync(join(undoDir, "pending"))).toBe(true);
+  expect(list(r)).toHaveLength(snaps.length + 1);
+  // Never written: past its wait, it counts as a change, and the state is recorded.
+  await waitFor(() => recorded(undoDir) && list(r).length === snaps.length + 2, "the empty mark's recording", 15_000);
+  expect(list(r)[0]!.summary).toMatch(/loose\.txt/);
+}, 60_000);

@@ -84,7 +84,7 @@ function trace(event: string): void {
 /** GIT_UNDO_DEBUG_SETTLE=<file>: a line per decision of the settling loop, for tests being diagnosed. */
 function debug(line: string): void {
   const path = process.env.GIT_UNDO_DEBUG_SETTLE;
-  if (path) appendFileSync(path, `${Date.now()} ${line}\n`);
+  if (path) appendFileSync(path, `${Date.now()} [${process.pid}] ${line}\n`);
 }
 
 /**
@@ -124,6 +124,9 @@ function withoutReadOnly(mark: MarkRead, readOnly: (pid: number) => boolean): Ma
  * one's recording then. Closer commands (a script's) may share a snapshot.
  */
 const SEPARATE_COMMAND_MS = 250;
+
+/** How long a mark with no line yet is taken for one being written (past that, a killed hook's: a change of unknown source). */
+const UNWRITTEN_MARK_MS = 2000;
 
 /** How long the capture's check waits for a command writing the index to finish and mark. */
 const INTACT_WAIT_MS = 200;
@@ -343,6 +346,12 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         const gone = desk.readOnlyGone();
         const raw = readMark(undoDir, cursor);
         desk.forgetReadOnly(gone);
+        // A hook's shell opens the mark before it writes its line (a busy machine can hold it there):
+        // whose mark it is, and so whether it is a change at all, is known once the line is there.
+        if (raw !== null && raw.cursor.offset === 0 && Date.now() - raw.markMs < UNWRITTEN_MARK_MS) {
+          await marks.wait(20);
+          continue;
+        }
         // Nothing but the index refreshes of read-only commands: not a change to record.
         if (raw !== null && onlyReadOnly(raw, readOnly) && takeMark(undoDir)) {
           if (onlyReadOnly(readMark(undoDir, null, "pendingTaken"), readOnly)) dropTaken(undoDir);
