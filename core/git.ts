@@ -4,6 +4,7 @@
 // work, and failures carry the command and Git's stderr.
 import { appendFileSync } from "node:fs";
 import { decodeBytes, encodeBytes, hasEscapedBytes } from "./bytes.ts";
+import { checkRepositoryThere } from "./repository-gone.ts";
 import { traceGit, traceOn } from "./trace.ts";
 
 export class GitError extends Error {
@@ -196,6 +197,7 @@ export class Git {
     const ownIndex = opts.env?.GIT_INDEX_FILE !== undefined;
     if (ownIndex) delete env.GIT_TEST_SPLIT_INDEX;
     const cmd = ["git", ...hooksOff(this.hooks, args), ...(ownIndex ? OWN_INDEX : []), ...args];
+    checkRepositoryThere();
     spawned++;
     this.traceSpawn(args);
     const input = typeof opts.input === "string" ? encodeBytes(opts.input) : opts.input;

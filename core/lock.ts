@@ -10,6 +10,7 @@ import { chmodSync, closeSync, constants, existsSync, fstatSync, openSync, readF
 import { basename, dirname, join } from "node:path";
 import { refused, type Refused } from "./errors.ts";
 import { clearBrokenUndoFiles, ensureUndoDir, undoFile } from "./undo-files.ts";
+import { checkRepositoryThere } from "./repository-gone.ts";
 import { seams } from "./seams.ts";
 import { pidAlive, processStartMs, selfPid } from "./proc/index.ts";
 
@@ -320,6 +321,7 @@ export const forgetRefWriter = (undoDir: string): void => removeQuietly(undoFile
 export function replaceFile(path: string, content: string, mode?: number): void {
   // Named by its owner, so that one a killed process left is removed (core/objects.ts sweepLeftovers).
   const tmp = join(dirname(path), `.${basename(path)}.git-undo-${ownerTag()}`);
+  checkRepositoryThere();
   writeFileSync(tmp, content, mode === undefined ? {} : { mode });
   if (mode !== undefined) chmodSync(tmp, mode);
   renameSync(tmp, path);
@@ -332,6 +334,7 @@ export function replaceFile(path: string, content: string, mode?: number): void 
  * never hang or write elsewhere.
  */
 export function appendToFile(path: string, content: string): void {
+  checkRepositoryThere();
   const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
   try {
     if (!fstatSync(fd).isFile()) throw new Error(`${path} is not a regular file`);

@@ -10,6 +10,7 @@
 import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { ownerTag } from "./lock.ts";
+import { checkRepositoryThere } from "./repository-gone.ts";
 import type { Repo } from "./repo.ts";
 import { ensureUndoDir } from "./undo-files.ts";
 
@@ -74,6 +75,7 @@ function moveObjects(from: string, to: string): void {
 }
 
 function makeFolder(path: string): void {
+  checkRepositoryThere();
   try {
     mkdirSync(path);
   } catch (e) {

@@ -12,6 +12,7 @@
 // names of the marker, the pending mark, the worker's pid file and the probe.
 import { mkdirSync, readdirSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { checkRepositoryThere } from "./repository-gone.ts";
 
 export const UNDO_FILES = {
   /** Written by init: the hooks record in this worktree while it exists (core/hooks.ts). */
@@ -93,6 +94,7 @@ export const undoFile = (undoDir: string, name: UndoFile): string => join(undoDi
  * back (throws ENOENT then, as any write into a missing folder does).
  */
 export function ensureUndoDir(undoDir: string): void {
+  checkRepositoryThere();
   try {
     mkdirSync(undoDir);
   } catch (e) {

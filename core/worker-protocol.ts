@@ -20,7 +20,7 @@ import {
   writeFileSync,
   type FSWatcher,
 } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { markerFiles, operationMarker } from "./operation.ts";
 import { guardRequests } from "./guard.ts";
 import { appendToFile, claimFile, indexLockHeld, readUndoFile, releaseFile, replaceFile, withUndoFile } from "./lock.ts";
@@ -482,16 +482,25 @@ export async function lingerForMark(undoDir: string, ms: number, marks: MarkWatc
   }
 }
 
+/** A linked worktree's common git dir, as its `commondir` file names it (the hooks read it the same way); else the git dir. */
+function commonDirOf(gitDir: string): string {
+  const named = readUndoFile(join(gitDir, "commondir"))?.toString("utf8").replace(/\r?\n$/, "");
+  return named ? resolve(gitDir, named) : gitDir;
+}
+
 /**
  * The git dir a worker serves, held by its identity (device and inode), not
  * its path: once it is deleted (`rm -rf`, `git worktree remove`) or another
  * repository is made at the same path, the worker writes nothing more there
- * and leaves. A folder being deleted loses its files before itself, so HEAD
- * and the undo folder are looked at too.
+ * and leaves. A folder being deleted loses its files before itself, in no
+ * order we know, so each folder the worker writes into has a witness looked
+ * at too: HEAD, the undo folder's hooks-enabled, and the refs and object
+ * folders Git makes and never removes (those there when the hold began).
  */
 export class GitDirHold {
   private readonly dev: number;
   private readonly ino: number;
+  private readonly witnesses: string[];
   /** The work tree once known: a linked worktree's folder removed (`git worktree remove`) ends the worker too. */
   workTree: string | null = null;
 
@@ -502,25 +511,34 @@ export class GitDirHold {
     const st = statSync(gitDir);
     this.dev = st.dev;
     this.ino = st.ino;
+    const common = commonDirOf(gitDir);
+    this.witnesses = [undoFile(undoDir, "hooksEnabled"), join(common, "refs", "heads"), join(common, "objects", "info"), join(common, "objects", "pack")].filter((p) => existsSync(p));
   }
 
   held(): boolean {
     try {
       const st = statSync(this.gitDir);
-      return st.dev === this.dev && st.ino === this.ino && this.headKept() && existsSync(this.undoDir) && (this.workTree === null || existsSync(this.workTree));
+      return (
+        st.dev === this.dev &&
+        st.ino === this.ino &&
+        existsSync(this.undoDir) &&
+        this.witnessesKept() &&
+        (this.workTree === null || existsSync(this.workTree))
+      );
     } catch {
       return false;
     }
   }
 
   /**
-   * HEAD there, or only moved for a moment: `git refs migrate` removes the old
-   * store's HEAD before moving the new one in from its ref_migration folder.
-   * HEAD is looked at again after the folder, which the migration removes last.
+   * HEAD and every witness there, or only moved for a moment: `git refs
+   * migrate` removes the old store's HEAD and refs before moving the new ones
+   * in from its ref_migration folder. They are looked at again after the
+   * folder, which the migration removes last.
    */
-  private headKept(): boolean {
-    const head = join(this.gitDir, "HEAD");
-    return existsSync(head) || refMigrationRunning(this.gitDir) || existsSync(head);
+  private witnessesKept(): boolean {
+    const there = () => existsSync(join(this.gitDir, "HEAD")) && this.witnesses.every((p) => existsSync(p));
+    return there() || refMigrationRunning(this.gitDir) || there();
   }
 }
 

@@ -9,6 +9,11 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, r
 import { join } from "node:path";
 import { autoRepo, list, settled, waitFor, workerPid } from "./helpers/auto.ts";
 import { isolatedEnv, makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
+import { spawnCount } from "../core/git.ts";
+import { appendToFile, replaceFile } from "../core/lock.ts";
+import { openRepo } from "../core/repo.ts";
+import { RepositoryGone, writeOnlyWhile } from "../core/repository-gone.ts";
+import { GitDirHold } from "../core/worker-protocol.ts";
 
 const alive = (pid: number): boolean => {
   try {
@@ -239,3 +244,44 @@ test("the worker runs no higher than the command that started it (nice 5, or the
     process.kill(pid, "SIGTERM");
   }
 }, 60_000);
+
+test("a repository being deleted, in any order: the hold lets go once any folder the worker writes into has lost its witness", () => {
+  const r = makeRepo();
+  r.commit("base", { "a.txt": "a\n" });
+  const gitDir = r.gitDir();
+  const undoDir = join(gitDir, "undo");
+  mkdirSync(undoDir);
+  writeFileSync(join(undoDir, "hooks-enabled"), "");
+  for (const witness of ["HEAD", "undo/hooks-enabled", "refs/heads", "objects/info", "objects/pack"]) {
+    const hold = new GitDirHold(gitDir, undoDir);
+    expect(hold.held()).toBe(true);
+    const path = join(gitDir, witness);
+    renameSync(path, `${path}.away`);
+    expect({ witness, held: hold.held() }).toEqual({ witness, held: false });
+    renameSync(`${path}.away`, path);
+    expect(hold.held()).toBe(true);
+  }
+});
+
+test("once the repository is gone, the worker's process starts no Git and writes none of its files", async () => {
+  const r = makeRepo();
+  r.commit("base", { "a.txt": "a\n" });
+  const repo = await openRepo(r.at());
+  let there = true;
+  writeOnlyWhile(() => there);
+  try {
+    const marker = join(repo.gitDir, "undo-written");
+    replaceFile(marker, "while there\n");
+    expect(await repo.git.line(["rev-parse", "--verify", "HEAD"])).toMatch(/^[0-9a-f]{40,64}$/);
+    there = false;
+    const spawns = spawnCount();
+    expect(repo.git.line(["rev-parse", "HEAD"])).rejects.toBeInstanceOf(RepositoryGone);
+    expect(spawnCount()).toBe(spawns);
+    expect(() => replaceFile(marker, "after\n")).toThrow(RepositoryGone);
+    expect(() => appendToFile(marker, "after\n")).toThrow(RepositoryGone);
+    expect(readFileSync(marker, "utf8")).toBe("while there\n");
+    expect(readdirSync(repo.gitDir).filter((n) => n.includes("git-undo"))).toEqual([]);
+  } finally {
+    writeOnlyWhile(() => true);
+  }
+});

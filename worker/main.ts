@@ -10,6 +10,7 @@ import { appendFileSync, closeSync, existsSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runEntry } from "../core/bundle.ts";
 import { seamsFromEnv } from "../core/seams.ts";
+import { writeOnlyWhile } from "../core/repository-gone.ts";
 import { pidAlive, processTable, selfCpuMs, useProcessTable } from "../core/proc/index.ts";
 import {
   claimWorker,
@@ -497,6 +498,8 @@ export async function main(argv: string[]): Promise<number> {
   } catch {
     return 0; // gone before we started
   }
+  // Every Git and every file of ours from here on: only while the repository is there (core/repository-gone.ts).
+  writeOnlyWhile(() => hold.held());
   // Claim first, before loading the recorder, so a worker that loses the race costs little.
   // A repository being deleted gets no pid file back (the claim would create one).
   if (!hold.held() || !claimWorker(undoDir, gitDir, processTable(process.env))) {
@@ -563,7 +566,11 @@ export async function run(argv: string[]): Promise<never> {
   // and to the next command's warning, never to them.
   const gitDir = argv[0] && argv[0] !== "--check" ? resolve(argv[0]) : null;
   const stop = (e: unknown) => {
-    if (gitDir !== null && existsSync(join(gitDir, "undo", "hooks-enabled"))) noteRecordingProblem(join(gitDir, "undo"), `worker stopped: ${errorText(e)}`);
+    try {
+      if (gitDir !== null && existsSync(join(gitDir, "undo", "hooks-enabled"))) noteRecordingProblem(join(gitDir, "undo"), `worker stopped: ${errorText(e)}`);
+    } catch {
+      /* the repository gone (core/repository-gone.ts): nothing to tell there */
+    }
     process.exit(1);
   };
   process.on("uncaughtException", stop);
