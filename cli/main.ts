@@ -3,7 +3,7 @@
 import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { BUNDLE_DIR, runEntry, toolkitRoot } from "../core/bundle.ts";
-import { fatal, Refused, UndoError, usage } from "../core/errors.ts";
+import { fatal, Refused, UndoError, usage, type Refusal } from "../core/errors.ts";
 import { RestoreRefused } from "../core/plan.ts";
 import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
@@ -104,6 +104,15 @@ function unknownCommand(name: string): number {
   return 1;
 }
 
+/** A refusal the worker kept as facts, in its words (loaded only then); null when the facts cannot be worded. */
+function wordedRefusal(refusal: Refusal): string | null {
+  try {
+    return (require("./refusal-words.ts") as typeof import("./refusal-words.ts")).refusalText(refusal);
+  } catch {
+    return null;
+  }
+}
+
 // The repository a command opens sets its colours and has its configuration
 // checked, and a failure of the background worker is told once.
 onRepoOpened((repo) => {
@@ -112,8 +121,9 @@ onRepoOpened((repo) => {
   clearFutureLease(repo.undoDir);
   const problem = takeRecordingProblem(repo.undoDir);
   if (problem !== null) {
-    const [, when, what] = /^(\S+) (.*)$/.exec(problem) ?? [null, "", problem];
-    write(2, `warning: automatic recording has a problem (${escapeControls(when ?? "")}): ${escapeControls(what ?? "")}; 'git undo doctor' says more\n`);
+    const why = problem.refusal ? wordedRefusal(problem.refusal) : null;
+    const what = why === null ? (problem.message ? `${problem.what}: ${problem.message}` : problem.what) : `${problem.what}: ${why}`;
+    write(2, `warning: automatic recording has a problem (${escapeControls(problem.when)}): ${escapeControls(what)}; 'git undo doctor' says more\n`);
   }
 });
 

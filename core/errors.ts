@@ -133,5 +133,8 @@ export class Refused extends UndoError {
   }
 }
 
+/** An error's message as a log shows it (a refusal's kind and facts: the CLI words it, cli/refusal-words.ts). */
+export const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
 /** A typed refusal (exit 1 unless `kind` says usage or fatal). */
 export const refused = (refusal: Refusal, kind: ErrorKind = "refused"): Refused => new Refused(refusal, kind);

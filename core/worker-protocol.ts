@@ -21,6 +21,7 @@ import {
   type FSWatcher,
 } from "node:fs";
 import { join, resolve } from "node:path";
+import { errorMessage, Refused, type Refusal } from "./errors.ts";
 import { markerFiles, operationMarker } from "./operation.ts";
 import { guardRequests } from "./guard.ts";
 import { appendToFile, claimFile, indexLockHeld, readUndoFile, releaseFile, replaceFile, withUndoFile } from "./lock.ts";
@@ -619,17 +620,28 @@ export function logLine(undoDir: string, message: string): void {
 }
 
 /**
- * A recording failed, or the worker stopped on an error: logged, and kept for
- * the next git-undo command to warn of once (takeRecordingProblem), so that
- * recording never stops without a word.
+ * A recording failed, or the worker stopped on an error (`what` happened,
+ * `e` why): logged, and kept for the next git-undo command to warn of once
+ * (takeRecordingProblem), so that recording never stops without a word. A
+ * refusal is kept as its facts, for the CLI to word.
  */
-export function noteRecordingProblem(undoDir: string, message: string): void {
-  logLine(undoDir, message);
+export function noteRecordingProblem(undoDir: string, what: string, e: unknown): void {
+  const message = errorMessage(e);
+  logLine(undoDir, `${what}: ${message}`);
+  const facts = e instanceof Refused ? `${JSON.stringify(e.refusal, (_, v: unknown) => (v instanceof Error ? v.message : v))}\n` : "";
   try {
-    replaceFile(undoFile(undoDir, "recordingProblem"), `${new Date().toISOString()} ${message.split("\n")[0]}\n`);
+    replaceFile(undoFile(undoDir, "recordingProblem"), `${new Date().toISOString()} ${what}: ${message.split("\n")[0]}\n${facts}`);
   } catch {
     /* the log has it */
   }
+}
+
+/** A problem the worker noted: when, what happened, the error's message, and a refusal's facts when it was one. */
+export interface RecordingProblem {
+  when: string;
+  what: string;
+  message: string;
+  refusal: Refusal | null;
 }
 
 /** A recording went through: a problem noted earlier is over. */
@@ -643,8 +655,8 @@ export function clearRecordingProblem(undoDir: string): void {
   }
 }
 
-/** The problem the worker noted and no command has warned of yet ("<ISO date> <message>"), now marked as warned of; null for none. */
-export function takeRecordingProblem(undoDir: string): string | null {
+/** The problem the worker noted and no command has warned of yet, now marked as warned of; null for none. */
+export function takeRecordingProblem(undoDir: string): RecordingProblem | null {
   const path = undoFile(undoDir, "recordingProblem");
   const text = readUndoFile(path)?.toString("utf8").trim() ?? null;
   if (text === null) return null;
@@ -653,7 +665,19 @@ export function takeRecordingProblem(undoDir: string): string | null {
   } catch {
     return null; // another command took it
   }
-  return text || null;
+  if (!text) return null;
+  const [first = "", facts] = text.split("\n");
+  // "<ISO date> <what happened>: <message>"; an older worker's line may have no colon.
+  const [, when = "", what = first, message = ""] = /^(\S+) (.*?)(?:: (.*))?$/.exec(first) ?? [];
+  let refusal: Refusal | null = null;
+  try {
+    // Written by a worker of ours, maybe an older one: facts that do not parse are left out.
+    const parsed: unknown = facts ? JSON.parse(facts) : null;
+    if (parsed !== null && typeof parsed === "object" && typeof (parsed as { kind?: unknown }).kind === "string") refusal = parsed as Refusal;
+  } catch {
+    /* the message says it */
+  }
+  return { when, what, message, refusal };
 }
 
 /** The last `n` lines of worker.log. */

@@ -158,8 +158,18 @@ for (const backend of PROCESS_BACKENDS) {
       expect(script.exitCode).toBe(0);
       await settled(r.gitDir());
       const made = since(r, before);
-      expect(made.length).toBeGreaterThanOrEqual(1);
-      expect(made.length).toBeLessThanOrEqual(10);
+      // Each snapshot is a state the script went through, in order: after step i's add
+      // (a.txt = i, branches s1..s(i-1)) or after its branch (s1..si). None is torn.
+      const steps = made.map((snap) => {
+        const staged = Number(show(r, `${snap.commit}:index/a.txt`)!.trim());
+        const branches = show(r, `${snap.commit}:refs`)!
+          .split("\n")
+          .filter((l) => /^refs\/heads\/s\d\t/.test(l)).length;
+        expect([staged - 1, staged]).toContain(branches);
+        return 2 * staged - (branches === staged ? 0 : 1);
+      });
+      expect(steps).toEqual([...steps].sort((a, b) => a - b));
+      expect(new Set(steps).size).toBe(steps.length);
       const last = made.at(-1)!;
       expect(show(r, `${last.commit}:index/a.txt`)).toBe("5\n");
       expect(r.undo(["snapshot"]).stdout).toBe(`no change since #${last.number}\n`);

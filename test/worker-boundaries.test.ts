@@ -13,7 +13,8 @@ import { spawnCount } from "../core/git.ts";
 import { appendToFile, replaceFile } from "../core/lock.ts";
 import { openRepo } from "../core/repo.ts";
 import { RepositoryGone, writeOnlyWhile } from "../core/repository-gone.ts";
-import { GitDirHold } from "../core/worker-protocol.ts";
+import { GitDirHold, noteRecordingProblem } from "../core/worker-protocol.ts";
+import { refused } from "../core/errors.ts";
 
 const alive = (pid: number): boolean => {
   try {
@@ -189,6 +190,22 @@ test("a recording that fails is logged and told by the next command once; it goe
   expect(existsSync(join(undoDir, "recording-problem.shown"))).toBe(false);
   expect((await r.run(["list"])).stderr).toBe("");
 }, 60_000);
+
+test("a refusal that stopped a recording is kept as facts and worded by the CLI, as the refusal is everywhere", async () => {
+  const r = makeRepo();
+  r.commit("base", { "a.txt": "a\n" });
+  expect(r.undo(["init"]).code).toBe(0);
+  const undoDir = join(r.gitDir(), "undo");
+  noteRecordingProblem(undoDir, "recording failed", refused({ kind: "config-unreadable", where: "line 3 in .git/config" }));
+  expect(readFileSync(join(undoDir, "worker.log"), "utf8")).toMatch(/recording failed: config-unreadable /);
+  const shown = await r.run(["list"]);
+  expect(shown.stderr).toMatch(/^warning: automatic recording has a problem \([^)]*\): recording failed: Git cannot read its configuration \(line 3 in \.git\/config\): fix that line; 'git undo doctor' says more\n$/);
+  // A plain error keeps its message; an older worker's line without facts reads as before.
+  noteRecordingProblem(undoDir, "worker stopped", new Error("no space left"));
+  expect((await r.run(["list"])).stderr).toMatch(/\): worker stopped: no space left; /);
+  writeFileSync(join(undoDir, "recording-problem"), "2026-01-01T00:00:00.000Z recording failed: an older line\n{not json\n");
+  expect((await r.run(["list"])).stderr).toMatch(/\(2026-01-01T00:00:00\.000Z\): recording failed: an older line; /);
+});
 
 test("a lease far in the future under a pid that is no worker: doctor says no worker runs, and the next git-undo command clears it so recording resumes", async () => {
   const r = autoRepo();

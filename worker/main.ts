@@ -10,6 +10,7 @@ import { appendFileSync, closeSync, existsSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runEntry } from "../core/bundle.ts";
 import { seamsFromEnv } from "../core/seams.ts";
+import { errorMessage } from "../core/errors.ts";
 import { writeOnlyWhile } from "../core/repository-gone.ts";
 import { pidAlive, processTable, selfCpuMs, useProcessTable } from "../core/proc/index.ts";
 import {
@@ -42,7 +43,6 @@ import {
 import type { Repo } from "../core/repo.ts";
 import { operationMarker } from "../core/operation.ts";
 import { CommandWatch, earlyReadIn, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
-import { errorText } from "../cli/refusal-words.ts";
 import { GuardDesk } from "./guard-desk.ts";
 import { dropOldAnswers, guardRequests, monitorSetting, writeGuardBound } from "../core/guard.ts";
 import { DEFAULT_CONFIG, gitBool } from "../core/repo.ts";
@@ -299,7 +299,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         debug("recorded for the guard");
       } catch (e) {
         if (hasTaken(undoDir)) restoreMark(undoDir);
-        if (!(e instanceof CaptureTorn) && hold.held()) noteRecordingProblem(undoDir, `recording before a command failed: ${errorText(e)}`);
+        if (!(e instanceof CaptureTorn) && hold.held()) noteRecordingProblem(undoDir, "recording before a command failed", e);
       }
     } finally {
       desk.releaseAll();
@@ -319,7 +319,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         const open = opened as Awaited<typeof opening> | null; // set in the body: not the null TypeScript sees here
         const migrated = refMigrationRunning(gitDir) || (open !== null && !refFormatKept(open.repo));
         if (!migrated || migrations >= MAX_FAILURES || !(await migrationOver(gitDir, hold))) throw e;
-        debug(`a ref migration met: ${errorText(e)}`);
+        debug(`a ref migration met: ${errorMessage(e)}`);
         commands.reset();
         cursor = null;
         firstSeen = null;
@@ -459,7 +459,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         } else {
           failures++;
           if (!hold.held()) return;
-          noteRecordingProblem(undoDir, `recording failed: ${errorText(e)}`);
+          noteRecordingProblem(undoDir, "recording failed", e);
           if (failures >= MAX_FAILURES) {
             logLine(undoDir, `giving up after ${failures} failures; the next Git command tries again`);
             trace("stop");
@@ -523,7 +523,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await settleLoop(gitDir, cwd, undoDir, marks, hold);
   } catch (e) {
-    if (hold.held()) noteRecordingProblem(undoDir, `worker stopped: ${errorText(e)}`);
+    if (hold.held()) noteRecordingProblem(undoDir, "worker stopped", e);
     trace("stop");
   } finally {
     clearInterval(lease);
@@ -567,7 +567,7 @@ export async function run(argv: string[]): Promise<never> {
   const gitDir = argv[0] && argv[0] !== "--check" ? resolve(argv[0]) : null;
   const stop = (e: unknown) => {
     try {
-      if (gitDir !== null && existsSync(join(gitDir, "undo", "hooks-enabled"))) noteRecordingProblem(join(gitDir, "undo"), `worker stopped: ${errorText(e)}`);
+      if (gitDir !== null && existsSync(join(gitDir, "undo", "hooks-enabled"))) noteRecordingProblem(join(gitDir, "undo"), "worker stopped", e);
     } catch {
       /* the repository gone (core/repository-gone.ts): nothing to tell there */
     }

@@ -66,8 +66,11 @@ function table(ps: string, args: string[]): Map<number, ProcessInfo> {
  */
 export const PS_KNOWN_FOR_MS = 100;
 
-/** The table from `ps` (found on PATH, unless given); null when it does not answer in the form read here. */
-export function psBackend(ps: string | null = Bun.which("ps")): ProcessTable | null {
+/**
+ * The table from `ps` (found on PATH, unless given); null when it does not
+ * answer in the form read here. What ps said stands for `knownForMs`.
+ */
+export function psBackend(ps: string | null = Bun.which("ps"), knownForMs = PS_KNOWN_FOR_MS): ProcessTable | null {
   // Does ps answer here, in the form we read? Ask about ourselves once.
   if (!ps || !table(ps, ["-p", String(process.pid)]).has(process.pid)) return null;
   /** What ps said last about each process, and when it said it. */
@@ -87,7 +90,7 @@ export function psBackend(ps: string | null = Bun.which("ps")): ProcessTable | n
       const wanted = pids.filter((p) => Number.isInteger(p) && p > 0 && pidExists(p));
       if (wanted.length === 0) return new Map();
       const now = Date.now();
-      for (const [pid, k] of known) if (now - k.at >= PS_KNOWN_FOR_MS) known.delete(pid);
+      for (const [pid, k] of known) if (now - k.at >= knownForMs) known.delete(pid);
       if (wanted.every((p) => known.has(p))) return new Map(wanted.map((p) => [p, known.get(p)!.info]));
       return read(["-p", wanted.join(",")]);
     },
