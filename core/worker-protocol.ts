@@ -27,7 +27,7 @@ import { guardRequests } from "./guard.ts";
 import { appendToFile, claimFile, indexLockHeld, readUndoFile, releaseFile, replaceFile, withUndoFile } from "./lock.ts";
 import { pidAlive, selfPid, type ProcessTable } from "./proc/index.ts";
 import type { Repo } from "./repo.ts";
-import { undoFile, UNDO_FILES } from "./undo-files.ts";
+import { guardFile, undoFile, UNDO_FILES } from "./undo-files.ts";
 
 /** worker.log is cut back to its newest half past this size. */
 export const LOG_LIMIT = 64 * 1024;
@@ -423,8 +423,10 @@ export class MarkWatch {
   constructor(undoDir: string) {
     try {
       this.watcher = watch(undoDir, { persistent: false }, (_event, name) => {
-        // A mark, or a file or folder going away (uninstall; the repository being deleted).
-        if (name === null || _event === "rename" || String(name).startsWith(UNDO_FILES.pending)) this.poke(name === null ? null : String(name));
+        // A mark, a guard's request (its line may come after the file: both events count),
+        // or a file or folder going away (uninstall; the repository being deleted).
+        const file = name === null ? null : String(name);
+        if (file === null || _event === "rename" || file.startsWith(UNDO_FILES.pending) || guardFile(file)?.kind === "request") this.poke(file);
       });
       this.watcher.on("error", () => this.close());
     } catch {
@@ -476,7 +478,8 @@ export async function lingerForMark(undoDir: string, ms: number, marks: MarkWatc
   const end = Date.now() + ms;
   for (;;) {
     if (!held() || !existsSync(undoFile(undoDir, "hooksEnabled"))) return false;
-    if (hasMark(undoDir) || hasTaken(undoDir) || guardRequests(undoDir).length > 0) return true;
+    // A request still being written (no line yet) is read once its line comes (MarkWatch pokes the desk): not before, or this would spin.
+    if (hasMark(undoDir) || hasTaken(undoDir) || guardRequests(undoDir).some((r) => r.gitPid !== null)) return true;
     const left = end - Date.now();
     if (left <= 0) return false;
     await marks.wait(Math.min(left, 1000));

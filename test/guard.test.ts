@@ -2,7 +2,7 @@
 // records what a command could throw away before Git goes on, marks commands
 // that fire no hook, and never changes what Git does.
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { autoRepo, list, QUIET, settled, waitFor, workerPid } from "./helpers/auto.ts";
 import { copyToolkit, makeRepo, type SnapshotJson, type TestRepo } from "./helpers/repo.ts";
@@ -251,6 +251,41 @@ test("a command typed after the previous one ended waits for its recording: a st
     try {
       process.kill(pid, "SIGCONT");
       process.kill(pid, "SIGTERM");
+    } catch {
+      /* gone */
+    }
+  }
+}, 60_000);
+
+test("a request whose line comes late is answered as it comes, and the worker waits for it without spinning", async () => {
+  const r = autoRepo({ files: FILES, guard: true });
+  const env = { GIT_UNDO_WORKER_LINGER: "60000" };
+  r.git(["status"], { env });
+  const undo = join(r.gitDir(), "undo");
+  await waitFor(() => workerPid(undo) !== null && !existsSync(join(undo, "pending")), "a warm worker");
+  const worker = workerPid(undo)!;
+  // A guard's shell and its Git, stood in for by two processes that live on.
+  const shell = Bun.spawn(["sleep", "30"]);
+  const git = Bun.spawn(["sleep", "30"]);
+  const cpuMs = () => {
+    const fields = readFileSync(`/proc/${worker}/stat`, "latin1").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  };
+  try {
+    const request = join(undo, `guard.${shell.pid}`);
+    writeFileSync(request, ""); // opened by the guard's shell; its line not written yet
+    const cpu = cpuMs();
+    await Bun.sleep(1000);
+    expect(cpuMs() - cpu).toBeLessThan(500); // a spinning worker takes the whole second
+    expect(existsSync(request)).toBe(true);
+    appendFileSync(request, `${git.pid}\ngit-undo:0:0\n${r.dir}\n`);
+    await waitFor(() => !existsSync(request), "the answer", 5_000);
+    expect(readFileSync(join(undo, `answer.${shell.pid}`), "utf8").split("\n")[0]).toBe(String(git.pid));
+  } finally {
+    shell.kill();
+    git.kill();
+    try {
+      process.kill(worker, "SIGTERM");
     } catch {
       /* gone */
     }

@@ -126,7 +126,11 @@ function withoutReadOnly(mark: MarkRead, readOnly: (pid: number) => boolean): Ma
  */
 const SEPARATE_COMMAND_MS = 250;
 
-/** How long a mark with no line yet is taken for one being written (past that, a killed hook's: a change of unknown source). */
+/**
+ * How long a mark or a guard's request with no line yet is taken for one
+ * being written (past that, a killed hook's mark is a change of unknown
+ * source, and a request is left to the desk's stale check).
+ */
 const UNWRITTEN_MARK_MS = 2000;
 
 /** How long the capture's check waits for a command writing the index to finish and mark. */
@@ -370,6 +374,11 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
             await marks.wait(50);
             continue;
           }
+          // A guard's request with no line yet: its command is about to ask (a killed guard's is let be).
+          if (guardRequests(undoDir).some((r) => r.gitPid === null && Date.now() - r.madeMs < UNWRITTEN_MARK_MS)) {
+            await marks.wait(20);
+            continue;
+          }
           // Nothing to record: stay a while for the next mark, so that a burst
           // of commands with pauses starts one worker, not one per pause.
           const lingerFor = lingerMs(process.env, opened ? { lingerMs: opened.repo.config.lingerMs, guard: watches.started || guardRegistered(opened.repo) } : undefined);
@@ -378,7 +387,8 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
           // alive may have marked in between, and then nobody else would record.
           trace("stop");
           releaseWorker(undoDir);
-          if (!hasMark(undoDir) && !hasTaken(undoDir) && guardRequests(undoDir).length === 0 && !desk.readOnlyRunning) return;
+          const asking = guardRequests(undoDir).some((r) => r.gitPid !== null || Date.now() - r.madeMs < UNWRITTEN_MARK_MS);
+          if (!hasMark(undoDir) && !hasTaken(undoDir) && !asking && !desk.readOnlyRunning) return;
           if (!hold.held() || !claimWorker(undoDir, gitDir, table, { waitForHook: false })) return;
           trace("start");
           continue;
