@@ -12,7 +12,8 @@
 # the guard, Git's core.fsmonitor hook: it leaves a request, undo/guard.<its
 # pid>, holding the Git process's pid, waits (bounded) until the worker has
 # taken it away (having recorded what the command could throw away), and
-# answers "/": anything may have changed, so Git looks at every file.
+# prints the worker's answer: the paths changed since Git's token, or "/"
+# (anything may have changed, so Git looks at every file) when there is none.
 case ${GIT_UNDO_INTERNAL:-}:${1:-} in
 ?*:* | *:prepar* | *:aborted) ;;
 *)
