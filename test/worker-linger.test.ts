@@ -2,7 +2,7 @@
 // fewer worker starts than Git commands), runs at the lowest CPU and I/O
 // priority, and leaves at once when automatic recording is switched off.
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { autoRepo, expectRecorded, list, waitFor, workerPid } from "./helpers/auto.ts";
 import { tempDir } from "./helpers/repo.ts";
@@ -81,4 +81,30 @@ test("a mark whose hook has not written its line yet is waited for, not taken; o
   // Never written: past its wait, it counts as a change, and the state is recorded.
   await waitFor(() => recorded(undoDir) && list(r).length === snaps.length + 2, "the empty mark's recording", 15_000);
   expect(list(r)[0]!.summary).toMatch(/loose\.txt/);
+}, 60_000);
+
+test("without the guard a worker watches no folder of the work tree: one watch, on its undo folder, and no watch-state", async () => {
+  const r = autoRepo({ files: { "a.txt": "a\n", "d/b.txt": "b\n", "d/e/c.txt": "c\n" } });
+  const undoDir = join(r.gitDir(), "undo");
+  r.env.GIT_UNDO_WORKER_LINGER = "30000";
+  const snaps = list(r);
+  r.git(["branch", "one"]);
+  await waitFor(() => recorded(undoDir) && list(r).length === snaps.length + 1, "the recording");
+  const pid = workerPid(undoDir)!;
+  expect(pid).not.toBeNull();
+  try {
+    expect(existsSync(join(undoDir, "watch-state"))).toBe(false);
+    if (existsSync(`/proc/${pid}/fd`)) {
+      const inotify = readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+        try {
+          return readlinkSync(`/proc/${pid}/fd/${fd}`) === "anon_inode:inotify";
+        } catch {
+          return false;
+        }
+      });
+      expect(inotify).toHaveLength(1);
+    }
+  } finally {
+    process.kill(pid, "SIGTERM");
+  }
 }, 60_000);

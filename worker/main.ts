@@ -294,6 +294,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       const { repo, record, CaptureTorn, indexIdentity } = opened;
       if (!hasTaken(undoDir) && markStartedMs(undoDir) !== null) takeMark(undoDir);
       const before = indexIdentity(repo.indexFile);
+      // A guard asked: its watch runs from here on, where the system has one.
       const seq = treeWatch()?.now() ?? null;
       try {
         await record(repo, { kind: "change", commands: commands.commandCount, intact: () => hold.held() && indexIdentity(repo.indexFile) === before });
@@ -444,7 +445,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       opened ??= await opening;
       const { repo, record, CaptureTorn, indexIdentity } = opened;
       const before = indexIdentity(repo.indexFile);
-      const seq = treeWatch()?.now() ?? null;
+      const seq = watches.existing()?.now() ?? null;
       try {
         await record(repo, {
           kind: "change",

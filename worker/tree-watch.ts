@@ -235,6 +235,15 @@ export class WatchKeeper {
     return this.current;
   }
 
+  /**
+   * The watch if one was started: a recording notes where it stands, but
+   * never starts one (that is the guard's: a registered monitor, or its
+   * first request), so a worker without the guard watches no folder.
+   */
+  existing(): TreeWatch | null {
+    return this.current ?? null;
+  }
+
   /** Say in watch-state what the watch is now, when that changed. */
   noteChange(w: TreeWatch): void {
     if (this.said === w.broken) return;
