@@ -22,6 +22,7 @@ import {
 } from "node:fs";
 import { join, resolve } from "node:path";
 import { errorMessage, Refused, type Refusal } from "./errors.ts";
+import { checkRepositoryThere } from "./repository-gone.ts";
 import { markerFiles, operationMarker } from "./operation.ts";
 import { guardRequests } from "./guard.ts";
 import { appendToFile, claimFile, indexLockHeld, readUndoFile, releaseFile, replaceFile, withUndoFile } from "./lock.ts";
@@ -57,6 +58,7 @@ export function markStartedMs(undoDir: string): number | null {
 
 /** Take the mark for a recording. False when it vanished (another taker). */
 export function takeMark(undoDir: string): boolean {
+  checkRepositoryThere(); // a new name in undo/: never in a folder being deleted
   try {
     renameSync(undoFile(undoDir, "pending"), undoFile(undoDir, "pendingTaken"));
     return true;
@@ -70,6 +72,7 @@ export function takeMark(undoDir: string): boolean {
  * hooks have written a new one meanwhile (which then stands for both).
  */
 export function restoreMark(undoDir: string): void {
+  checkRepositoryThere();
   try {
     linkSync(undoFile(undoDir, "pendingTaken"), undoFile(undoDir, "pending"));
   } catch {
