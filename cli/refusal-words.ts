@@ -148,5 +148,21 @@ function hookProblemText(p: HookProblem): string {
   }
 }
 
+/**
+ * A message the worker logged, in words: a refusal is logged as its kind and
+ * facts (core/errors.ts `Refused`), which are worded here; anything else, or
+ * facts that cannot be worded, stays as it is.
+ */
+export function wordedLogMessage(text: string): string {
+  const m = /^([a-z][a-z-]*) (\{.*\})$/.exec(text);
+  if (!m) return text;
+  try {
+    const facts = JSON.parse(m[2]!) as { kind?: unknown };
+    return facts.kind === m[1] ? refusalText(facts as Refusal) : text;
+  } catch {
+    return text;
+  }
+}
+
 /** What an error says to the user: a typed refusal in its words, anything else its own message. */
 export const errorText = (e: unknown): string => (e instanceof Refused ? refusalText(e.refusal) : e instanceof Error ? e.message : String(e));

@@ -108,11 +108,14 @@ test.skipIf(!colorKillsAdd)(
     r.git(["update-ref", "refs/heads/moved", "HEAD"]);
     const before = fingerprint(r);
     const logFile = join(gitDir, "undo", "worker.log");
-    await waitFor(() => existsSync(logFile) && /recording failed: .*color\.ui=bogus.*git config --unset color\.ui/.test(readFileSync(logFile, "utf8")), "the worker to log the bad color.ui");
+    // The worker logs the refusal's facts; doctor words them, as the CLI words every refusal.
+    await waitFor(() => existsSync(logFile) && /recording failed: config-value \{.*"key":"color\.ui","value":"bogus"/.test(readFileSync(logFile, "utf8")), "the worker to log the bad color.ui");
 
     const doctor = r.undo(["doctor"]);
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/problem\s+recording fails: .*color\.ui=bogus.*git config --unset color\.ui/);
+    expect(doctor.stdout).toMatch(/\] recording failed: Git refuses the configuration value color\.ui=bogus.*git config --unset color\.ui/);
+    expect(doctor.stdout).not.toContain('"kind"');
     expect(fingerprint(r)).toBe(before);
 
     // Fixed as told, recording works again.

@@ -218,6 +218,8 @@ test("a refusal that stopped a recording is kept as facts and worded by the CLI,
   expect(readFileSync(join(undoDir, "worker.log"), "utf8")).toMatch(/recording failed: config-unreadable /);
   const shown = await r.run(["list"]);
   expect(shown.stderr).toMatch(/^warning: automatic recording has a problem \([^)]*\): recording failed: Git cannot read its configuration \(line 3 in \.git\/config\): fix that line; 'git undo doctor' says more\n$/);
+  // doctor shows the log's facts in words too.
+  expect(r.undo(["doctor"]).stdout).toContain("] recording failed: Git cannot read its configuration (line 3 in .git/config): fix that line");
   // A plain error keeps its message; an older worker's line without facts reads as before.
   noteRecordingProblem(undoDir, "worker stopped", new Error("no space left"));
   expect((await r.run(["list"])).stderr).toMatch(/\): worker stopped: no space left; /);

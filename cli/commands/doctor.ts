@@ -40,7 +40,7 @@ import { color, out, sizeText } from "../ui.ts";
 import { numberRuns, spaceLine } from "./gc.ts";
 import { brokenUndoFiles, undoFile, type UndoFile } from "../../core/undo-files.ts";
 import { fallbackText, problemsWordedByCommand, problemText } from "../config-words.ts";
-import { errorText } from "../refusal-words.ts";
+import { errorText, wordedLogMessage } from "../refusal-words.ts";
 import { runInstallCompletion } from "./completion.ts";
 
 const executable = (path: string): boolean => {
@@ -91,7 +91,7 @@ function recentFailures(lines: readonly string[], sinceMs: number): { count: num
     const m = /^(\S+) \[\d+\] recording failed: (.*)$/.exec(line);
     if (!m || !(Date.parse(m[1]!) >= sinceMs)) continue;
     count++;
-    last = m[2]!;
+    last = wordedLogMessage(m[2]!);
   }
   return { count, last };
 }
@@ -292,7 +292,8 @@ export const doctor: Command = {
     const log = lastLogLines(repo.undoDir, 5);
     if (log.length) {
       note(`the worker's last messages (${undoFile(repo.undoDir, "workerLog")}):`);
-      for (const line of log) out(`           ${line}`);
+      // A refusal is logged as its facts: shown in its words.
+      for (const line of log) out(`           ${line.replace(/^(\S+ \[\d+\] [^:]+: )(.*)$/, (_, head: string, text: string) => head + wordedLogMessage(text))}`);
     }
 
     // capture.lock and the worker's failures: what keeps recording or restoring from happening.
