@@ -37,6 +37,18 @@ export async function withQuarantine<T>(repo: Repo, work: (moveIn: () => void) =
   }
 }
 
+/**
+ * The variables for a Git that writes its objects into `dir` and reads every
+ * object `repo.git` reads: for objects only a scratch step needs (a restore's
+ * merge trees), which go with the scratch folder and never reach the store.
+ */
+export function asideObjects(repo: Repo, dir: string): Record<string, string> {
+  const git = repo.git;
+  const reading = git.envValue("GIT_OBJECT_DIRECTORY") ?? join(repo.commonDir, "objects");
+  const alternates = [quoteAlternate(reading), git.envValue("GIT_ALTERNATE_OBJECT_DIRECTORIES")].filter(Boolean).join(":");
+  return { GIT_OBJECT_DIRECTORY: dir, GIT_ALTERNATE_OBJECT_DIRECTORIES: alternates };
+}
+
 /** An alternate's path as GIT_ALTERNATE_OBJECT_DIRECTORIES takes it: quoted C-style where it holds a colon or starts with a quote. */
 function quoteAlternate(path: string): string {
   return /[:"]/.test(path) || path.startsWith('"') ? `"${path.replace(/[\\"]/g, (c) => `\\${c}`)}"` : path;

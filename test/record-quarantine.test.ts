@@ -10,6 +10,7 @@ import { record } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
 import { autoRepo, list, settled } from "./helpers/auto.ts";
 import { makeRepo } from "./helpers/repo.ts";
+import { expectRefusedIn } from "./helpers/restore.ts";
 
 /** Every loose object and pack in the repository's store. */
 function storeObjects(gitDir: string): string[] {
@@ -99,4 +100,38 @@ test("an object a cache names, gone (a prune, a pack deleted by hand): the recor
   const second = await record(await openRepo(r.at()), { kind: "change" });
   expect(second.created).toBe(true);
   if (second.created) expect(r.g("cat-file", "-t", `${second.snapshot.commit}:HEAD`)).toBe("blob");
+});
+
+test("a restore's objects reach the store only when something names them: a refused or dry-run restore leaves none, a restore leaves none dangling", async () => {
+  const r = makeRepo();
+  r.write(".gitignore", "*.log\n");
+  r.write("debug.log", "tracked once\n");
+  r.git(["add", "-f", ".gitignore", "debug.log"]);
+  r.git(["commit", "-q", "-m", "one"]);
+  await r.okIn("snapshot");
+  r.git(["rm", "-q", "--cached", "debug.log"]);
+  r.remove("debug.log");
+  r.commit("two");
+  await r.okIn("snapshot");
+  // An edit no snapshot holds: the restore's capture writes its blob.
+  r.write("unrecorded.txt", "read by the restore's capture, in no snapshot yet\n");
+  const blob = r.g("hash-object", "unrecorded.txt");
+  const inStore = () => r.git(["cat-file", "-e", blob], { allowFail: true }).code === 0;
+  const undoDir = join(r.gitDir(), "undo");
+  // A dry run reads the state and writes nothing into the store.
+  expect(await r.okIn("restore", "1", "--dry-run")).toMatch(/[Ww]ould/);
+  expect(inStore()).toBe(false);
+  // Refused (an ignored file stands where #1 creates one): nothing recorded, nothing in the store.
+  r.write("debug.log", "precious, ignored\n");
+  await expectRefusedIn(r, ["restore", "1"], /debug\.log/);
+  expect(inStore()).toBe(false);
+  expect(tmpFolders(undoDir)).toEqual([]);
+  // Once it goes through, the edit recorded first is whole, and nothing dangles.
+  r.remove("debug.log");
+  expect(await r.okIn("restore", "1")).toContain("first");
+  expect(inStore()).toBe(true);
+  const fsck = r.git(["fsck", "--full", "--no-progress"]);
+  expect(fsck.stdout + fsck.stderr).not.toMatch(/dangling|missing|broken/);
+  expect(tmpFolders(undoDir)).toEqual([]);
+  expect(r.read("debug.log")).toBe("tracked once\n");
 });

@@ -29,6 +29,7 @@ import { commitText, isReadable, reflogTrailer, type OperationMarker, type Snaps
 import { navigationTarget, readableSnapshot, streakOrigin } from "../history.ts";
 import { acquireLock, clearDeadIndexLock, createIndexLock, indexLockPath, releaseIndexLock } from "../lock.ts";
 import { withScratch, writeTagObjects } from "../objects.ts";
+import { withQuarantine } from "../quarantine.ts";
 import { addLineCounts, addOnlyLeft, planIsEmpty, planRestore, type Blocker, type RestorePlan, type StateSide } from "../plan.ts";
 import { captureLive, captureWith, snapshotSequence, unchanged, type LiveCapture } from "../capture.ts";
 import { loadState } from "../read-state.ts";
@@ -188,7 +189,9 @@ export async function restore(repo: Repo, request: RestoreRequest, opts: Restore
     // index.lock next: a Git command writing the index right now makes the state a moving target.
     const indexLock = opts.dryRun || repo.bare ? null : takeIndexLock(repo, opts.guard);
     try {
-      return await withScratch(repo, (scratch) => restoreLocked(repo, scratch, request, opts, indexLock !== null));
+      // The objects it writes reach the store only when something is about to
+      // name them: a snapshot's ref, a restored ref, the index (core/quarantine.ts).
+      return await withScratch(repo, (scratch) => withQuarantine(repo, (moveIn) => restoreLocked(repo, scratch, request, opts, indexLock !== null, moveIn)));
     } catch (e) {
       // Whatever fails once the restore changes anything comes back as an
       // UndoError saying what was rolled back; anything else failed while the
@@ -232,7 +235,7 @@ async function planOnLatest(repo: Repo, scratch: string, request: RestoreRequest
   return { from: latest, target, ...(await fullPlan(repo, scratch, from, target, { ...ctx, snaps: snapshots, composed: null })) };
 }
 
-async function restoreLocked(repo: Repo, scratch: string, request: RestoreRequest, opts: RestoreOptions, holdsIndexLock: boolean): Promise<RestoreResult> {
+async function restoreLocked(repo: Repo, scratch: string, request: RestoreRequest, opts: RestoreOptions, holdsIndexLock: boolean, moveIn: () => void): Promise<RestoreResult> {
   // The snapshot refs, listed once for the capture and the early plan.
   const undoRefs = scanUndoRefs(repo, repo.snapshotPrefix);
   undoRefs.catch(() => {}); // awaited by both
@@ -295,7 +298,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
   let onlyLeft = addOnlyLeft(repo, plan, earlierThan(snapsNow, plan.from));
   onlyLeft.catch(() => {}); // awaited with the line counts
   // A state not recorded yet is recorded first: beside the merge index, which it does not touch.
-  const recordingFirst = latest ? null : commitCapture(repo, capture, { kind: "change" });
+  const recordingFirst = latest ? null : commitCapture(repo, capture, { kind: "change", beforeRef: moveIn });
   recordingFirst?.catch(() => {}); // awaited below
   let mergeIndex: MergeIndex | null;
   try {
@@ -310,7 +313,7 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
   try {
     let fromNumber = latest?.number ?? null;
     if (fromNumber === null) {
-      const made = await (recordingFirst ?? commitCapture(repo, capture, { kind: "change" }));
+      const made = await (recordingFirst ?? commitCapture(repo, capture, { kind: "change", beforeRef: moveIn }));
       if (made.created) {
         result.recordedFirst = made.snapshot;
         fromNumber = made.snapshot.number;
@@ -324,10 +327,11 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
 
     if (plan.operations.length && opts.force) {
       result.endedOperations = await endOperations(repo);
+      moveIn(); // what Git's own --quit wrote
       // Ending an operation can change more than its markers (rebase --quit stores an autostash).
       const after = await captureLive(repo, { lockHeld: true });
       if (!(await sameButMarkers(repo, capture.tree, after.tree))) {
-        const made = await commitCapture(repo, after, { kind: "change", message: `ended ${result.endedOperations.join(", ")} (git undo --force)` });
+        const made = await commitCapture(repo, after, { kind: "change", message: `ended ${result.endedOperations.join(", ")} (git undo --force)`, beforeRef: moveIn });
         if (made.created) {
           fromNumber = made.snapshot.number;
           result.recordedFirst ??= made.snapshot;
@@ -349,6 +353,9 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
 
     nextIndex ??= startNextIndex(repo, scratch, plan);
     await writeBackTags(repo, scratch, plan);
+    // From here refs, the index and files may name what this restore wrote (a
+    // composed target's trees, tags written back): into the store first.
+    moveIn();
     const applying = applyPlan(repo, { plan, scratch, mergeIndex, force: Boolean(opts.force), journal, nextIndex });
     // The line counts only fill the report (none shown when they fail) and read only objects
     // no step changes. Started from a timer, which fires once the steps' first Git process
@@ -369,8 +376,8 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
       repo,
       recorded,
       composed
-        ? { kind: "change", message: composed.summary }
-        : { kind: "restore", restored: target.number, from: fromNumber, message: restoreSummary(target.number, target.summary) },
+        ? { kind: "change", message: composed.summary, beforeRef: moveIn }
+        : { kind: "restore", restored: target.number, from: fromNumber, message: restoreSummary(target.number, target.summary), beforeRef: moveIn },
     );
     if (!made.created) throw fatal("the restore snapshot was not recorded");
     const snap = made.snapshot;

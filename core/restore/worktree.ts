@@ -18,10 +18,24 @@ import { lstatOrNull } from "../stat.ts";
 import { indexInfo, snapshotEntries } from "./index-step.ts";
 import type { StepContext, WorktreeOutcome } from "./types.ts";
 import { selfPid } from "../proc/index.ts";
+import { asideObjects } from "../quarantine.ts";
+
+/**
+ * A Git step on one of the merge's own indexes. The trees it writes (the two
+ * sides, the rollback's) only serve the merge: they go into the scratch folder
+ * and never reach the store, where they would dangle.
+ */
+function mergeEnv(repo: Repo, scratch: string, indexFile: string): Record<string, string> {
+  const objects = join(scratch, "merge-objects");
+  mkdirSync(objects, { recursive: true });
+  return { GIT_INDEX_FILE: indexFile, ...asideObjects(repo, objects) };
+}
 
 /** The working-tree merge's private index, and the two trees it merges between. */
 export interface MergeIndex {
   file: string;
+  /** The variables of a Git working on it: its index, and its trees' own object folder (mergeEnv). */
+  env: Record<string, string>;
   /** S's entries at the paths that change, as a tree. */
   from: ObjectId;
   /** T's entries at those paths. */
@@ -51,7 +65,7 @@ export async function mergeIndexFor(repo: Repo, scratch: string, plan: RestorePl
   const backup = opts.keepFiles ? linkBackup(repo, scratch, plan) : undefined;
   const side = async (path: string, entries: FileChange[], which: "old" | "new", refresh: boolean): Promise<ObjectId> => {
     rmSync(path, { force: true });
-    const env = { GIT_INDEX_FILE: path };
+    const env = mergeEnv(repo, scratch, path);
     // An empty index file, not a missing one: without a file read-tree takes the
     // merge for an initial checkout and writes every path.
     if (!entries.length) await repo.git.run(["read-tree", "--empty"], { env });
@@ -66,7 +80,8 @@ export async function mergeIndexFor(repo: Repo, scratch: string, plan: RestorePl
     side(file, files.filter((f) => f.oldMode !== MODE.absent), "old", true),
     side(join(scratch, "merge-target"), files.filter((f) => f.newMode !== MODE.absent), "new", false),
   ]);
-  return backup === undefined ? { file, from, to } : { file, from, to, backup };
+  const env = mergeEnv(repo, scratch, file);
+  return backup === undefined ? { file, env, from, to } : { file, env, from, to, backup };
 }
 
 const MERGE_INDEX = "merge-index";
@@ -83,7 +98,7 @@ function pathsInErrors(stderr: string): string[] {
 
 /** The two-tree merge as a dry run: fails when a file on disk differs from the state left. */
 async function checkMerge(repo: Repo, plan: RestorePlan, merge: MergeIndex): Promise<Blocker | null> {
-  const r = await repo.git.run(["read-tree", "-m", "-u", "-n", merge.from, merge.to], { env: { GIT_INDEX_FILE: merge.file }, okExit: [128] });
+  const r = await repo.git.run(["read-tree", "-m", "-u", "-n", merge.from, merge.to], { env: merge.env, okExit: [128] });
   return r.exitCode === 0 ? null : mergeBlocker(plan, r.stderr);
 }
 
@@ -148,8 +163,7 @@ async function holdCurrentFolder(repo: Repo, plan: RestorePlan): Promise<{ cwd: 
 /** Step 4: the working tree, by a two-tree merge on the private index. */
 export async function restoreWorktree({ repo, plan, journal }: StepContext, mergeIndex: MergeIndex, scratch: string): Promise<WorktreeOutcome> {
   if (plan.worktree.mode !== "merge") return { readFilesAgain: false, keptFolder: null };
-  const { from: s, to: t } = mergeIndex;
-  const env = { GIT_INDEX_FILE: mergeIndex.file };
+  const { from: s, to: t, env } = mergeIndex;
   // The merge checks every path before it writes one, but a write can still fail
   // halfway (a directory it may not write in, a full disk, a signal): then some
   // files are T's and others S's, and its index is left as it was.
@@ -184,7 +198,7 @@ export async function restoreWorktree({ repo, plan, journal }: StepContext, merg
   if (failed !== null) {
     let putBack: string[];
     try {
-      putBack = await undoPartialMerge(repo, scratch, plan, mergeIndex.file, backup);
+      putBack = await undoPartialMerge(repo, scratch, plan, mergeIndex, backup);
     } catch (e) {
       // Leave the rollback's own failure for the journal to report (the state left is recorded).
       journal.push("worktree", () => Promise.reject(e as Error));
@@ -514,12 +528,12 @@ function diskFull(dir: string | null): boolean {
  * With S's files kept by links (linkBackup) the links go back instead, which
  * needs no disk space; this way, which writes, is for where links cannot be made.
  */
-async function undoPartialMerge(repo: Repo, scratch: string, plan: RestorePlan, mergeIndex: string, backup: WorktreeBackup | null): Promise<string[]> {
+async function undoPartialMerge(repo: Repo, scratch: string, plan: RestorePlan, mergeIndex: MergeIndex, backup: WorktreeBackup | null): Promise<string[]> {
   if (backup) return (await putBackLinked(repo, backup, "cut-short")).putBack;
   const probe = join(scratch, "probe-index");
   rmSync(probe, { force: true });
-  copyIndexFile(mergeIndex, probe);
-  const env = { GIT_INDEX_FILE: probe };
+  copyIndexFile(mergeIndex.file, probe);
+  const env = mergeEnv(repo, scratch, probe);
   await repo.git.run(["add", "-A", "--ignore-errors"], { env, okExit: [1] });
   const disk = await repo.git.line(["write-tree"], { env });
   const s = plan.from.state.worktree!;
@@ -536,8 +550,9 @@ async function undoPartialMerge(repo: Repo, scratch: string, plan: RestorePlan, 
   const goal = join(scratch, "goal-index");
   rmSync(goal, { force: true });
   copyIndexFile(probe, goal);
-  await repo.git.run(["update-index", "-z", "--index-info"], { env: { GIT_INDEX_FILE: goal }, input: indexInfo(back, "old") });
-  const goalTree = await repo.git.line(["write-tree"], { env: { GIT_INDEX_FILE: goal } });
+  const goalEnv = mergeEnv(repo, scratch, goal);
+  await repo.git.run(["update-index", "-z", "--index-info"], { env: goalEnv, input: indexInfo(back, "old") });
+  const goalTree = await repo.git.line(["write-tree"], { env: goalEnv });
   await repo.git.run(["update-index", "-q", "--refresh"], { env, okExit: [1] });
   await repo.git.run(["read-tree", "-m", "-u", disk, goalTree], { env });
   return back.map((f) => f.path);
