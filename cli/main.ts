@@ -106,11 +106,7 @@ function unknownCommand(name: string): number {
 
 /** A refusal the worker kept as facts, in its words (loaded only then); null when the facts cannot be worded. */
 function wordedRefusal(refusal: Refusal): string | null {
-  try {
-    return (require("./refusal-words.ts") as typeof import("./refusal-words.ts")).refusalText(refusal);
-  } catch {
-    return null;
-  }
+  return (require("./refusal-words.ts") as typeof import("./refusal-words.ts")).refusalTextOrNull(refusal);
 }
 
 // The repository a command opens sets its colours and has its configuration

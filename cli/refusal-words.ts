@@ -158,9 +158,18 @@ export function wordedLogMessage(text: string): string {
   if (!m) return text;
   try {
     const facts = JSON.parse(m[2]!) as { kind?: unknown };
-    return facts.kind === m[1] ? refusalText(facts as Refusal) : text;
+    return facts.kind === m[1] ? (refusalTextOrNull(facts as Refusal) ?? text) : text;
   } catch {
     return text;
+  }
+}
+
+/** A refusal's words, or null for facts that cannot be worded (kept by another version of git-undo). */
+export function refusalTextOrNull(refusal: Refusal): string | null {
+  try {
+    return refusalText(refusal);
+  } catch {
+    return null;
   }
 }
 

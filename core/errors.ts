@@ -128,10 +128,13 @@ export class Refused extends UndoError {
     kind: ErrorKind = "refused",
   ) {
     // What a log shows when nothing words it: the kind and its facts.
-    super(`${refusal.kind} ${JSON.stringify(refusal, (_, v: unknown) => (v instanceof Error ? v.message : v))}`, kind);
+    super(`${refusal.kind} ${refusalFacts(refusal)}`, kind);
     this.name = "Refused";
   }
 }
+
+/** A refusal's facts as JSON, a cause as its message: what a log keeps for the CLI to word later. */
+export const refusalFacts = (refusal: Refusal): string => JSON.stringify(refusal, (_, v: unknown) => (v instanceof Error ? v.message : v));
 
 /** An error's message as a log shows it (a refusal's kind and facts: the CLI words it, cli/refusal-words.ts). */
 export const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));

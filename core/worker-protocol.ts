@@ -21,7 +21,7 @@ import {
   type FSWatcher,
 } from "node:fs";
 import { join, resolve } from "node:path";
-import { errorMessage, Refused, type Refusal } from "./errors.ts";
+import { errorMessage, Refused, refusalFacts, type Refusal } from "./errors.ts";
 import { checkRepositoryThere } from "./repository-gone.ts";
 import { markerFiles, operationMarker } from "./operation.ts";
 import { guardRequests } from "./guard.ts";
@@ -634,7 +634,7 @@ export function logLine(undoDir: string, message: string): void {
 export function noteRecordingProblem(undoDir: string, what: string, e: unknown): void {
   const message = errorMessage(e);
   logLine(undoDir, `${what}: ${message}`);
-  const facts = e instanceof Refused ? `${JSON.stringify(e.refusal, (_, v: unknown) => (v instanceof Error ? v.message : v))}\n` : "";
+  const facts = e instanceof Refused ? `${refusalFacts(e.refusal)}\n` : "";
   try {
     replaceFile(undoFile(undoDir, "recordingProblem"), `${new Date().toISOString()} ${what}: ${message.split("\n")[0]}\n${facts}`);
   } catch {
