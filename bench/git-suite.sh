@@ -1,7 +1,7 @@
 #!/bin/sh
 # Git's own test suite as a client of git-undo's hooks.
 #
-#   sh bench/git-suite.sh [-o <folder>] [-t <seconds>] [-r <runs>] <built Git source tree> <test>...
+#   sh bench/git-suite.sh [-o <folder>] [-t <seconds>] [-r <runs>] [-c] <built Git source tree> <test>...
 #
 # <test> is a script's number or name (t1400, t1400-update-ref.sh). Each test
 # script runs with the tree's built Git (its bin-wrappers, as `make test`
@@ -33,7 +33,13 @@
 #              a stock run). One run alone gives no table: to look into one test,
 #              GIT_SUITE_ARGS='-v -i -d --run=1-<n>' sh bench/git-suite.sh -r undo ...
 #              keeps its repository in <tree>/t/trash directory.<script>.
-# GIT_SUITE_ARGS  the options of every script (default: --verbose-log); for
+# -c           check the snapshots the last run left (bench/snapshot-check.sh,
+#              plain Git: every object there, refs/stash and the stash list
+#              agreeing, no dangling capture) in each script's trash
+#              directory, which the scripts keep (-d) then; the findings go
+#              to snapshot-check.txt, and any makes the exit status 1.
+# GIT_SUITE_ARGS  the options of every script (default: --verbose-log; with -c,
+#              --verbose-log -d); for
 #              instance `--verbose-log -d` keeps the trash directories.
 # GIT_SUITE_NICE  the scripts' niceness (default 10).
 # GIT_TRACE_FSMONITOR  (Git's) an absolute file name: every query of the guard
@@ -48,19 +54,22 @@ set -u
 out=''
 limit=1800
 runs='exit0,undo'
+check=''
 
 while [ $# -gt 0 ]; do
   case $1 in
     -o) out=$2 && shift 2 ;;
     -t) limit=$2 && shift 2 ;;
     -r) runs=$2 && shift 2 ;;
+    -c) check=1 && shift ;;
     -h | --help) sed -n '2,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' && exit 0 ;;
     --) shift && break ;;
     -*) echo "git-suite: unknown option $1" >&2 && exit 2 ;;
     *) break ;;
   esac
 done
-[ $# -ge 2 ] || { echo "usage: sh bench/git-suite.sh [-o <folder>] [-t <seconds>] [-r <runs>] <built Git source tree> <test>..." >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: sh bench/git-suite.sh [-o <folder>] [-t <seconds>] [-r <runs>] [-c] <built Git source tree> <test>..." >&2; exit 2; }
+[ -z "$check" ] || GIT_SUITE_ARGS=${GIT_SUITE_ARGS:---verbose-log -d}
 # The runs, each once; those compared with exit0 (when it is one of them).
 list=''
 for run in $(printf '%s' "$runs" | tr ',' ' '); do
@@ -182,10 +191,21 @@ done
 unset GIT_TEST_FSMONITOR
 restore
 trap - EXIT
+checked=0
+if [ -n "$check" ]; then
+  set --
+  for s in $scripts; do [ -d "$git_tree/t/trash directory.$s" ] && set -- "$@" "$git_tree/t/trash directory.$s"; done
+  if [ $# -gt 0 ]; then
+    sh "$toolkit/bench/snapshot-check.sh" "$@" >"$out/snapshot-check.txt" || checked=1
+    echo "snapshot check ($(tail -n 1 "$out/snapshot-check.txt")): $out/snapshot-check.txt"
+  else
+    echo "snapshot check: no trash directory kept (GIT_SUITE_ARGS needs -d)"
+  fi
+fi
 if [ -z "$compared" ]; then
   awk -F '\t' '{ s += $3 } END { printf "seconds: %d\n", s }' "$out/times.txt"
   echo "logs: $out" >&2
-  exit 0
+  exit "$checked"
 fi
 
 # Outcome of each test: "<number>\t<outcome>\t<title>" from the TAP lines.
@@ -246,4 +266,5 @@ awk -F '\t' -v runs="$runs" '{ s[$1] += $3 } END {
   print line
 }' "$out/times.txt"
 echo "logs and times: $out" >&2
+[ "$checked" = 0 ] || differ=1
 exit "$differ"

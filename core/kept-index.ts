@@ -57,6 +57,7 @@ import { gitBool, type Repo } from "./repo.ts";
 import { monitorSetting } from "./guard.ts";
 import { MODE } from "./mode.ts";
 import { lstatOrNull } from "./stat.ts";
+import { checkRepositoryThere } from "./repository-gone.ts";
 
 /** What the kept index was made from and what it holds. */
 export interface KeptIndex {
@@ -484,6 +485,7 @@ export async function captureFromKept(
     return followed?.capture ?? null;
   }
   try {
+    checkRepositoryThere(); // back into undo/: never into a folder being deleted
     renameSync(taken, keptFile(repo));
     writeKept(repo, followed.kept);
   } catch {
@@ -686,6 +688,7 @@ export function keepAfterFullCapture(
   if (!paths || paths.length > MAX_PATHS || paths.some(neverKept)) return;
   try {
     dropKeptIndex(repo); // the one it replaces
+    checkRepositoryThere();
     renameSync(built, keptFile(repo));
     writeKept(repo, {
       version: 2,

@@ -396,6 +396,7 @@ export function readJsonFile(path: string): unknown {
  */
 export function claimFile(path: string, content: string, stale: (current: string, path: string) => boolean): boolean {
   for (let attempt = 0; attempt < 3; attempt++) {
+    checkRepositoryThere(); // a new name: never in a folder being deleted
     try {
       const fd = openSync(path, "wx", 0o644);
       writeSync(fd, content);

@@ -10,7 +10,7 @@ import { record } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
 import { autoRepo, list, settled } from "./helpers/auto.ts";
 import { makeRepo } from "./helpers/repo.ts";
-import { expectRefusedIn } from "./helpers/restore.ts";
+import { expectRefusedIn, untrackedLogHistory } from "./helpers/restore.ts";
 
 /** Every loose object and pack in the repository's store. */
 function storeObjects(gitDir: string): string[] {
@@ -104,15 +104,7 @@ test("an object a cache names, gone (a prune, a pack deleted by hand): the recor
 
 test("a restore's objects reach the store only when something names them: a refused or dry-run restore leaves none, a restore leaves none dangling", async () => {
   const r = makeRepo();
-  r.write(".gitignore", "*.log\n");
-  r.write("debug.log", "tracked once\n");
-  r.git(["add", "-f", ".gitignore", "debug.log"]);
-  r.git(["commit", "-q", "-m", "one"]);
-  await r.okIn("snapshot");
-  r.git(["rm", "-q", "--cached", "debug.log"]);
-  r.remove("debug.log");
-  r.commit("two");
-  await r.okIn("snapshot");
+  await untrackedLogHistory(r);
   // An edit no snapshot holds: the restore's capture writes its blob.
   r.write("unrecorded.txt", "read by the restore's capture, in no snapshot yet\n");
   const blob = r.g("hash-object", "unrecorded.txt");

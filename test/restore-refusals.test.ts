@@ -13,7 +13,7 @@ import { openRepo } from "../core/repo.ts";
 import { refusal } from "../core/restore/index.ts";
 import { checkWorktree } from "../core/restore/worktree.ts";
 import { fromTemplate, fingerprint, makeRepo, type TestRepo } from "./helpers/repo.ts";
-import { trailersOf, expectRefusedIn, numbersIn } from "./helpers/restore.ts";
+import { trailersOf, expectRefusedIn, numbersIn, untrackedLogHistory } from "./helpers/restore.ts";
 
 /** Two recorded commits on main: a.txt "base" then "main". */
 /** Built once per file, copied for each test. */
@@ -175,15 +175,7 @@ test("an untracked file Git cannot record stands where the target creates one: r
 
 test("an ignored file stands where the target creates one: refuses (read-tree -m -u would overwrite it)", async () => {
   const r = makeRepo();
-  r.write(".gitignore", "*.log\n");
-  r.write("debug.log", "tracked once\n");
-  r.git(["add", "-f", ".gitignore", "debug.log"]);
-  r.git(["commit", "-q", "-m", "one"]);
-  await r.okIn("snapshot");
-  r.git(["rm", "-q", "--cached", "debug.log"]);
-  r.remove("debug.log");
-  r.commit("two");
-  await r.okIn("snapshot");
+  await untrackedLogHistory(r);
   r.write("debug.log", "precious, ignored, in no snapshot\n");
   const res = await expectRefusedIn(r, [], /ignored file stands where snapshot #1 creates one: debug\.log/);
   expect(res.code).toBe(1);

@@ -304,7 +304,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         debug("recorded for the guard");
       } catch (e) {
         if (hasTaken(undoDir)) restoreMark(undoDir);
-        if (!(e instanceof CaptureTorn) && hold.held()) noteRecordingProblem(undoDir, "recording before a command failed", e);
+        if (!(e instanceof CaptureTorn) && (await heldAfterFailure(hold))) noteRecordingProblem(undoDir, "recording before a command failed", e);
       }
     } finally {
       desk.releaseAll();
@@ -469,7 +469,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
           debug("torn");
         } else {
           failures++;
-          if (!hold.held()) return;
+          if (!(await heldAfterFailure(hold))) return;
           noteRecordingProblem(undoDir, "recording failed", e);
           if (failures >= MAX_FAILURES) {
             logLine(undoDir, `giving up after ${failures} failures; the next Git command tries again`);
@@ -534,7 +534,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await settleLoop(gitDir, cwd, undoDir, marks, hold);
   } catch (e) {
-    if (hold.held()) noteRecordingProblem(undoDir, "worker stopped", e);
+    if (await heldAfterFailure(hold)) noteRecordingProblem(undoDir, "worker stopped", e);
     trace("stop");
   } finally {
     clearInterval(lease);
@@ -570,6 +570,20 @@ export function closeInheritedFds(env: NodeJS.ProcessEnv): void {
   }
 }
 
+/**
+ * How long after a failure the worker looks again whether its repository is
+ * there. `rm -rf` of the repository makes Git fail (an object, a scratch
+ * folder gone) before it reaches the files the hold watches; a problem noted
+ * in that moment is a new file in undo/, and the removal then fails with
+ * "Directory not empty". Failures are rare: the wait costs nothing.
+ */
+const FAILURE_LOOK_AGAIN_MS = 100;
+
+async function heldAfterFailure(hold: GitDirHold): Promise<boolean> {
+  await Bun.sleep(FAILURE_LOOK_AGAIN_MS);
+  return hold.held();
+}
+
 /** The worker run to its end. */
 export async function run(argv: string[]): Promise<never> {
   closeInheritedFds(process.env);
@@ -578,6 +592,7 @@ export async function run(argv: string[]): Promise<never> {
   const gitDir = argv[0] && argv[0] !== "--check" ? resolve(argv[0]) : null;
   const stop = (e: unknown) => {
     try {
+      if (gitDir !== null) Bun.sleepSync(FAILURE_LOOK_AGAIN_MS); // as heldAfterFailure
       if (gitDir !== null && existsSync(join(gitDir, "undo", "hooks-enabled"))) noteRecordingProblem(join(gitDir, "undo"), "worker stopped", e);
     } catch {
       /* the repository gone (core/repository-gone.ts): nothing to tell there */

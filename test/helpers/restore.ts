@@ -62,3 +62,20 @@ export async function expectRefusedIn(r: TestRepo, args: string[], reason: RegEx
   expect(fingerprint(r)).toBe(before);
   return res;
 }
+
+/**
+ * Two snapshots: #1 tracks debug.log (which .gitignore's `*.log` ignores), #2
+ * no longer does and has no such file. Restoring #1 creates debug.log, so an
+ * ignored file put there since blocks it.
+ */
+export async function untrackedLogHistory(r: TestRepo): Promise<void> {
+  r.write(".gitignore", "*.log\n");
+  r.write("debug.log", "tracked once\n");
+  r.git(["add", "-f", ".gitignore", "debug.log"]);
+  r.git(["commit", "-q", "-m", "one"]);
+  await r.okIn("snapshot");
+  r.git(["rm", "-q", "--cached", "debug.log"]);
+  r.remove("debug.log");
+  r.commit("two");
+  await r.okIn("snapshot");
+}
