@@ -14,9 +14,9 @@
 #            without the other;
 #   dangling `git fsck` reports a dangling commit carrying Undo- trailers or
 #            a dangling state tree (HEAD and refs entries): a capture of
-#            git-undo's that no snapshot names (a loose commit that a local
-#            clone linked in from its source, where a snapshot names it, is
-#            not one);
+#            git-undo's that no snapshot names (an object seen only through an
+#            alternate, or linked in by a local clone from its source, where a
+#            snapshot names it, is not one);
 #   fsck     any other error line `git fsck` prints that names refs/undo/.
 # A line per finding: <kind> <git dir> <detail>; then "N repositories, M
 # snapshots, K findings". Exits 1 when there are findings, 2 on a usage error.
@@ -28,6 +28,24 @@ repos=0
 snapshots=0
 found() { # <kind> <git dir> <detail>
   printf '%s\t%s\t%s\n' "$1" "$2" "$3"
+}
+# Whether an object is this repository's own: in its own store (not only
+# through an alternate), and not linked in by a local clone from a source
+# where a snapshot names it (a loose file or a pack with more than one name).
+own() { # <git dir> <id>
+  f=$1/objects/$(printf '%s' "$2" | cut -c1-2)/$(printf '%s' "$2" | cut -c3-)
+  if [ -f "$f" ]; then
+    [ -z "$(find "$f" -links +1)" ]
+    return
+  fi
+  for idx in "$1"/objects/pack/*.idx; do
+    [ -f "$idx" ] || continue
+    if git show-index <"$idx" 2>/dev/null | grep -q " $2"; then
+      [ -z "$(find "${idx%.idx}.pack" -links +1)" ]
+      return
+    fi
+  done
+  return 1
 }
 # The git dirs: a HEAD beside objects/ (or a commondir, for linked worktrees).
 list=$(mktemp) || exit 2
@@ -60,13 +78,11 @@ while IFS= read -r gd; do
     case $line in
       "dangling commit "*)
         id=${line#dangling commit }
-        # A local clone links every object of its source in, snapshots of the
-        # source's own included: such a file has more than one name.
-        f=$gd/objects/$(printf '%s' "$id" | cut -c1-2)/$(printf '%s' "$id" | cut -c3-)
-        [ -f "$f" ] && [ -n "$(find "$f" -links +1)" ] && continue
+        own "$gd" "$id" || continue
         git --git-dir="$gd" cat-file commit "$id" 2>/dev/null | grep -q '^Undo-' && echo "dangling	$gd	$line" ;;
       "dangling tree "*)
         id=${line#dangling tree }
+        own "$gd" "$id" || continue
         t=$(git --git-dir="$gd" ls-tree --name-only "$id" 2>/dev/null)
         case $t in *HEAD*) case $t in *refs*) echo "dangling	$gd	$line" ;; esac ;; esac ;;
       *refs/undo/*) echo "fsck	$gd	$line" ;;
