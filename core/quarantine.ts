@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { ownerTag } from "./lock.ts";
 import { checkRepositoryThere } from "./repository-gone.ts";
 import type { Repo } from "./repo.ts";
-import { ensureUndoDir } from "./undo-files.ts";
+import { dropCaches, ensureUndoDir } from "./undo-files.ts";
 
 /**
  * Run `work` with every object Git writes for `repo` going into a quarantine;
@@ -33,7 +33,23 @@ export async function withQuarantine<T>(repo: Repo, work: (moveIn: () => void) =
     return await work(() => moveObjects(dir, store));
   } finally {
     repo.git = git;
+    // Objects still here were never moved in (a dry run, a refusal, a torn
+    // capture): the caches this run wrote may name them (the kept index's
+    // trees), and they go with the folder. The next capture starts afresh.
+    if (holdsObjects(dir)) dropCaches(repo.undoDir);
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Whether a quarantine holds an object: a loose one, or a pack. */
+function holdsObjects(dir: string): boolean {
+  try {
+    return readdirSync(dir).some((name) => {
+      if (name === "pack") return readdirSync(join(dir, name)).some((n) => PACK_NAME.test(n));
+      return LOOSE_FOLDER.test(name) && readdirSync(join(dir, name)).some((n) => LOOSE_NAME.test(n));
+    });
+  } catch {
+    return true; // unreadable: assume the worst
   }
 }
 

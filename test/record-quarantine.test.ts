@@ -127,3 +127,24 @@ test("a restore's objects reach the store only when something names them: a refu
   expect(tmpFolders(undoDir)).toEqual([]);
   expect(r.read("debug.log")).toBe("tracked once\n");
 });
+
+test("a dry run's capture, thrown away with its quarantine, leaves no cache a later restore or recording trips on", async () => {
+  const r = makeRepo();
+  r.commit("one", { "a.txt": "one\n", "d/b.txt": "b\n" });
+  await r.okIn("snapshot");
+  r.commit("two", { "a.txt": "two\n" });
+  await r.okIn("snapshot");
+  r.write("d/b.txt", "an edit no snapshot holds\n");
+  r.write("new.txt", "new\n");
+  // The index older than a second: the capture keeps its private index (and that index's trees) for the next one.
+  await Bun.sleep(1100);
+  for (let i = 0; i < 2; i++) expect(await r.okIn("restore", "1", "--dry-run")).toMatch(/[Ww]ould/);
+  expect(await r.okIn("restore", "1")).toContain("first");
+  expect(r.read("a.txt")).toBe("one\n");
+  expect(await r.okIn("restore", "3")).toContain("Restored #3");
+  expect(r.read("d/b.txt")).toBe("an edit no snapshot holds\n");
+  r.write("new.txt", "newer\n");
+  expect((await record(await openRepo(r.at()), { kind: "change" })).created).toBe(true);
+  const fsck = r.git(["fsck", "--full", "--no-progress"]);
+  expect(fsck.stdout + fsck.stderr).not.toMatch(/dangling|missing|broken/);
+});
