@@ -21,7 +21,7 @@ import { dropCaches, ensureUndoDir } from "./undo-files.ts";
  * removed. `repo.git` is the quarantined Git meanwhile: the caller holds
  * capture.lock, and nothing else in this process writes objects then.
  */
-export async function withQuarantine<T>(repo: Repo, work: (moveIn: () => void) => Promise<T>): Promise<T> {
+export async function withQuarantine<T>(repo: Repo, work: (moveIn: () => void) => Promise<T>, opts: { dropCachesIfLeft?: boolean } = {}): Promise<T> {
   ensureUndoDir(repo.undoDir);
   // Named as the scratch folders are: a killed recording's is swept by the next run.
   const dir = mkdtempSync(join(repo.undoDir, `tmp-${ownerTag()}-`));
@@ -33,10 +33,11 @@ export async function withQuarantine<T>(repo: Repo, work: (moveIn: () => void) =
     return await work(() => moveObjects(dir, store));
   } finally {
     repo.git = git;
-    // Objects still here were never moved in (a dry run, a refusal, a torn
-    // capture): the caches this run wrote may name them (the kept index's
-    // trees), and they go with the folder. The next capture starts afresh.
-    if (holdsObjects(dir)) dropCaches(repo.undoDir);
+    // Objects still here were never moved in (a dry run, a refused restore):
+    // the caches this run wrote may name them (the kept index's trees), and
+    // they go with the folder. A recording leaves them: the next one that
+    // meets a missing object drops the caches and goes again (core/record.ts).
+    if (opts.dropCachesIfLeft && holdsObjects(dir)) dropCaches(repo.undoDir);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -21,7 +21,7 @@ export async function record(repo: Repo, opts: RecordOptions): Promise<RecordOut
       return await attempt();
     } catch (e) {
       // An object a cache named is gone (a prune, a pack deleted by hand): without the caches, at once again.
-      if (!(e instanceof GitError) || !MISSING_OBJECT.test(e.stderr)) throw e;
+      if (!namesMissingObject(e)) throw e;
       dropCaches(repo.undoDir);
       return await attempt();
     }
@@ -32,6 +32,9 @@ export async function record(repo: Repo, opts: RecordOptions): Promise<RecordOut
 
 /** Git's words for an object it cannot find (mktree, write-tree, commit-tree), wherever its own wording varies. */
 const MISSING_OBJECT = /\b(?:is unavailable|invalid object|not a valid object|missing object|unable to read|bad object)\b/i;
+
+/** Whether Git failed on an object it cannot find (a cache naming one that is gone). */
+export const namesMissingObject = (e: unknown): boolean => e instanceof GitError && MISSING_OBJECT.test(e.stderr);
 
 /** A configuration value Git dies on, as its error names it. */
 export interface BadConfig {

@@ -148,3 +148,22 @@ test("a dry run's capture, thrown away with its quarantine, leaves no cache a la
   const fsck = r.git(["fsck", "--full", "--no-progress"]);
   expect(fsck.stdout + fsck.stderr).not.toMatch(/dangling|missing|broken/);
 });
+
+test("a recording thrown away (torn) leaves caches naming objects gone with its quarantine: a restore drops them and goes through", async () => {
+  const r = makeRepo();
+  r.commit("one", { "a.txt": "one\n" });
+  await r.okIn("snapshot");
+  r.commit("two", { "a.txt": "two\n" });
+  await r.okIn("snapshot");
+  r.write("a.txt", "an edit\n");
+  r.write("new.txt", "new\n");
+  // The index older than a second: the capture keeps its private index (and that index's trees) for the next one.
+  await Bun.sleep(1100);
+  await expect(record(await openRepo(r.at()), { kind: "change", intact: () => false })).rejects.toBeInstanceOf(CaptureTorn);
+  // The kept index unchecked, as users run it (the suite checks it by default).
+  const res = await r.run(["restore", "1"], { env: { GIT_UNDO_VERIFY_KEPT: "" } });
+  expect(res.stderr).toBe("");
+  expect(res.code).toBe(0);
+  expect(r.read("a.txt")).toBe("one\n");
+  expect(r.git(["cat-file", "-p", `${list(r)[1]!.commit}:worktree/a.txt`]).stdout).toBe("an edit\n");
+});
