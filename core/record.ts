@@ -16,15 +16,7 @@ export async function record(repo: Repo, opts: RecordOptions): Promise<RecordOut
   clearStaleReservation(repo.undoDir);
   try {
     // Its objects reach the store only once its snapshot is about to name them (core/quarantine.ts).
-    const attempt = () => withLock(repo.undoDir, () => withQuarantine(repo, (moveIn) => recordLocked(repo, { ...opts, beforeRef: moveIn })));
-    try {
-      return await attempt();
-    } catch (e) {
-      // An object a cache named is gone (a prune, a pack deleted by hand): without the caches, at once again.
-      if (!namesMissingObject(e)) throw e;
-      dropCaches(repo.undoDir);
-      return await attempt();
-    }
+    return await againWithoutCaches(repo, () => withLock(repo.undoDir, () => withQuarantine(repo, (moveIn) => recordLocked(repo, { ...opts, beforeRef: moveIn }))));
   } catch (e) {
     throw (await configRefusal(repo, e)) ?? e;
   }
@@ -33,8 +25,21 @@ export async function record(repo: Repo, opts: RecordOptions): Promise<RecordOut
 /** Git's words for an object it cannot find (mktree, write-tree, commit-tree), wherever its own wording varies. */
 const MISSING_OBJECT = /\b(?:is unavailable|invalid object|not a valid object|missing object|unable to read|bad object)\b/i;
 
-/** Whether Git failed on an object it cannot find (a cache naming one that is gone). */
-export const namesMissingObject = (e: unknown): boolean => e instanceof GitError && MISSING_OBJECT.test(e.stderr);
+/**
+ * Run `attempt`; when Git fails on an object a cache named that is gone (a
+ * prune, a pack deleted by hand, a capture thrown away with its quarantine),
+ * drop the caches and run it once more, at once. For a recording and for a
+ * restore, whose Git errors that reach here come before any change.
+ */
+export async function againWithoutCaches<T>(repo: Repo, attempt: () => Promise<T>): Promise<T> {
+  try {
+    return await attempt();
+  } catch (e) {
+    if (!(e instanceof GitError) || !MISSING_OBJECT.test(e.stderr)) throw e;
+    dropCaches(repo.undoDir);
+    return await attempt();
+  }
+}
 
 /** A configuration value Git dies on, as its error names it. */
 export interface BadConfig {

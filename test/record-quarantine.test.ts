@@ -128,16 +128,24 @@ test("a restore's objects reach the store only when something names them: a refu
   expect(r.read("debug.log")).toBe("tracked once\n");
 });
 
-test("a dry run's capture, thrown away with its quarantine, leaves no cache a later restore or recording trips on", async () => {
+/**
+ * #1 with `first`, #2 with a.txt "two\n", then `edits` that no snapshot holds,
+ * and a second's wait: the index is then old enough for a capture to keep its
+ * private index (and that index's trees) for the next one.
+ */
+async function twoSnapshotsThenEdits(first: Record<string, string>, edits: Record<string, string>) {
   const r = makeRepo();
-  r.commit("one", { "a.txt": "one\n", "d/b.txt": "b\n" });
+  r.commit("one", first);
   await r.okIn("snapshot");
   r.commit("two", { "a.txt": "two\n" });
   await r.okIn("snapshot");
-  r.write("d/b.txt", "an edit no snapshot holds\n");
-  r.write("new.txt", "new\n");
-  // The index older than a second: the capture keeps its private index (and that index's trees) for the next one.
+  for (const [path, text] of Object.entries(edits)) r.write(path, text);
   await Bun.sleep(1100);
+  return r;
+}
+
+test("a dry run's capture, thrown away with its quarantine, leaves no cache a later restore or recording trips on", async () => {
+  const r = await twoSnapshotsThenEdits({ "a.txt": "one\n", "d/b.txt": "b\n" }, { "d/b.txt": "an edit no snapshot holds\n", "new.txt": "new\n" });
   for (let i = 0; i < 2; i++) expect(await r.okIn("restore", "1", "--dry-run")).toMatch(/[Ww]ould/);
   expect(await r.okIn("restore", "1")).toContain("first");
   expect(r.read("a.txt")).toBe("one\n");
@@ -150,15 +158,7 @@ test("a dry run's capture, thrown away with its quarantine, leaves no cache a la
 });
 
 test("a recording thrown away (torn) leaves caches naming objects gone with its quarantine: a restore drops them and goes through", async () => {
-  const r = makeRepo();
-  r.commit("one", { "a.txt": "one\n" });
-  await r.okIn("snapshot");
-  r.commit("two", { "a.txt": "two\n" });
-  await r.okIn("snapshot");
-  r.write("a.txt", "an edit\n");
-  r.write("new.txt", "new\n");
-  // The index older than a second: the capture keeps its private index (and that index's trees) for the next one.
-  await Bun.sleep(1100);
+  const r = await twoSnapshotsThenEdits({ "a.txt": "one\n" }, { "a.txt": "an edit\n", "new.txt": "new\n" });
   await expect(record(await openRepo(r.at()), { kind: "change", intact: () => false })).rejects.toBeInstanceOf(CaptureTorn);
   // The kept index unchecked, as users run it (the suite checks it by default).
   const res = await r.run(["restore", "1"], { env: { GIT_UNDO_VERIFY_KEPT: "" } });

@@ -30,8 +30,7 @@ import { navigationTarget, readableSnapshot, streakOrigin } from "../history.ts"
 import { acquireLock, clearDeadIndexLock, createIndexLock, indexLockPath, releaseIndexLock } from "../lock.ts";
 import { withScratch, writeTagObjects } from "../objects.ts";
 import { withQuarantine } from "../quarantine.ts";
-import { namesMissingObject } from "../record.ts";
-import { dropCaches } from "../undo-files.ts";
+import { againWithoutCaches } from "../record.ts";
 import { addLineCounts, addOnlyLeft, planIsEmpty, planRestore, type Blocker, type RestorePlan, type StateSide } from "../plan.ts";
 import { captureLive, captureWith, snapshotSequence, unchanged, type LiveCapture } from "../capture.ts";
 import { loadState } from "../read-state.ts";
@@ -193,18 +192,10 @@ export async function restore(repo: Repo, request: RestoreRequest, opts: Restore
     try {
       // The objects it writes reach the store only when something is about to
       // name them: a snapshot's ref, a restored ref, the index (core/quarantine.ts).
-      const attempt = () =>
-        withScratch(repo, (scratch) => withQuarantine(repo, (moveIn) => restoreLocked(repo, scratch, request, opts, indexLock !== null, moveIn), { dropCachesIfLeft: true }));
-      try {
-        return await attempt();
-      } catch (e) {
-        // An object a cache named is gone (a recording thrown away with its
-        // quarantine, a prune): without the caches, at once again. A Git error
-        // reaching here came before any change (restoreLocked words the others).
-        if (!namesMissingObject(e)) throw e;
-        dropCaches(repo.undoDir);
-        return await attempt();
-      }
+      // A Git error reaching here came before any change (restoreLocked words the others).
+      return await againWithoutCaches(repo, () =>
+        withScratch(repo, (scratch) => withQuarantine(repo, (moveIn) => restoreLocked(repo, scratch, request, opts, indexLock !== null, moveIn), { dropCachesIfLeft: true })),
+      );
     } catch (e) {
       // Whatever fails once the restore changes anything comes back as an
       // UndoError saying what was rolled back; anything else failed while the
