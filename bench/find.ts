@@ -17,7 +17,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { listSnapshots, resolveSnapshotArg } from "../core/history.ts";
+import { listSnapshots, resolveSnapshotArg } from "../core/snapshots/history.ts";
 import { record } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
 import { BunFloor, median, timed, type Timed } from "./common.ts";

@@ -2,7 +2,7 @@
 // recordings. One real snapshot of the working copy's state is recorded with
 // `git undo snapshot`; the others are snapshot commits made from it with
 // `git fast-import`: the same parents (the commits the state keeps), the same
-// author and committer, a message in the format (core/format.ts
+// author and committer, a message in the format (core/format/index.ts
 // encodeMessage, with the real one's trailers), and each its own state tree:
 // the real one with one file of its `worktree` changed, as after an edit.
 // They are numbered 1 to count-1 and dated a minute apart before the real
@@ -10,7 +10,7 @@
 // made, so the next recording compares with it as it would in use.
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { decodeMessage, encodeMessage, snapshotRef, type SnapshotMessage } from "../core/format.ts";
+import { decodeMessage, encodeMessage, snapshotRef, type SnapshotMessage } from "../core/format/index.ts";
 import { gitOut, type Cli } from "./common.ts";
 import type { WorkingCopy } from "./fixture.ts";
 

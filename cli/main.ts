@@ -4,7 +4,7 @@ import { accessSync, constants, readFileSync, realpathSync, statSync } from "nod
 import { isAbsolute, join } from "node:path";
 import { BUNDLE_DIR, runEntry, toolkitRoot } from "../core/bundle.ts";
 import { fatal, Refused, UndoError, usage, type Refusal } from "../core/errors.ts";
-import { RestoreRefused } from "../core/plan.ts";
+import { RestoreRefused } from "../core/restore/plan.ts";
 import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
@@ -15,7 +15,7 @@ import { resetConfigWarnings, warnConfigProblems } from "./config-words.ts";
 import { jitForShortLife } from "./jit-policy.ts";
 import { phase, traceEnd, traceStart } from "../core/trace.ts";
 import { seamsFromEnv } from "../core/seams.ts";
-import { useProcessTable } from "../core/proc/index.ts";
+import { useProcessTable } from "../core/git-data/proc/index.ts";
 import { endPager, resetPager, takePagerOptions } from "./pager.ts";
 import { resetOutput, setColorConfig, takeColorOptions, write } from "./ui.ts";
 import { useIO, type CommandIO } from "./io.ts";

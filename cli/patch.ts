@@ -3,12 +3,12 @@
 // exactly as `git diff` does. Lines marked + are what n has and the base lacks:
 // what restoring n would bring back.
 import { refuse } from "../core/errors.ts";
-import type { Snapshot, SnapshotEntry } from "../core/format.ts";
-import { readableSnapshot } from "../core/history.ts";
-import { loadState } from "../core/read-state.ts";
+import type { Snapshot, SnapshotEntry } from "../core/format/index.ts";
+import { readableSnapshot } from "../core/snapshots/history.ts";
+import { loadState } from "../core/snapshots/read-state.ts";
 import { diffArgs, stateDiffArgs, treePair, type DiffFormat } from "../core/patch.ts";
 import { decodeBytes } from "../core/bytes.ts";
-import type { ObjectId } from "../core/format.ts";
+import type { ObjectId } from "../core/format/index.ts";
 import { captureLive } from "../core/capture.ts";
 import type { Repo } from "../core/repo.ts";
 import { colorEnabled, colorFlagGiven, colorWhen, write, writeBytes } from "./ui.ts";

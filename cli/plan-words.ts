@@ -1,12 +1,12 @@
 // The words for what a restore would do and what stops it: the one place that
 // says them, for the report of git undo / redo / restore / revert, the dry run,
 // and the picker's preview and confirmation. The core hands over typed plans
-// and blockers (core/plan.ts); nothing there is worded for the user.
+// and blockers (core/restore/plan.ts); nothing there is worded for the user.
 import { headLabel } from "../core/describe.ts";
-import { refParts, type HeadState, type OperationMarker, type RefLine } from "../core/format.ts";
+import { refParts, type HeadState, type OperationMarker, type RefLine } from "../core/format/index.ts";
 import { escapeControls, nameList } from "../core/text.ts";
 import { MODE } from "../core/mode.ts";
-import { filesOnDisk, indexChanges, submoduleOnly, planIsEmpty, type Blocker, type GitmodulesProblem, type RefProblem, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan, type WorktreePlan } from "../core/plan.ts";
+import { filesOnDisk, indexChanges, submoduleOnly, planIsEmpty, type Blocker, type GitmodulesProblem, type RefProblem, type RestorePlan, type FileChange, type IndexPlan, type RefMove, type StashPlan, type WorktreePlan } from "../core/restore/plan.ts";
 import type { GoBack } from "../core/restore/index.ts";
 import { PARTS, type PartialSelection } from "../core/compose.ts";
 

@@ -1,7 +1,7 @@
 // The words for the core's typed refusals (core/errors.ts Refusal): each kind
 // once, for the error line, the picker's preview, doctor and the worker's log.
 import { Refused, type HookProblem, type Refusal } from "../core/errors.ts";
-import { snapshotTime } from "../core/history.ts";
+import { snapshotTime } from "../core/snapshots/history.ts";
 import { escapeControls, nameList } from "../core/text.ts";
 
 /** The state a run of restores left, and the one command back to it (the report says it too). */

@@ -3,7 +3,7 @@
 // stash, whether the state was saved first, and how to go back. Worded with
 // cli/plan-words.ts, as the picker's preview is.
 import { userSummary } from "../core/describe.ts";
-import { filesOnDisk, indexChanges, planIsEmpty, submoduleOnly, type NotRestored, type RefMove, type RestorePlan } from "../core/plan.ts";
+import { filesOnDisk, indexChanges, planIsEmpty, submoduleOnly, type NotRestored, type RefMove, type RestorePlan } from "../core/restore/plan.ts";
 import type { RestoreResult } from "../core/restore/index.ts";
 import { escapeControls, nameList } from "../core/text.ts";
 import { MODE } from "../core/mode.ts";

@@ -117,7 +117,7 @@ export function writeBytes(fd: 1 | 2, bytes: Uint8Array): void {
 
 /**
  * The last guard before the terminal: whatever reaches a write with a
- * character a terminal would act on (core/validate.ts TERMINAL_UNSAFE) has it
+ * character a terminal would act on (core/format/validate.ts TERMINAL_UNSAFE) has it
  * escaped. Text from snapshots is escaped where it is put into a line
  * (escapeControls), so this only catches what was missed; it lets through
  * newlines, tabs and, on stdout with colours on, colour sequences (SGR)

@@ -1,17 +1,17 @@
 // Capturing: the live state read (refs, HEAD, its reflog, the stash, the
 // operation markers, the index and the files) and written as a state tree,
 // not yet committed. Recording and restoring both start here.
-import { encodeHead, encodeRefs, encodeStash, encodeState, decodeUnmerged, unmergedBlobIds, type ObjectId, type HeadReflogEntry, type SnapshotEntry, type StateTree } from "./format.ts";
-import { decodeSnapshot, numberedRefs, ownOnly, readOwnSnapshots, type NumberedRef } from "./history.ts";
-import { KEEP_ENTRY, keepTree } from "./keep-entry.ts";
-import { blobId, treeId, withScratch, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
+import { encodeHead, encodeRefs, encodeStash, encodeState, decodeUnmerged, unmergedBlobIds, type ObjectId, type HeadReflogEntry, type SnapshotEntry, type StateTree } from "./format/index.ts";
+import { decodeSnapshot, numberedRefs, ownOnly, readOwnSnapshots, type NumberedRef } from "./snapshots/history.ts";
+import { KEEP_ENTRY, keepTree } from "./snapshots/keep-entry.ts";
+import { blobId, treeId, withScratch, writeBlobs, writeTree, type TreeEntry } from "./git-data/objects.ts";
 import { encodeBytes } from "./bytes.ts";
 import { readJsonFile, replaceFile } from "./lock.ts";
 import { undoFile } from "./undo-files.ts";
 import { rereadConfig, type Repo } from "./repo.ts";
-import { readRefState, type RefState } from "./ref-store.ts";
-import type { SnapshotRef } from "./refs.ts";
-import { captureIndex, type LeftOutFile } from "./index-trees.ts";
+import { readRefState, type RefState } from "./git-data/refs/store.ts";
+import type { SnapshotRef } from "./git-data/refs/index.ts";
+import { captureIndex, type LeftOutFile } from "./git-data/index/trees.ts";
 import { MODE } from "./mode.ts";
 import { phase } from "./trace.ts";
 
@@ -27,7 +27,7 @@ export interface LiveCapture {
   latest?: SnapshotEntry;
   /** All of them, decoded when first asked for (a restore's targets): a recording needs only the newest. */
   readonly snapshots: SnapshotEntry[];
-  /** The worktree tree came from the index the last recording kept (core/kept-index.ts). */
+  /** The worktree tree came from the index the last recording kept (core/git-data/index/kept.ts). */
   fromKept?: boolean;
   /** Untracked files left out of the worktree tree for their size (undo.maxNewFileSize), sorted by path. */
   leftOut?: LeftOutFile[];
@@ -76,7 +76,7 @@ function followed(sequence: readonly NumberedRef[]): Pick<LiveCapture, "latest" 
 /**
  * Steps 2 to 4 of the spec's Recording: read everything and write the state
  * tree. `lockHeld`: the caller holds capture.lock, which lets the capture use
- * and keep the worktree index of core/kept-index.ts (no other capture can be
+ * and keep the worktree index of core/git-data/index/kept.ts (no other capture can be
  * touching it); a capture without the lock (a preview) takes a fresh copy.
  */
 export function captureLive(repo: Repo, opts: CaptureOptions = {}): Promise<LiveCapture> {
@@ -156,7 +156,7 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefState, indexPa
     stash: scan.stash,
     state: scan.markers,
   };
-  // Read with the refs (core/ref-store.ts), not after the files: a Git command that
+  // Read with the refs (core/git-data/refs/store.ts), not after the files: a Git command that
   // moves HEAD meanwhile must not lend its message to a state from before it.
   const reflog = scan.headReflog;
   const blobs: (string | Uint8Array)[] = [encodeHead(head), encodeRefs(state.refs)];

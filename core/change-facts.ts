@@ -5,9 +5,9 @@
 // As few Git processes as the change needs: one diff-tree --stdin for both
 // comparisons, one cat-file for the previous parts, one diff-tree for HEAD.
 import { decodeBytes } from "./bytes.ts";
-import { decodeRefs, decodeStash, decodeState, encodeHead, encodeRefs, encodeStash, encodeState, type ObjectId, type OperationMarker, type RefLine, type StashEntry, type StateTree } from "./format.ts";
+import { decodeRefs, decodeStash, decodeState, encodeHead, encodeRefs, encodeStash, encodeState, type ObjectId, type OperationMarker, type RefLine, type StashEntry, type StateTree } from "./format/index.ts";
 import { ambiguousPaths, conflictPathsOf, parseNameStatus } from "./describe.ts";
-import { readObjects } from "./objects.ts";
+import { readObjects } from "./git-data/objects.ts";
 import { emptyTreeOf, type Repo } from "./repo.ts";
 
 /** What the previous snapshot's tree holds that the summary compares with. */

@@ -1,9 +1,9 @@
 // Summary lines: what a new snapshot changed, in a few words. Pure: the facts
 // come from core/change-facts.ts (Git's diffs and the previous snapshot's
-// parts) and core/operation.ts (the operation's files); nothing here reads.
-import { branchName, decodeUnmerged, refParts, type HeadState, type OperationMarker, type RefLine, type StashEntry, type StateTree } from "./format.ts";
+// parts) and core/git-data/operation.ts (the operation's files); nothing here reads.
+import { branchName, decodeUnmerged, refParts, type HeadState, type OperationMarker, type RefLine, type StashEntry, type StateTree } from "./format/index.ts";
 import { escapeControls } from "./text.ts";
-import type { OperationFacts } from "./operation.ts";
+import type { OperationFacts } from "./git-data/operation.ts";
 import type { ChangeFacts, PreviousParts } from "./change-facts.ts";
 
 /** Longest summary line we write; lists are cut with "and N more". */

@@ -25,7 +25,7 @@ export const usage = (message: string): UndoError => new UndoError(message, "usa
 /**
  * Why the core refuses, as data, where the words name a command or an option
  * of the CLI: cli/refusal-words.ts words each kind once, for every place that
- * shows it. (RestoreRefused in core/plan.ts does the same for a restore's blockers.)
+ * shows it. (RestoreRefused in core/restore/plan.ts does the same for a restore's blockers.)
  */
 export type Refusal =
   /** core.hooksPath names something Git cannot run hooks from. */

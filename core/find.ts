@@ -4,14 +4,14 @@ import { posix } from "node:path";
 import { relative } from "node:path";
 import { fatal, refused } from "./errors.ts";
 import { itemPairs, type LostCommit, type LostItem, type LostStash, type LostWork } from "./find/lost.ts";
-import { blobAfter, diffTreePairs, EMPTY_TREE } from "./find/tree-diff.ts";
-import { readBlobs, readObjects } from "./objects.ts";
+import { blobAfter, diffTreePairs, EMPTY_TREE } from "./git-data/tree-diff.ts";
+import { readBlobs, readObjects } from "./git-data/objects.ts";
 import { GitError } from "./git.ts";
-import { decodeStash, isReadable, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
+import { decodeStash, isReadable, type ObjectId, type Snapshot, type SnapshotEntry } from "./format/index.ts";
 import { decodeBytes } from "./bytes.ts";
-import { parseGitDate } from "./history.ts";
+import { parseGitDate } from "./snapshots/history.ts";
 import { hashLengthOf, type Repo } from "./repo.ts";
-import { checkStash, problemOf } from "./validate.ts";
+import { checkStash, problemOf } from "./format/validate.ts";
 
 /** The snapshots recorded in [since, until] (committer dates; either end open), given as Git dates. */
 export async function snapshotsBetween(repo: Repo, snaps: readonly SnapshotEntry[], since?: string, until?: string): Promise<SnapshotEntry[]> {
@@ -50,7 +50,7 @@ interface Change {
   blob: ObjectId | null;
 }
 
-/** Every pair's changes to the index and working-tree files, in one `git diff-tree --stdin` (core/find/tree-diff.ts). */
+/** Every pair's changes to the index and working-tree files, in one `git diff-tree --stdin` (core/git-data/tree-diff.ts). */
 async function diffPairs(repo: Repo, pairs: readonly [ObjectId, ObjectId][], pathspecs: readonly string[], flags: readonly string[] = []): Promise<Map<string, Change[]>> {
   const result = new Map<string, Change[]>();
   for (const [header, records] of await diffTreePairs(repo, pairs, { pathspecs, flags })) {

@@ -37,7 +37,7 @@ export interface GitResult {
   stderr: string;
 }
 
-/** Git's output as a core string: non-UTF-8 bytes kept (see core/format.ts). */
+/** Git's output as a core string: non-UTF-8 bytes kept (see core/format/index.ts). */
 export const text = (bytes: Uint8Array): string => decodeBytes(bytes);
 
 /**
@@ -171,7 +171,7 @@ export class Git {
     return new Git(workTree ?? gitDir, env, this.locale, this.hooks);
   }
 
-  /** This Git with some variables set besides (a recording's object quarantine, core/quarantine.ts). */
+  /** This Git with some variables set besides (a recording's object quarantine, core/git-data/quarantine.ts). */
   withEnv(extra: Record<string, string>): Git {
     return new Git(this.cwd, { ...this.baseEnv, ...extra }, this.locale, this.hooks);
   }

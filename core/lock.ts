@@ -12,7 +12,7 @@ import { refused, type Refused } from "./errors.ts";
 import { clearBrokenUndoFiles, ensureUndoDir, undoFile } from "./undo-files.ts";
 import { checkRepositoryThere } from "./repository-gone.ts";
 import { seams } from "./seams.ts";
-import { pidAlive, processStartMs, selfPid } from "./proc/index.ts";
+import { pidAlive, processStartMs, selfPid } from "./git-data/proc/index.ts";
 
 export interface Lock {
   path: string;
@@ -271,7 +271,7 @@ function statMs(path: string): number {
  * removed once it has exited. A transaction killed halfway leaves Git's locks
  * behind (a ref's `.lock`, `packed-refs.lock`, reftable's `tables.list.lock`);
  * this file, left with them, says that git-undo's Git made them and when, so
- * the next recording can remove them (core/refs.ts clearKilledRefWrite).
+ * the next recording can remove them (core/git-data/refs/index.ts clearKilledRefWrite).
  */
 export async function asRefWriter<T>(undoDir: string, work: () => Promise<T>): Promise<T> {
   const path = undoFile(undoDir, "refWriteOwner");
@@ -319,7 +319,7 @@ export const forgetRefWriter = (undoDir: string): void => removeQuietly(undoFile
  * renamed over it, so a reader sees the old content or the new, never half.
  */
 export function replaceFile(path: string, content: string, mode?: number): void {
-  // Named by its owner, so that one a killed process left is removed (core/objects.ts sweepLeftovers).
+  // Named by its owner, so that one a killed process left is removed (core/git-data/objects.ts sweepLeftovers).
   const tmp = join(dirname(path), `.${basename(path)}.git-undo-${ownerTag()}`);
   checkRepositoryThere();
   writeFileSync(tmp, content, mode === undefined ? {} : { mode });

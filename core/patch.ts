@@ -1,7 +1,7 @@
 // The file-level difference between two recorded states, as Git's own diff
 // shows it: which pair of trees to hand to `git diff` (show -p, the picker's
 // diff view).
-import type { ObjectId, SnapshotEntry, StateTree } from "./format.ts";
+import type { ObjectId, SnapshotEntry, StateTree } from "./format/index.ts";
 import type { Repo } from "./repo.ts";
 
 export interface TreePair {

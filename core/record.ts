@@ -1,21 +1,21 @@
 // Recording, the use case: capture the state, skip it when nothing changed,
-// store it (core/store.ts); and the words for a configuration Git dies on.
+// store it (core/snapshots/store.ts); and the words for a configuration Git dies on.
 import { refused, type Refused } from "./errors.ts";
 import { GitError } from "./git.ts";
 import { withLock } from "./lock.ts";
 import type { Repo } from "./repo.ts";
 import { clearStaleReservation } from "./worker-protocol.ts";
-import { withQuarantine } from "./quarantine.ts";
+import { withQuarantine } from "./git-data/quarantine.ts";
 import { dropCaches } from "./undo-files.ts";
 
 import { captureLive } from "./capture.ts";
-import { type RecordOptions, type RecordOutcome, commitCapture } from "./store.ts";
+import { type RecordOptions, type RecordOutcome, commitCapture } from "./snapshots/store.ts";
 
 /** Record a snapshot, taking capture.lock. Restore snapshots are always created. */
 export async function record(repo: Repo, opts: RecordOptions): Promise<RecordOutcome> {
   clearStaleReservation(repo.undoDir);
   try {
-    // Its objects reach the store only once its snapshot is about to name them (core/quarantine.ts).
+    // Its objects reach the store only once its snapshot is about to name them (core/git-data/quarantine.ts).
     return await againWithoutCaches(repo, () => withLock(repo.undoDir, () => withQuarantine(repo, (moveIn) => recordLocked(repo, { ...opts, beforeRef: moveIn }))));
   } catch (e) {
     throw (await configRefusal(repo, e)) ?? e;

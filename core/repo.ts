@@ -278,7 +278,7 @@ export interface ConfigRead {
 /**
  * Read the whole configuration in one spawn: git-undo's own keys, the colour
  * keys, and the core settings the recorder checks before it reuses its kept
- * worktree index (core/kept-index.ts), whose digest tells it whether anything changed.
+ * worktree index (core/git-data/index/kept.ts), whose digest tells it whether anything changed.
  */
 export async function readConfig(git: Git): Promise<ConfigRead> {
   const r = await git.run(["config", "-z", "--list"], { okExit: [1] });

@@ -6,7 +6,7 @@
 //     the owner of an index.lock a restore holds;
 //   - caches, each read and written by one module only (named beside it),
 //     which may be dropped at any time: the next recording rebuilds them;
-//   - scratch folders (tmp-<owner>-XXXXXX, core/objects.ts), removed when the
+//   - scratch folders (tmp-<owner>-XXXXXX, core/git-data/objects.ts), removed when the
 //     process that made them ends, or by the next run when it was killed.
 // The hooks (POSIX sh, hooks/hook.sh) cannot import this: they spell out the
 // names of the marker, the pending mark, the worker's pid file and the probe.
@@ -38,30 +38,30 @@ export const UNDO_FILES = {
   /** Who runs a ref transaction that takes packed-refs.lock: deleting snapshots, packing them (core/lock.ts). */
   refWriteOwner: "ref-write.owner",
   /**
-   * The snapshots this worktree recorded, "<commit> <ref>" a line (core/history.ts):
+   * The snapshots this worktree recorded, "<commit> <ref>" a line (core/snapshots/history.ts):
    * any other snapshot ref was fetched from elsewhere. Not a cache: without it
    * every snapshot counts as this worktree's own.
    */
   ownSnapshots: "own-snapshots",
   /** init added log.excludeDecoration=refs/undo/ (core/hooks.ts; in the common dir's folder). */
   excludedDecoration: "excluded-decoration",
-  /** Cache: the committer identity and its config digest (core/store.ts). */
+  /** Cache: the committer identity and its config digest (core/snapshots/store.ts). */
   committer: "committer.json",
   /** Cache: the last state tree and its blobs (core/capture.ts). */
   stateBlobs: "state-blobs.json",
-  /** Cache: HEAD's reflog entry a capture found with nothing else changed (a no-op `reset --hard`): old news to the next summary (core/store.ts). */
+  /** Cache: HEAD's reflog entry a capture found with nothing else changed (a no-op `reset --hard`): old news to the next summary (core/snapshots/store.ts). */
   seenReflog: "seen-reflog.json",
-  /** Cache: the last keep tree and its groups (core/keep-entry.ts). */
+  /** Cache: the last keep tree and its groups (core/snapshots/keep-entry.ts). */
   keepTree: "keep-tree.json",
-  /** Cache: the snapshot commits already read, by id (core/snapshot-commits.ts). */
+  /** Cache: the snapshot commits already read, by id (core/snapshots/commits.ts). */
   snapshotCommits: "snapshot-commits",
-  /** Cache: state trees already validated (core/history.ts). */
+  /** Cache: state trees already validated (core/snapshots/history.ts). */
   validTrees: "valid-trees",
-  /** Cache: what each tag the refs name peels to (core/tag-peels.ts). */
+  /** Cache: what each tag the refs name peels to (core/git-data/refs/tag-peels.ts). */
   tagPeels: "tag-peels",
-  /** Cache: the worktree index kept between recordings (core/kept-index.ts). */
+  /** Cache: the worktree index kept between recordings (core/git-data/index/kept.ts). */
   keptIndex: "worktree-index",
-  /** Cache: what the kept index was made from (core/kept-index.ts). */
+  /** Cache: what the kept index was made from (core/git-data/index/kept.ts). */
   keptIndexInfo: "worktree-index.json",
   /** How long the guard may wait, in its loop's ticks, as the worker read undo.guardTimeout (core/guard.ts). */
   guardTicks: "guard-ticks",

@@ -23,10 +23,10 @@ import {
 import { join, resolve } from "node:path";
 import { errorMessage, Refused, refusalFacts, type Refusal } from "./errors.ts";
 import { checkRepositoryThere } from "./repository-gone.ts";
-import { markerFiles, operationMarker } from "./operation.ts";
+import { markerFiles, operationMarker } from "./git-data/operation.ts";
 import { guardRequests } from "./guard.ts";
 import { appendToFile, claimFile, indexLockHeld, readUndoFile, releaseFile, replaceFile, withUndoFile } from "./lock.ts";
-import { pidAlive, selfPid, type ProcessTable } from "./proc/index.ts";
+import { pidAlive, selfPid, type ProcessTable } from "./git-data/proc/index.ts";
 import type { Repo } from "./repo.ts";
 import { guardFile, undoFile, UNDO_FILES } from "./undo-files.ts";
 
@@ -90,7 +90,7 @@ export function dropTaken(undoDir: string): void {
   }
 }
 
-/** What Git is in the middle of: an operation (core/operation.ts), or index.lock (a command running now). */
+/** What Git is in the middle of: an operation (core/git-data/operation.ts), or index.lock (a command running now). */
 export async function busyReason(repo: Repo): Promise<string | null> {
   return (await operationMarker(repo)) ?? (indexLockHeld(repo.indexFile) ? "index.lock" : null);
 }

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { cut, listPhrase } from "../core/describe.ts";
 import { UndoError } from "../core/errors.ts";
-import { commitsToKeep, decodeHead, decodeMessage, decodeRefs, decodeStash, decodeState, decodeTrailers, decodeUnmerged, encodeHead, encodeMessage, encodeRefs, encodeStash, encodeState, foldSummary, groupsOf, headTrailer, parseTrailerLines, snapshotNumber, snapshotRef, unmergedBlobIds, type RefLine } from "../core/format.ts";
+import { commitsToKeep, decodeHead, decodeMessage, decodeRefs, decodeStash, decodeState, decodeTrailers, decodeUnmerged, encodeHead, encodeMessage, encodeRefs, encodeStash, encodeState, foldSummary, groupsOf, headTrailer, parseTrailerLines, snapshotNumber, snapshotRef, unmergedBlobIds, type RefLine } from "../core/format/index.ts";
 import { DEFAULT_CONFIG, parseAge, parseConfig } from "../core/repo.ts";
 
 const A = "a".repeat(40);

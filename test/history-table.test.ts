@@ -1,12 +1,12 @@
 // @pure: runs no Git, so one run of the suite covers it (test/run, GIT_UNDO_TEST_SKIP_PURE).
-// Numbers, position, streak and targets as pure functions (core/history.ts),
+// Numbers, position, streak and targets as pure functions (core/snapshots/history.ts),
 // without Git: the clarifications' worked example of undo and redo, and the
 // rules it rests on, as tables.
 import { describe, expect, test } from "bun:test";
 import { Refused, UndoError } from "../core/errors.ts";
 import { errorText } from "../cli/refusal-words.ts";
-import type { Snapshot, SnapshotEntry, SnapshotKind } from "../core/format.ts";
-import { candidates, navigationTarget, position, streak, type Direction } from "../core/history.ts";
+import type { Snapshot, SnapshotEntry, SnapshotKind } from "../core/format/index.ts";
+import { candidates, navigationTarget, position, streak, type Direction } from "../core/snapshots/history.ts";
 
 /** A snapshot of state `tree` (the state's name stands for its tree). */
 function snap(number: number, kind: SnapshotKind, tree: string, restored?: number, from?: number): Snapshot {

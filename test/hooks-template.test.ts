@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { configHookCommand, findBlock, renderHook } from "../core/hooks.ts";
-import { processTable } from "../core/proc/index.ts";
+import { processTable } from "../core/git-data/proc/index.ts";
 import { readMark } from "../core/worker-protocol.ts";
 import { CommandWatch } from "../worker/settle.ts";
 import { markingRepo, waitFor } from "./helpers/auto.ts";

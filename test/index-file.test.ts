@@ -1,11 +1,11 @@
-// Git's index file read directly (core/index-file.ts): every answer is checked
+// Git's index file read directly (core/git-data/index/file.ts): every answer is checked
 // against Git itself on index files Git wrote (versions 2, 3 and 4, split,
 // with extended flags, a long path, SHA-256), and anything that does not parse
 // answers null rather than a guess.
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cacheTreeRoot, copyIndexFile, entriesDigest, indexVersion, RealIndex } from "../core/index-file.ts";
+import { cacheTreeRoot, copyIndexFile, entriesDigest, indexVersion, RealIndex } from "../core/git-data/index/file.ts";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";
 
 const indexOf = (r: TestRepo) => join(r.gitDir(), "index");

@@ -2,7 +2,7 @@
 // The picker's parts that need no terminal: the list model (order, position,
 // filter, moves) and the preview scheduler (lazy, cached, one at a time).
 import { expect, test } from "bun:test";
-import type { SnapshotEntry } from "../core/format.ts";
+import type { SnapshotEntry } from "../core/format/index.ts";
 import { LazyCache } from "../cli/pick/lazy.ts";
 import type { LostItem } from "../core/find/lost.ts";
 import { contentQuery, lostRowsOf, PickModel, rowsOf } from "../cli/pick/model.ts";

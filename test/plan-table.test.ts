@@ -1,12 +1,12 @@
 // @pure: runs no Git, so one run of the suite covers it (test/run, GIT_UNDO_TEST_SKIP_PURE).
-// The pure parts of a restore plan (core/plan.ts) and its one wording
+// The pure parts of a restore plan (core/restore/plan.ts) and its one wording
 // (cli/plan-words.ts), as tables: ref moves, the stash plan, diff-tree's raw
 // records, and the sentences every place that shows a plan or a blocker uses.
 // No Git runs here; the end-to-end tests drive the same code through real
 // repositories.
 import { describe, expect, test } from "bun:test";
-import type { RefLine, StashEntry } from "../core/format.ts";
-import { headsEqual, parseRawNumstat, refMoves, stashPlan, type Blocker, type FileChange, type RefMove } from "../core/plan.ts";
+import type { RefLine, StashEntry } from "../core/format/index.ts";
+import { headsEqual, parseRawNumstat, refMoves, stashPlan, type Blocker, type FileChange, type RefMove } from "../core/restore/plan.ts";
 import { nameList } from "../core/text.ts";
 import { blockerText, filesPhrase, goBackCommand, refMovePhrase, refName, stashPhrase } from "../cli/plan-words.ts";
 

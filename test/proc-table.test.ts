@@ -5,8 +5,8 @@
 import { expect, test } from "bun:test";
 import { appendFileSync, chmodSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { processTable, sameProcess } from "../core/proc/index.ts";
-import { parseElapsed, parsePsLine, psBackend, PS_KNOWN_FOR_MS } from "../core/proc/ps.ts";
+import { processTable, sameProcess } from "../core/git-data/proc/index.ts";
+import { parseElapsed, parsePsLine, psBackend, PS_KNOWN_FOR_MS } from "../core/git-data/proc/ps.ts";
 import { readMark } from "../core/worker-protocol.ts";
 import { PROCESS_BACKENDS, tempDir } from "./helpers/repo.ts";
 

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
-import { commitText, compareBytes } from "../core/format.ts";
+import { commitText, compareBytes } from "../core/format/index.ts";
 import { decodeBytes, encodeBytes } from "../core/bytes.ts";
 import { gitBytes, snapIn } from "./helpers/snap.ts";
 

@@ -278,10 +278,10 @@ describe("the message", () => {
   });
 });
 
-describe("a tree's id worked out without Git (core/objects.ts treeId)", () => {
+describe("a tree's id worked out without Git (core/git-data/objects.ts treeId)", () => {
   for (const objectFormat of ["sha1", "sha256"] as const) {
     test(`the id mktree gives the same entries, ${objectFormat}: a tree's name sorts as if it ended in a slash`, async () => {
-      const { treeId } = await import("../core/objects.ts");
+      const { treeId } = await import("../core/git-data/objects.ts");
       const r = makeRepo({ objectFormat });
       const blob = r.git(["hash-object", "-w", "--stdin"], { input: "x\n" }).stdout.trim();
       const empty = r.git(["mktree"], { input: "" }).stdout.trim();

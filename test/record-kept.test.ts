@@ -1,4 +1,4 @@
-// The kept worktree index (core/kept-index.ts): a recording may reuse the
+// The kept worktree index (core/git-data/index/kept.ts): a recording may reuse the
 // index the last one ended with instead of a fresh copy of the real index,
 // but the worktree tree must be exactly what the spec's method gives (add -A
 // and write-tree on a copy of the index). Every case compares with plain Git
@@ -9,8 +9,8 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renam
 import { join } from "node:path";
 import { captureLive } from "../core/capture.ts";
 import { record } from "../core/record.ts";
-import { worktreeChanges } from "../core/kept-index.ts";
-import { cacheTreeRoot } from "../core/index-file.ts";
+import { worktreeChanges } from "../core/git-data/index/kept.ts";
+import { cacheTreeRoot } from "../core/git-data/index/file.ts";
 import { openRepo } from "../core/repo.ts";
 import { makeRepo, sharedIndexOf, TestRepo } from "./helpers/repo.ts";
 import { seams } from "../core/seams.ts";
@@ -491,7 +491,7 @@ describe("worktreeChanges", () => {
 });
 
 // check-ignore runs only when the ignore rules above the kept paths may have
-// changed since each of them was last found not ignored (core/kept-index.ts
+// changed since each of them was last found not ignored (core/git-data/index/kept.ts
 // ignoreRulesDigest); every case still gives the spec's tree.
 describe("the ignore rules the kept index was checked under", () => {
   /** withUntracked, then a recording that checks the kept paths and keeps the rules it checked them under. */

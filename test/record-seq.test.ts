@@ -5,9 +5,9 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSyn
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { tryLock } from "../core/lock.ts";
-import { blobId } from "../core/objects.ts";
+import { blobId } from "../core/git-data/objects.ts";
 import { captureLive } from "../core/capture.ts";
-import { commitCapture } from "../core/store.ts";
+import { commitCapture } from "../core/snapshots/store.ts";
 import { recordLocked } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
 import { CLI, gitAtLeast, makeRepo, refFormatOf, type TestRepo } from "./helpers/repo.ts";

@@ -1,11 +1,11 @@
 // Two helpers of the working-tree restore that used node:crypto and now use
-// Bun's own: the blob id of a symbolic link's target (core/objects.ts: which
+// Bun's own: the blob id of a symbolic link's target (core/git-data/objects.ts: which
 // file a failed merge wrote), and the room held for a rollback (random bytes,
 // real blocks).
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { blobId } from "../core/objects.ts";
+import { blobId } from "../core/git-data/objects.ts";
 import { reserveSpace } from "../core/restore/worktree.ts";
 import { makeRepo, tempDir } from "./helpers/repo.ts";
 

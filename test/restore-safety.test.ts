@@ -10,10 +10,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UndoError } from "../core/errors.ts";
-import { RestoreRefused } from "../core/plan.ts";
-import { listSnapshots, readableSnapshot } from "../core/history.ts";
-import { withScratch } from "../core/objects.ts";
-import { planRestore } from "../core/plan.ts";
+import { RestoreRefused } from "../core/restore/plan.ts";
+import { listSnapshots, readableSnapshot } from "../core/snapshots/history.ts";
+import { withScratch } from "../core/git-data/objects.ts";
+import { planRestore } from "../core/restore/plan.ts";
 import { captureLive, unchanged } from "../core/capture.ts";
 import { openRepo } from "../core/repo.ts";
 import { applyPlan } from "../core/restore/apply.ts";

@@ -1,13 +1,13 @@
-// The snapshot commits are read once and kept by id (core/snapshot-commits.ts),
-// and the refs outside refs/undo/ are listed without them (core/refs.ts). What
+// The snapshot commits are read once and kept by id (core/snapshots/commits.ts),
+// and the refs outside refs/undo/ are listed without them (core/git-data/refs/index.ts). What
 // the readers get must be what one for-each-ref of everything gave: the same
 // tree, date and message for every snapshot, the same refs for the state.
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { decodeNewest } from "../core/history.ts";
-import { scanNewestUndoRefs, scanUndoRefs } from "../core/refs.ts";
-import { readRefState } from "../core/ref-store.ts";
+import { decodeNewest } from "../core/snapshots/history.ts";
+import { scanNewestUndoRefs, scanUndoRefs } from "../core/git-data/refs/index.ts";
+import { readRefState } from "../core/git-data/refs/store.ts";
 import { openRepo } from "../core/repo.ts";
 import { UNDO_FILES } from "../core/undo-files.ts";
 import { makeRepo, type TestRepo } from "./helpers/repo.ts";

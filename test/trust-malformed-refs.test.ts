@@ -1,6 +1,6 @@
 // One object Git cannot parse never stops recording. The refs are listed
 // with their types, which reads only each object's header; the tags among
-// them are peeled apart (core/tag-peels.ts, which keeps what it peeled). A
+// them are peeled apart (core/git-data/refs/tag-peels.ts, which keeps what it peeled). A
 // malformed tag cannot be peeled (the one for-each-ref that peeled every tag
 // failed as a whole on it: Git 2.39+ exits 128, Git 2.31 crashes): its ref is
 // recorded by its id and type without peeled fields, and doctor names it.

@@ -5,7 +5,7 @@
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { indexIdentity } from "../core/index-file.ts";
+import { indexIdentity } from "../core/git-data/index/file.ts";
 import { CaptureTorn } from "../core/capture.ts";
 import { record } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";

@@ -7,7 +7,7 @@
 import { appendToFile } from "../core/lock.ts";
 import { answerGuard, commandEffect, dropOldAnswers, guardRequests, type CommandEffect, type GuardRequest } from "../core/guard.ts";
 import type { GuardAnswer } from "./tree-watch.ts";
-import { sameProcess, type ProcessInfo, type ProcessTable } from "../core/proc/index.ts";
+import { sameProcess, type ProcessInfo, type ProcessTable } from "../core/git-data/proc/index.ts";
 import { join } from "node:path";
 import { ANCESTRY_DEPTH } from "./settle.ts";
 

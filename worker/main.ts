@@ -12,7 +12,7 @@ import { runEntry } from "../core/bundle.ts";
 import { seamsFromEnv } from "../core/seams.ts";
 import { errorMessage } from "../core/errors.ts";
 import { writeOnlyWhile } from "../core/repository-gone.ts";
-import { pidAlive, processTable, selfCpuMs, useProcessTable } from "../core/proc/index.ts";
+import { pidAlive, processTable, selfCpuMs, useProcessTable } from "../core/git-data/proc/index.ts";
 import {
   claimWorker,
   dropTaken,
@@ -41,7 +41,7 @@ import {
   type MarkRead,
 } from "../core/worker-protocol.ts";
 import type { Repo } from "../core/repo.ts";
-import { operationMarker } from "../core/operation.ts";
+import { operationMarker } from "../core/git-data/operation.ts";
 import { CommandWatch, earlyReadIn, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
 import { GuardDesk } from "./guard-desk.ts";
 import { dropOldAnswers, guardRequests, monitorSetting, writeGuardBound } from "../core/guard.ts";
@@ -144,7 +144,7 @@ const INTACT_WAIT_MS = 200;
  * with no mark at all (hooks off, another tool), tears it.
  */
 export async function captureIntact(repo: Repo, undoDir: string, before: string | null): Promise<boolean> {
-  const { indexIdentity } = await import("../core/index-file.ts");
+  const { indexIdentity } = await import("../core/git-data/index/file.ts");
   if (!indexLocked(repo) && indexIdentity(repo.indexFile) === before) return true;
   const deadline = Date.now() + INTACT_WAIT_MS;
   while (indexLocked(repo) && Date.now() < deadline) await Bun.sleep(5);
@@ -191,7 +191,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       import("../core/repo.ts"),
       import("../core/record.ts"),
       import("../core/capture.ts"),
-      import("../core/index-file.ts"),
+      import("../core/git-data/index/file.ts"),
     ]);
     // As the Git command that ran the hook saw it: a dotfiles repository's work tree, a push's none.
     const open = () => openHookRepo(gitDir, { cwd, env: process.env });
@@ -433,7 +433,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
           await marks.wait(early === null ? wait : Math.min(wait, early));
           continue;
         }
-        // `git refs migrate` running: nothing is read until it is done (core/store.ts checks again before the ref).
+        // `git refs migrate` running: nothing is read until it is done (core/snapshots/store.ts checks again before the ref).
         if (refMigrationRunning(gitDir)) {
           await marks.wait(50);
           continue;

@@ -6,7 +6,7 @@
 // new mark. A new mark in that time (a script's next command) joins the same
 // recording. Where no process information exists, the mark must have been
 // quiet for NO_PROCESS_QUIET_MS instead.
-import { sameProcess, type ProcessInfo, type ProcessTable } from "../core/proc/index.ts";
+import { sameProcess, type ProcessInfo, type ProcessTable } from "../core/git-data/proc/index.ts";
 
 /** The quiet the worker waits for when it cannot see processes (the format's rule). */
 export const NO_PROCESS_QUIET_MS = 700;

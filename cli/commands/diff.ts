@@ -1,9 +1,9 @@
 // git undo diff <n> [<m>]: what snapshot n changed, or how two snapshots differ, in Git's diff format.
-import { EMPTY_TREE } from "../../core/find/tree-diff.ts";
+import { EMPTY_TREE } from "../../core/git-data/tree-diff.ts";
 import { usage } from "../../core/errors.ts";
-import { isReadable, type Snapshot, type SnapshotEntry } from "../../core/format.ts";
-import { listSnapshots, readableSnapshot, resolveSnapshotArg } from "../../core/history.ts";
-import { loadState } from "../../core/read-state.ts";
+import { isReadable, type Snapshot, type SnapshotEntry } from "../../core/format/index.ts";
+import { listSnapshots, readableSnapshot, resolveSnapshotArg } from "../../core/snapshots/history.ts";
+import { loadState } from "../../core/snapshots/read-state.ts";
 import type { DiffFormat } from "../../core/patch.ts";
 import { hashLengthOf, openRepo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";

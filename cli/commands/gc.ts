@@ -2,10 +2,10 @@
 // those that need objects the repository lost.
 import { refuse } from "../../core/errors.ts";
 import { problemsWordedByCommand, problemText } from "../config-words.ts";
-import { listSnapshots } from "../../core/history.ts";
+import { listSnapshots } from "../../core/snapshots/history.ts";
 import { openRepo, parseAge, type Repo } from "../../core/repo.ts";
-import { dropDamagedSnapshots, expireSnapshots, type DamagedDrop } from "../../core/gc.ts";
-import { objectStoreSize, snapshotSpace, spaceFreedBy } from "../../core/space.ts";
+import { dropDamagedSnapshots, expireSnapshots, type DamagedDrop } from "../../core/snapshots/gc.ts";
+import { objectStoreSize, snapshotSpace, spaceFreedBy } from "../../core/snapshots/space.ts";
 import { str, type Command } from "../command.ts";
 import { out, sizeText } from "../ui.ts";
 import { withSpinner } from "../progress.ts";

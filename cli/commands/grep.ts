@@ -1,9 +1,9 @@
 // git undo grep <pattern> [<n>...] [--all] [--lost]: which snapshot, or what lost work, still holds a line.
 import { usage } from "../../core/errors.ts";
-import { isReadable, type Snapshot } from "../../core/format.ts";
+import { isReadable, type Snapshot } from "../../core/format/index.ts";
 import { grepLost, grepSnapshots, type GrepMatch, type GrepOptions } from "../../core/find.ts";
 import { findLost } from "../../core/find/lost.ts";
-import { listSnapshots, readableSnapshot, resolveSnapshotArg } from "../../core/history.ts";
+import { listSnapshots, readableSnapshot, resolveSnapshotArg } from "../../core/snapshots/history.ts";
 import { openRepo } from "../../core/repo.ts";
 import { escapeControls } from "../../core/text.ts";
 import { type Command } from "../command.ts";

@@ -1,14 +1,14 @@
 // git undo list (alias log): the snapshots, newest first, with the position marked.
 import { userSummary } from "../../core/describe.ts";
-import { isReadable, type SnapshotEntry } from "../../core/format.ts";
+import { isReadable, type SnapshotEntry } from "../../core/format/index.ts";
 import { usage } from "../../core/errors.ts";
 import { escapeControls } from "../../core/text.ts";
 import { lostChanging, pickaxeProblem, snapshotsBetween, snapshotsChanging, type Pickaxe, type PickaxeProblem } from "../../core/find.ts";
 import { findLost } from "../../core/find/lost.ts";
-import { checkStates, decodeNewest, decodeSnapshots, position, readOwnSnapshots, streakOrigin } from "../../core/history.ts";
+import { checkStates, decodeNewest, decodeSnapshots, position, readOwnSnapshots, streakOrigin } from "../../core/snapshots/history.ts";
 import { openRepo, snapshotPrefixFor, undoDirFor, type Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../core/worker-protocol.ts";
-import { scanNewestUndoRefs, scanUndoRefs, type SnapshotRef } from "../../core/refs.ts";
+import { scanNewestUndoRefs, scanUndoRefs, type SnapshotRef } from "../../core/git-data/refs/index.ts";
 import { count, str, type Command } from "../command.ts";
 import { startPager } from "../pager.ts";
 import { fit } from "../pick/text.ts";
@@ -176,7 +176,7 @@ export const list: Command = {
     const seqs: Sequence[] = values["all-worktrees"]
       ? await allSequences(repo)
       : [{ worktree: repo.worktreeName, snapshots: decode(await (newestOnly ? scanNewestUndoRefs(repo, repo.snapshotPrefix, limit) : scanUndoRefs(repo, repo.snapshotPrefix))) }];
-    // The position needs only the trailers; the states of the snapshots shown are checked (core/validate.ts).
+    // The position needs only the trailers; the states of the snapshots shown are checked (core/format/validate.ts).
     const shown = new Map<Sequence, SnapshotEntry[]>();
     for (const q of seqs) {
       let pool: SnapshotEntry[] = q.snapshots;

@@ -3,10 +3,10 @@
 import { isCancel } from "@clack/core";
 import { refuse } from "../../core/errors.ts";
 import { snapshotsHolding } from "../../core/find.ts";
-import { isReadable } from "../../core/format.ts";
-import { listSnapshots, position } from "../../core/history.ts";
+import { isReadable } from "../../core/format/index.ts";
+import { listSnapshots, position } from "../../core/snapshots/history.ts";
 import { changedPaths } from "../../core/patch.ts";
-import type { StateSide } from "../../core/plan.ts";
+import type { StateSide } from "../../core/restore/plan.ts";
 import { captureLive, unchanged } from "../../core/capture.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";

@@ -1,7 +1,7 @@
 // git undo restore <n>: put snapshot n's state back, whole or in part.
 import { PARTS, type Part, type PartialSelection } from "../../core/compose.ts";
 import { usage } from "../../core/errors.ts";
-import { resolveSnapshotArg } from "../../core/history.ts";
+import { resolveSnapshotArg } from "../../core/snapshots/history.ts";
 import { openRepo } from "../../core/repo.ts";
 import type { Command, Parsed } from "../command.ts";
 import { RESTORE_FLAGS, RESTORE_OPTIONS, runRestore } from "./undo.ts";

@@ -1,6 +1,6 @@
 // git undo revert <n>: take out the change snapshot n recorded, keeping everything since.
 import { usage } from "../../core/errors.ts";
-import { resolveSnapshotArg } from "../../core/history.ts";
+import { resolveSnapshotArg } from "../../core/snapshots/history.ts";
 import { openRepo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
 import { RESTORE_FLAGS, RESTORE_OPTIONS, runRestore } from "./undo.ts";

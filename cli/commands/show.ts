@@ -1,8 +1,8 @@
 // git undo show <n>: the trailers and what a snapshot holds.
-import { branchName, encodeMessage } from "../../core/format.ts";
+import { branchName, encodeMessage } from "../../core/format/index.ts";
 import { usage } from "../../core/errors.ts";
-import { listSnapshots, resolveSnapshotArg, readableSnapshot, position } from "../../core/history.ts";
-import { inspectSnapshot, headCommit } from "../../core/read-state.ts";
+import { listSnapshots, resolveSnapshotArg, readableSnapshot, position } from "../../core/snapshots/history.ts";
+import { inspectSnapshot, headCommit } from "../../core/snapshots/read-state.ts";
 import { refLabel, userSummary } from "../../core/describe.ts";
 import { escapeControls } from "../../core/text.ts";
 import { openRepo } from "../../core/repo.ts";

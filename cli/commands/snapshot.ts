@@ -1,6 +1,6 @@
 // git undo snapshot: record the current state now.
-import { foldSummary } from "../../core/format.ts";
-import type { LeftOutFile } from "../../core/index-trees.ts";
+import { foldSummary } from "../../core/format/index.ts";
+import type { LeftOutFile } from "../../core/git-data/index/trees.ts";
 import { record } from "../../core/record.ts";
 import { openRepo } from "../../core/repo.ts";
 import { escapeControls } from "../../core/text.ts";

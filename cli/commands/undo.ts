@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { fatal, refuse, usage } from "../../core/errors.ts";
 import { hooksEnabled } from "../../core/hooks.ts";
-import { scanNewestUndoRefs } from "../../core/refs.ts";
+import { scanNewestUndoRefs } from "../../core/git-data/refs/index.ts";
 import { reportLines } from "../report.ts";
 import { restore, type RestoreRequest } from "../../core/restore/index.ts";
 import { openRepo } from "../../core/repo.ts";

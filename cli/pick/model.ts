@@ -2,7 +2,7 @@
 // filter, the highlighted row and the scroll offset. Pure, so it can be tested
 // and reasoned about without a terminal.
 import type { LostItem } from "../../core/find/lost.ts";
-import { isReadable, type SnapshotEntry } from "../../core/format.ts";
+import { isReadable, type SnapshotEntry } from "../../core/format/index.ts";
 
 export interface Row {
   entry: SnapshotEntry;

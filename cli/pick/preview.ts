@@ -1,10 +1,10 @@
 // What the picker shows beside the list: the restore plan of the highlighted
-// snapshot (core/plan.ts, the same plan `git undo restore --dry-run` prints),
+// snapshot (core/restore/plan.ts, the same plan `git undo restore --dry-run` prints),
 // or Git's diff from the current state to it. Each is computed once, on demand.
-import type { Snapshot } from "../../core/format.ts";
+import type { Snapshot } from "../../core/format/index.ts";
 import { diffArgs, treePair } from "../../core/patch.ts";
-import { filesOnDisk, indexChanges, planIsEmpty, planRestore, submoduleOnly, type RestorePlan, type StateSide } from "../../core/plan.ts";
-import { listSnapshots } from "../../core/history.ts";
+import { filesOnDisk, indexChanges, planIsEmpty, planRestore, submoduleOnly, type RestorePlan, type StateSide } from "../../core/restore/plan.ts";
+import { listSnapshots } from "../../core/snapshots/history.ts";
 import type { GoBack } from "../../core/restore/index.ts";
 import { waysBack } from "../../core/restore/outcome.ts";
 import type { Repo } from "../../core/repo.ts";

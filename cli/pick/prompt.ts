@@ -4,7 +4,7 @@
 import { Prompt, getColumns, getRows } from "@clack/core";
 import type { Key } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import { isReadable, type Snapshot } from "../../core/format.ts";
+import { isReadable, type Snapshot } from "../../core/format/index.ts";
 import { LazyCache } from "./lazy.ts";
 import type { PickModel, Row } from "./model.ts";
 import type { PreviewSource } from "./preview.ts";

@@ -3,7 +3,7 @@
 // Every line is cut to the terminal's width and the frame to its height, so a
 // 60-column terminal shows a smaller picker, never a broken one.
 import { userSummary } from "../../core/describe.ts";
-import { isReadable } from "../../core/format.ts";
+import { isReadable } from "../../core/format/index.ts";
 import { color, relativeAge } from "../ui.ts";
 import type { Lazy } from "./lazy.ts";
 import { details, rescueOutcome, title } from "../lost-words.ts";

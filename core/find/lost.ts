@@ -7,13 +7,13 @@
 // process per object.
 import { lstatSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { KEEP_MESSAGE, OPERATION_MARKERS, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, type ObjectId } from "../format.ts";
+import { KEEP_MESSAGE, OPERATION_MARKERS, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, type ObjectId } from "../format/index.ts";
 import { decodeBytes } from "../bytes.ts";
-import { objectSizes, readObjects } from "../objects.ts";
+import { objectSizes, readObjects } from "../git-data/objects.ts";
 import { hashLengthOf, type Repo } from "../repo.ts";
 import { phase } from "../trace.ts";
-import { parseRawTree, type RawTreeEntry } from "../validate.ts";
-import { diffTreePairs } from "./tree-diff.ts";
+import { parseRawTree, type RawTreeEntry } from "../format/validate.ts";
+import { diffTreePairs } from "../git-data/tree-diff.ts";
 
 interface LostBase {
   /** What `git undo rescue <id>` names: the stash commit, the commit, the blob. */

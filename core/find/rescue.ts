@@ -10,11 +10,11 @@ import { join } from "node:path";
 import type { ComposedTarget, CurrentState } from "../compose.ts";
 import { cut } from "../describe.ts";
 import { refused } from "../errors.ts";
-import { compareBytes, headTrailer, isReadable, type ObjectId, type RefLine, type SnapshotEntry, type StateTree } from "../format.ts";
+import { compareBytes, headTrailer, isReadable, type ObjectId, type RefLine, type SnapshotEntry, type StateTree } from "../format/index.ts";
 import { encodeBytes } from "../bytes.ts";
 import { writeStateTree } from "../capture.ts";
 import type { Repo } from "../repo.ts";
-import { isSafePath, isValidRefName } from "../validate.ts";
+import { isSafePath, isValidRefName } from "../format/validate.ts";
 import type { LostCommitObject, LostWork } from "./lost.ts";
 
 /** What a rescue adds to the current state. */

@@ -4,11 +4,11 @@
 // index have files of their own. Test-only (core/seams.ts): a restore can be
 // made to fail or stop right after a step.
 import { writeFileSync } from "node:fs";
-import type { RefMove, RestorePlan } from "../plan.ts";
+import type { RefMove, RestorePlan } from "./plan.ts";
 import { phase } from "../trace.ts";
 import type { Repo } from "../repo.ts";
 import { seams } from "../seams.ts";
-import { readRefState, type RefState } from "../ref-store.ts";
+import { readRefState, type RefState } from "../git-data/refs/store.ts";
 
 import { type NextIndex, restoreIndex } from "./index-step.ts";
 import { Journal, putRefsBack, refLine, setHead, setRef, storeStash, transaction } from "./journal.ts";

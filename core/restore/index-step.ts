@@ -4,10 +4,10 @@
 import { existsSync, linkSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { refused as refusedFor } from "../errors.ts";
-import { decodeUnmerged, pathKey, type ObjectId } from "../format.ts";
-import type { FileChange, RestorePlan } from "../plan.ts";
+import { decodeUnmerged, pathKey, type ObjectId } from "../format/index.ts";
+import type { FileChange, RestorePlan } from "./plan.ts";
 import type { Repo } from "../repo.ts";
-import { copyIndexFile, indexVersion } from "../index-file.ts";
+import { copyIndexFile, indexVersion } from "../git-data/index/file.ts";
 import { MODE } from "../mode.ts";
 
 import type { StepContext } from "./types.ts";

@@ -7,9 +7,9 @@
 // and to outcome.ts for what the result reports. None of them calls back up.
 //
 // The spec's steps, and where each one is:
-//   1. an operation in progress: a blocker (core/plan.ts); --force ends it with
+//   1. an operation in progress: a blocker (core/restore/plan.ts); --force ends it with
 //      Git's own --quit (endOperations) and plans again;
-//   2. objects T needs: a blocker (core/plan.ts), or --skip-missing;
+//   2. objects T needs: a blocker (core/restore/plan.ts), or --skip-missing;
 //      then, before anything moves, the checks Git's merge would make
 //      (unknown files, index.lock, a branch checked out elsewhere) and the
 //      record-first of an unrecorded state (restore);
@@ -24,22 +24,22 @@
 // record), so tests can prove the rollback of each one, or to stop there, so
 // tests can kill it.
 import { fatal, refused, UndoError } from "../errors.ts";
-import { RestoreRefused } from "../plan.ts";
-import { commitText, isReadable, reflogTrailer, type OperationMarker, type Snapshot, type SnapshotEntry } from "../format.ts";
-import { navigationTarget, readableSnapshot, streakOrigin } from "../history.ts";
+import { RestoreRefused } from "./plan.ts";
+import { commitText, isReadable, reflogTrailer, type OperationMarker, type Snapshot, type SnapshotEntry } from "../format/index.ts";
+import { navigationTarget, readableSnapshot, streakOrigin } from "../snapshots/history.ts";
 import { acquireLock, clearDeadIndexLock, createIndexLock, indexLockPath, releaseIndexLock } from "../lock.ts";
-import { withScratch, writeTagObjects } from "../objects.ts";
-import { withQuarantine } from "../quarantine.ts";
+import { withScratch, writeTagObjects } from "../git-data/objects.ts";
+import { withQuarantine } from "../git-data/quarantine.ts";
 import { againWithoutCaches } from "../record.ts";
-import { addLineCounts, addOnlyLeft, planIsEmpty, planRestore, type Blocker, type RestorePlan, type StateSide } from "../plan.ts";
+import { addLineCounts, addOnlyLeft, planIsEmpty, planRestore, type Blocker, type RestorePlan, type StateSide } from "./plan.ts";
 import { captureLive, captureWith, snapshotSequence, unchanged, type LiveCapture } from "../capture.ts";
-import { loadState } from "../read-state.ts";
-import { scanUndoRefs, type SnapshotRef } from "../refs.ts";
-import { commitCapture } from "../store.ts";
+import { loadState } from "../snapshots/read-state.ts";
+import { scanUndoRefs, type SnapshotRef } from "../git-data/refs/index.ts";
+import { commitCapture } from "../snapshots/store.ts";
 import { restoreSummary } from "../describe.ts";
 import type { Repo } from "../repo.ts";
-import { headReflogHint } from "../ref-store.ts";
-import { currentMarkers, endBisect, operationFacts } from "../operation.ts";
+import { headReflogHint } from "../git-data/refs/store.ts";
+import { currentMarkers, endBisect, operationFacts } from "../git-data/operation.ts";
 import { composePartial, composeRevert, type ComposedTarget, type CurrentState, type RevertConflict } from "../compose.ts";
 import { composeRescue } from "../find/rescue.ts";
 
@@ -191,7 +191,7 @@ export async function restore(repo: Repo, request: RestoreRequest, opts: Restore
     const indexLock = opts.dryRun || repo.bare ? null : takeIndexLock(repo, opts.guard);
     try {
       // The objects it writes reach the store only when something is about to
-      // name them: a snapshot's ref, a restored ref, the index (core/quarantine.ts).
+      // name them: a snapshot's ref, a restored ref, the index (core/git-data/quarantine.ts).
       // A Git error reaching here came before any change (restoreLocked words the others).
       return await againWithoutCaches(repo, () =>
         withScratch(repo, (scratch) => withQuarantine(repo, (moveIn) => restoreLocked(repo, scratch, request, opts, indexLock !== null, moveIn), { dropCachesIfLeft: true })),

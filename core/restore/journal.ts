@@ -1,8 +1,8 @@
 // The journal of a restore: each step that changed something leaves the way
 // to undo it, and a failure plays them backwards. Ref transactions, HEAD and
 // the stash are written here, as the steps and their rollback both need.
-import type { HeadState, ObjectId } from "../format.ts";
-import type { RefMove } from "../plan.ts";
+import type { HeadState, ObjectId } from "../format/index.ts";
+import type { RefMove } from "./plan.ts";
 import type { Repo } from "../repo.ts";
 
 /** Undo actions of the steps done so far; played backwards on failure. */
@@ -30,7 +30,7 @@ export class Journal {
 
 /**
  * One ref of an update-ref -z command: its name, then ids. Only plain refs
- * get here, and a plain ref always has an object (core/validate.ts checkRefs).
+ * get here, and a plain ref always has an object (core/format/validate.ts checkRefs).
  */
 export const refLine = (name: string, ...ids: (ObjectId | null)[]) =>
   `${name}\0${ids

@@ -3,13 +3,13 @@
 // ways back.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { ObjectId, Snapshot, SnapshotEntry } from "../format.ts";
-import { candidates, navigationTarget, position, type Direction } from "../history.ts";
-import { loadState } from "../read-state.ts";
-import { parseRawNumstat, refMoves, type RestorePlan } from "../plan.ts";
+import type { ObjectId, Snapshot, SnapshotEntry } from "../format/index.ts";
+import { candidates, navigationTarget, position, type Direction } from "../snapshots/history.ts";
+import { loadState } from "../snapshots/read-state.ts";
+import { parseRawNumstat, refMoves, type RestorePlan } from "./plan.ts";
 import type { IndexParts, LiveCapture } from "../capture.ts";
 import type { Repo } from "../repo.ts";
-import { captureIndex } from "../index-trees.ts";
+import { captureIndex } from "../git-data/index/trees.ts";
 import { MODE } from "../mode.ts";
 
 import type { GoBack, PartDifference, SteppedChange } from "./types.ts";

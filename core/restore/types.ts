@@ -1,7 +1,7 @@
 // What a restore is asked, what it answers, and what its steps share.
-import type { OperationMarker, Snapshot } from "../format.ts";
-import type { Direction } from "../history.ts";
-import type { RestorePlan } from "../plan.ts";
+import type { OperationMarker, Snapshot } from "../format/index.ts";
+import type { Direction } from "../snapshots/history.ts";
+import type { RestorePlan } from "./plan.ts";
 import type { Repo } from "../repo.ts";
 import type { ComposedTarget, PartialSelection } from "../compose.ts";
 import type { RescueTarget } from "../find/rescue.ts";
@@ -60,7 +60,7 @@ export interface RestoreResult {
   differences: PartDifference[];
   /** The ways back to the state left: redo or undo when one step lands on it, and restore of its number (on a dry run, those the restore would offer). */
   goBack: GoBack[];
-  /** The state the run of restores this one ends left, when that is not the state this one left (core/history.ts streakOrigin); null otherwise. */
+  /** The state the run of restores this one ends left, when that is not the state this one left (core/snapshots/history.ts streakOrigin); null otherwise. */
   before: number | null;
   /**
    * `git undo`: the changes it undid, newest first; `git undo redo`: the ones

@@ -2,23 +2,23 @@
 // a merge index, checked before anything moves, and the hard-link backup of the
 // files it replaces, with the space it needs reserved, so that a failure
 // (a full disk included) puts every file back as it was.
-import { RestoreRefused } from "../plan.ts";
+import { RestoreRefused } from "./plan.ts";
 import { linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, statfsSync, unlinkSync, writeFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { nameList } from "../text.ts";
-import { pathKey, type ObjectId } from "../format.ts";
+import { pathKey, type ObjectId } from "../format/index.ts";
 import { gitVersion, versionAtLeast } from "../hooks.ts";
-import { currentFolder, occupiedNow, parseRawNumstat, type Blocker, type FileChange, type RefMove, type RestorePlan } from "../plan.ts";
+import { currentFolder, occupiedNow, parseRawNumstat, type Blocker, type FileChange, type RefMove, type RestorePlan } from "./plan.ts";
 import type { Repo } from "../repo.ts";
-import { copyIndexFile } from "../index-file.ts";
+import { copyIndexFile } from "../git-data/index/file.ts";
 import { MODE } from "../mode.ts";
-import { blobId } from "../objects.ts";
+import { blobId } from "../git-data/objects.ts";
 import { lstatOrNull } from "../stat.ts";
 
 import { indexInfo, snapshotEntries } from "./index-step.ts";
 import type { StepContext, WorktreeOutcome } from "./types.ts";
-import { selfPid } from "../proc/index.ts";
-import { asideObjects } from "../quarantine.ts";
+import { selfPid } from "../git-data/proc/index.ts";
+import { asideObjects } from "../git-data/quarantine.ts";
 
 /**
  * A Git step on one of the merge's own indexes. The trees it writes (the two

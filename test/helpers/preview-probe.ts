@@ -1,7 +1,7 @@
 // The picker's preview code (cli/pick/preview.ts) for one snapshot, in the
 // repository of the current directory, as the picker runs it. Run as a
 // script: prints "ok" and the preview's lines, or exits 1 with the error's message.
-import { listSnapshots, readableSnapshot } from "../../core/history.ts";
+import { listSnapshots, readableSnapshot } from "../../core/snapshots/history.ts";
 import { captureLive, unchanged } from "../../core/capture.ts";
 import { openRepo, type Place } from "../../core/repo.ts";
 import { planPreviews } from "../../cli/pick/preview.ts";

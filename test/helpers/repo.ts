@@ -149,7 +149,7 @@ export function isolatedEnv(home: string, extra: Record<string, string> = {}): R
     XDG_CONFIG_HOME: join(home, ".config"),
     GIT_CONFIG_NOSYSTEM: "1",
     ...(processTable ? { GIT_UNDO_PROCESS_TABLE: processTable } : {}),
-    // Every reuse of the kept worktree index is checked against a fresh copy (core/index-trees.ts).
+    // Every reuse of the kept worktree index is checked against a fresh copy (core/git-data/index/trees.ts).
     ...(VERIFY_KEPT ? { GIT_UNDO_VERIFY_KEPT: "1" } : {}),
     // A worker exits as soon as it has nothing to record, so that "settled" means no worker left.
     GIT_UNDO_WORKER_LINGER: "0",

@@ -1,7 +1,7 @@
 // Shared by the restore tests: snapshot trailers, fingerprints without git-undo's own refs.
 import { expect } from "bun:test";
-import { checkStates, listSnapshots } from "../../core/history.ts";
-import { isReadable } from "../../core/format.ts";
+import { checkStates, listSnapshots } from "../../core/snapshots/history.ts";
+import { isReadable } from "../../core/format/index.ts";
 import { openRepo } from "../../core/repo.ts";
 import { fingerprint, type RunResult, type TestRepo } from "./repo.ts";
 
@@ -40,7 +40,7 @@ export function expectRefused(r: TestRepo, args: string[], reason: RegExp, opts:
   return res;
 }
 
-/** Every snapshot passes the checks the tool applies to snapshots it reads (core/validate.ts through loadState). */
+/** Every snapshot passes the checks the tool applies to snapshots it reads (core/format/validate.ts through loadState). */
 export async function expectWellFormed(r: TestRepo): Promise<void> {
   const repo = await openRepo(r.at());
   const checked = await checkStates(repo, await listSnapshots(repo));

@@ -7,13 +7,13 @@
 // are not the format's.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { ObjectId, RefLine } from "./format.ts";
-import { readJsonFile, replaceFile } from "./lock.ts";
-import { seams } from "./seams.ts";
-import { objectSizes, readObjects, writeBlobs, writeTree, type TreeEntry } from "./objects.ts";
-import type { ObjectFormat, Repo } from "./repo.ts";
-import { undoFile } from "./undo-files.ts";
-import { MODE } from "./mode.ts";
+import type { ObjectId, RefLine } from "../format/index.ts";
+import { readJsonFile, replaceFile } from "../lock.ts";
+import { seams } from "../seams.ts";
+import { objectSizes, readObjects, writeBlobs, writeTree, type TreeEntry } from "../git-data/objects.ts";
+import type { ObjectFormat, Repo } from "../repo.ts";
+import { undoFile } from "../undo-files.ts";
+import { MODE } from "../mode.ts";
 
 export const KEEP_ENTRY = "keep";
 

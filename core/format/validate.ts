@@ -5,13 +5,13 @@
 // what stands between a snapshot's bytes and Git's plumbing: a name that is not
 // a ref under refs/ could make update-ref write `.git/commondir` or `MERGE_HEAD`,
 // a NUL would split an -z transaction, a path with a `.git` component would
-// reach update-index. Pure functions: no Git here (core/read-state.ts reads the
+// reach update-index. Pure functions: no Git here (core/snapshots/read-state.ts reads the
 // objects and calls them).
-import { UndoError } from "./errors.ts";
-import type { ObjectId, StateTree } from "./format.ts";
-import { nulRecords } from "./bytes.ts";
-import { escapeControls } from "./text.ts";
-import { MODE } from "./mode.ts";
+import { UndoError } from "../errors.ts";
+import type { ObjectId, StateTree } from "./index.ts";
+import { nulRecords } from "../bytes.ts";
+import { escapeControls } from "../text.ts";
+import { MODE } from "../mode.ts";
 
 /** A reader's refusal of a snapshot: `<label> is not a valid snapshot: <problem>`. */
 export class SnapshotRefused extends UndoError {
@@ -205,7 +205,7 @@ export function checkIndexBlobs(entries: readonly RawTreeEntry[]): void {
 /**
  * `keep`: `<tag id>.tag` blobs, and trees and blobs named by their own ids.
  * That a `.tag` blob really is the tag its name says is checked when it is
- * written back (core/keep-entry.ts), the one time its content is read.
+ * written back (core/snapshots/keep-entry.ts), the one time its content is read.
  */
 export function checkKeep(entries: readonly RawTreeEntry[], hexLength: number): void {
   for (const e of entries) {

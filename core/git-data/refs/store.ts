@@ -7,14 +7,14 @@
 // faster than a Git process each; the reftable backend, which has no such
 // files, asks Git for all of it in one wave of processes.
 import { join } from "node:path";
-import { fromFileEnd } from "./file-tail.ts";
-import { compareBytes, type HeadState, type HeadReflogEntry, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "./format.ts";
-import { decodeBytes } from "./bytes.ts";
+import { fromFileEnd } from "../../file-tail.ts";
+import { compareBytes, type HeadState, type HeadReflogEntry, type OperationMarker, type ReflogEntry, type RefLine, type StashEntry } from "../../format/index.ts";
+import { decodeBytes } from "../../bytes.ts";
 import { readFileSync } from "node:fs";
-import { text, type GitResult } from "./git.ts";
-import { markerFiles, markersWith, REF_MARKER_QUERY } from "./operation.ts";
-import { listRefs, looseSymrefs, scanUndoRefs, type RefScan, type SnapshotRef, type UnreadableRef } from "./refs.ts";
-import type { Repo } from "./repo.ts";
+import { text, type GitResult } from "../../git.ts";
+import { markerFiles, markersWith, REF_MARKER_QUERY } from "../operation.ts";
+import { listRefs, looseSymrefs, scanUndoRefs, type RefScan, type SnapshotRef, type UnreadableRef } from "./index.ts";
+import type { Repo } from "../../repo.ts";
 
 /** The ref storage's part of a state: the refs and the snapshot refs, with what the files storage keeps as files. */
 export interface RefState extends RefScan {

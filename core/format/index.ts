@@ -1,9 +1,9 @@
 // Snapshot format v1 in code: the commit message and its trailers, the blobs of
 // the state tree, and the grouping of kept commits. Pure functions: no Git here.
-import { MODE } from "./mode.ts";
-import { fatal } from "./errors.ts";
-import { DECIMAL, escapeControls } from "./text.ts";
-import { encodeBytes, hasEscapedBytes, nulRecords } from "./bytes.ts";
+import { MODE } from "../mode.ts";
+import { fatal } from "../errors.ts";
+import { DECIMAL, escapeControls } from "../text.ts";
+import { encodeBytes, hasEscapedBytes, nulRecords } from "../bytes.ts";
 
 export const FORMAT_VERSION = 1;
 export const PLACEHOLDER_NAME = "git-undo";

@@ -1,23 +1,23 @@
 // Listing refs and looking after the ref storage's locks: every ref outside
 // refs/undo/ with its type and peeled object (one for-each-ref), the snapshot
 // refs with their trees and messages (their names from another, their commits
-// from core/snapshot-commits.ts), the loose symbolic refs, packing the
+// from core/snapshots/commits.ts), the loose symbolic refs, packing the
 // snapshot refs, the lock files a killed Git leaves, and the sign that
 // reftable's refs changed. What a state holds of the ref storage (HEAD, its
 // reflog, the stash, the markers) is read by the storage's backend in
-// core/ref-store.ts, which builds on these.
+// core/git-data/refs/store.ts, which builds on these.
 import { lstatSync, readdirSync, readFileSync, statSync, unlinkSync, type Dirent } from "node:fs";
 import { join } from "node:path";
-import { snapshotNumber, type ObjectId, type RefLine } from "./format.ts";
-import { decodeBytes } from "./bytes.ts";
-import { GitError } from "./git.ts";
-import { forgetRefWriter, killedRefWriteStart } from "./lock.ts";
-import { gitBool, type Repo } from "./repo.ts";
-import { snapshotCommits, type ListedRef, type SnapshotRef } from "./snapshot-commits.ts";
+import { snapshotNumber, type ObjectId, type RefLine } from "../../format/index.ts";
+import { decodeBytes } from "../../bytes.ts";
+import { GitError } from "../../git.ts";
+import { forgetRefWriter, killedRefWriteStart } from "../../lock.ts";
+import { gitBool, type Repo } from "../../repo.ts";
+import { snapshotCommits, type ListedRef, type SnapshotRef } from "../../snapshots/commits.ts";
 import { peelTags } from "./tag-peels.ts";
-import { phase } from "./trace.ts";
+import { phase } from "../../trace.ts";
 
-export type { SnapshotRef } from "./snapshot-commits.ts";
+export type { SnapshotRef } from "../../snapshots/commits.ts";
 
 export interface RefScan {
   /** Every ref outside refs/undo/, sorted by name in byte order. */
@@ -41,7 +41,7 @@ export interface UnreadableRef {
 }
 
 const FIELD = "%00";
-/** %(objecttype) reads only an object's header: tags are peeled by core/tag-peels.ts, which keeps what it peeled. */
+/** %(objecttype) reads only an object's header: tags are peeled by core/git-data/refs/tag-peels.ts, which keeps what it peeled. */
 const REF_FORMAT = ["%(refname)", "%(objectname)", "%(objecttype)", "%(symref)"].join(FIELD) + "%00%01%00";
 const RECORD_END = "\0\x01\0\n";
 
@@ -60,7 +60,7 @@ const OUTSIDE_UNDO = [
   "refs/und",
 ];
 
-/** Snapshot refs: names and ids only, which reads no object (their commits come from core/snapshot-commits.ts). */
+/** Snapshot refs: names and ids only, which reads no object (their commits come from core/snapshots/commits.ts). */
 const UNDO_FORMAT = "%(refname)%00%(objectname)%00%(symref)";
 
 /** Per-worktree ref hierarchies: in a linked worktree they live in its own git dir. */
@@ -68,7 +68,7 @@ const PER_WORKTREE = ["refs/bisect", "refs/worktree", "refs/rewritten"];
 
 /**
  * Every ref outside refs/undo/ with its type, in one for-each-ref, and what
- * each tag among them peels to in full (`<tag>^{}`: core/tag-peels.ts, which
+ * each tag among them peels to in full (`<tag>^{}`: core/git-data/refs/tag-peels.ts, which
  * peels only tags it has not seen). A tag that cannot be peeled keeps no
  * peeled fields and is returned as unreadable, for doctor. The for-each-ref
  * fails as a whole when a single ref's object is missing, so only then the

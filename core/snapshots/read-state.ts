@@ -1,18 +1,18 @@
 // Reading a recorded state back: the decoded state tree of a snapshot and the
 // counts `git undo show` prints.
-import { decodeHead, decodeRefs, decodeStash, decodeState as decodeStateBlob, decodeUnmerged, OPERATION_MARKERS, type ObjectId, type RefLine, type Snapshot, type StateTree } from "./format.ts";
-import { decodeBytes } from "./bytes.ts";
-import { parseNameStatus } from "./describe.ts";
-import { readObjects, type RawObject } from "./objects.ts";
-import { hashLengthOf, type Repo } from "./repo.ts";
-import { checkConsistent, checkHead, checkIndexBlobs, checkKeep, checkMarkers, checkRefs, checkStash, checkUnmerged, parseRawTree, problemOf, SnapshotRefused, STATE_ENTRY_TYPES } from "./validate.ts";
+import { decodeHead, decodeRefs, decodeStash, decodeState as decodeStateBlob, decodeUnmerged, OPERATION_MARKERS, type ObjectId, type RefLine, type Snapshot, type StateTree } from "../format/index.ts";
+import { decodeBytes } from "../bytes.ts";
+import { parseNameStatus } from "../describe.ts";
+import { readObjects, type RawObject } from "../git-data/objects.ts";
+import { hashLengthOf, type Repo } from "../repo.ts";
+import { checkConsistent, checkHead, checkIndexBlobs, checkKeep, checkMarkers, checkRefs, checkStash, checkUnmerged, parseRawTree, problemOf, SnapshotRefused, STATE_ENTRY_TYPES } from "../format/validate.ts";
 
 const BLOB_ENTRIES = ["HEAD", "refs", "stash", "state", "index-unmerged"] as const;
 const TREE_ENTRIES = ["index", "index-blobs", "worktree", "keep"] as const;
 
 /**
  * Decode a snapshot's state tree with one cat-file, checking everything in it
- * (core/validate.ts) before anyone uses it: an invalid state is refused as a
+ * (core/format/validate.ts) before anyone uses it: an invalid state is refused as a
  * whole, naming the first problem. `label` names the snapshot in that line.
  */
 export async function loadState(repo: Repo, tree: ObjectId, label = `tree ${tree.slice(0, 7)}`): Promise<StateTree> {

@@ -1,12 +1,12 @@
 // Reading and writing objects in batches: one cat-file, hash-object or mktree per batch.
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ObjectId } from "./format.ts";
-import { decodeBytes, encodeBytes } from "./bytes.ts";
-import { clearDeadIndexLock, ownerTag, tagOwnerGone } from "./lock.ts";
-import type { ObjectFormat, Repo } from "./repo.ts";
-import { MODE } from "./mode.ts";
-import { ensureUndoDir } from "./undo-files.ts";
+import { type ObjectId } from "../format/index.ts";
+import { decodeBytes, encodeBytes } from "../bytes.ts";
+import { clearDeadIndexLock, ownerTag, tagOwnerGone } from "../lock.ts";
+import type { ObjectFormat, Repo } from "../repo.ts";
+import { MODE } from "../mode.ts";
+import { ensureUndoDir } from "../undo-files.ts";
 
 /** Read blobs by name (`<tree>:<path>`) in one cat-file; a missing one reads as null. */
 export async function readBlobs(repo: Repo, names: readonly string[]): Promise<(string | null)[]> {

@@ -1,9 +1,9 @@
 // How much of .git only snapshots hold: the objects reachable from snapshot
 // commits and from nothing else (no other ref, reflog or index), and their size
 // on disk. That is what deleting those snapshots frees once `git gc` prunes.
-import type { ObjectId } from "./format.ts";
-import type { Repo } from "./repo.ts";
-import { scanUndoRefs } from "./refs.ts";
+import type { ObjectId } from "../format/index.ts";
+import type { Repo } from "../repo.ts";
+import { scanUndoRefs } from "../git-data/refs/index.ts";
 
 export interface Space {
   /** Objects only the measured snapshots reach. */

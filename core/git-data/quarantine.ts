@@ -5,14 +5,14 @@
 // objects of ours, a `git prune` cannot take one away halfway), and a capture
 // that records nothing, is torn, fails or is killed leaves nothing in the
 // store: its folder goes (a killed one's with the next run's sweep,
-// core/objects.ts). The objects move into the store only just before the
+// core/git-data/objects.ts). The objects move into the store only just before the
 // snapshot's ref is made (moveIn), once they are about to be reachable.
 import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { ownerTag } from "./lock.ts";
-import { checkRepositoryThere } from "./repository-gone.ts";
-import type { Repo } from "./repo.ts";
-import { dropCaches, ensureUndoDir } from "./undo-files.ts";
+import { ownerTag } from "../lock.ts";
+import { checkRepositoryThere } from "../repository-gone.ts";
+import type { Repo } from "../repo.ts";
+import { dropCaches, ensureUndoDir } from "../undo-files.ts";
 
 /**
  * Run `work` with every object Git writes for `repo` going into a quarantine;

@@ -3,25 +3,25 @@
 // the sequence kept within undo.limit. Nothing here reads the live state.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { changeBesidesHead, cut, describeChange, operationMayBeInvolved, operationSummary, SUMMARY_WIDTH } from "./describe.ts";
-import { changeFacts, previousParts, rememberParts } from "./change-facts.ts";
-import { operationFacts } from "./operation.ts";
-import { fatal, refused } from "./errors.ts";
-import { commitText, commitsToKeep, encodeMessage, FORMAT_VERSION, groupsOf, headTrailer, reflogTrailer, isReadable, KEEP_DATE, KEEP_MESSAGE, MAX_PARENTS, MAX_SNAPSHOT_NUMBER, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, snapshotRef, type HeadReflogEntry, type ObjectId, type ReflogEntry, type Snapshot, type SnapshotEntry, type SnapshotKind, type Trailers } from "./format.ts";
-import { hasEscapedBytes } from "./bytes.ts";
-import { GitError } from "./git.ts";
+import { changeBesidesHead, cut, describeChange, operationMayBeInvolved, operationSummary, SUMMARY_WIDTH } from "../describe.ts";
+import { changeFacts, previousParts, rememberParts } from "../change-facts.ts";
+import { operationFacts } from "../git-data/operation.ts";
+import { fatal, refused } from "../errors.ts";
+import { commitText, commitsToKeep, encodeMessage, FORMAT_VERSION, groupsOf, headTrailer, reflogTrailer, isReadable, KEEP_DATE, KEEP_MESSAGE, MAX_PARENTS, MAX_SNAPSHOT_NUMBER, PLACEHOLDER_EMAIL, PLACEHOLDER_NAME, snapshotRef, type HeadReflogEntry, type ObjectId, type ReflogEntry, type Snapshot, type SnapshotEntry, type SnapshotKind, type Trailers } from "../format/index.ts";
+import { hasEscapedBytes } from "../bytes.ts";
+import { GitError } from "../git.ts";
 import { ownOnly, rememberOwn, type NumberedRef, type OwnRecordProblem } from "./history.ts";
 import { beyondLimit, deleteSnapshots } from "./gc.ts";
-import { asRefWriter, readJsonFile, replaceFile } from "./lock.ts";
-import { objectId, withScratch } from "./objects.ts";
-import type { Repo } from "./repo.ts";
-import { logLine, refFormatKept } from "./worker-protocol.ts";
-import { clearKilledRefWrite, clearStaleSnapshotRefLocks, packSnapshotRefs } from "./refs.ts";
-import { rememberCommit } from "./snapshot-commits.ts";
-import { undoFile } from "./undo-files.ts";
-import { phase } from "./trace.ts";
+import { asRefWriter, readJsonFile, replaceFile } from "../lock.ts";
+import { objectId, withScratch } from "../git-data/objects.ts";
+import type { Repo } from "../repo.ts";
+import { logLine, refFormatKept } from "../worker-protocol.ts";
+import { clearKilledRefWrite, clearStaleSnapshotRefLocks, packSnapshotRefs } from "../git-data/refs/index.ts";
+import { rememberCommit } from "./commits.ts";
+import { undoFile } from "../undo-files.ts";
+import { phase } from "../trace.ts";
 
-import { CaptureTorn, type LiveCapture, unchanged } from "./capture.ts";
+import { CaptureTorn, type LiveCapture, unchanged } from "../capture.ts";
 
 export interface RecordOptions {
   kind: SnapshotKind;
@@ -115,7 +115,7 @@ async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions
   return { created: true, snapshot: created, capture, ...(limitProblem === null ? {} : { limitProblem }), ...(ownProblem === null ? {} : { ownProblem }) };
 }
 
-/** Every this many snapshots their refs are packed (core/refs.ts packSnapshotRefs). */
+/** Every this many snapshots their refs are packed (core/git-data/refs/index.ts packSnapshotRefs). */
 const PACK_REFS_EVERY = 100;
 
 /** Trailers as commit-tree stored them (non-UTF-8 bytes read as Latin-1). */

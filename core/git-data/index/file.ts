@@ -6,7 +6,7 @@
 // the shortcut. Everything here is pure over bytes or touches only the files
 // it is given.
 import { closeSync, copyFileSync, existsSync, openSync, readFileSync, readSync, statSync, utimesSync, writeFileSync, type BigIntStats } from "node:fs";
-import type { ObjectId } from "./format.ts";
+import type { ObjectId } from "../../format/index.ts";
 
 /**
  * Copy an index file keeping its timestamp (whole seconds, never later): a

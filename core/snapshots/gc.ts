@@ -1,13 +1,13 @@
 // Forgetting snapshots: the oldest beyond undo.limit after each recording,
 // those older than an age (`git undo gc`), never the newest of a sequence;
 // and those that need objects the repository lost (`git undo gc`).
-import type { ObjectId, Snapshot, SnapshotEntry } from "./format.ts";
-import { GitError } from "./git.ts";
+import type { ObjectId, Snapshot, SnapshotEntry } from "../format/index.ts";
+import { GitError } from "../git.ts";
 import { missingSnapshotObjects, ownOnly } from "./history.ts";
-import { asRefWriter, withLock } from "./lock.ts";
-import { clearStaleSnapshotRefLocks, type SnapshotRef } from "./refs.ts";
-import type { Repo } from "./repo.ts";
-import { dropCaches } from "./undo-files.ts";
+import { asRefWriter, withLock } from "../lock.ts";
+import { clearStaleSnapshotRefLocks, type SnapshotRef } from "../git-data/refs/index.ts";
+import type { Repo } from "../repo.ts";
+import { dropCaches } from "../undo-files.ts";
 
 /** The snapshots this worktree recorded older than `ageSeconds` (null: none), oldest first, without its newest. */
 export function expired(all: readonly SnapshotEntry[], ageSeconds: number | null, now = Date.now() / 1000): SnapshotEntry[] {
@@ -93,7 +93,7 @@ export async function dropDamagedSnapshots(repo: Repo, snaps: readonly SnapshotE
     if (newestDamaged) {
       dropCaches(repo.undoDir);
       // Loaded here: the recorder's store deletes snapshots through this module.
-      const { recordLocked } = await import("./record.ts");
+      const { recordLocked } = await import("../record.ts");
       const made = await recordLocked(repo, { kind: "manual", message: `recorded by git undo gc before deleting #${newest.number}, which needs a missing object`, always: true });
       if (made.created) {
         drop.recordedFirst = made.snapshot;

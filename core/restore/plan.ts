@@ -4,20 +4,20 @@
 // from the two state trees with a handful of batched Git calls and some lstat()s.
 import { existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { decodeUnmerged, unmergedBlobIds, pathKey, type HeadState, type ObjectId, type OperationMarker, type RefLine, type Snapshot, type SnapshotEntry, type StashEntry, type StateTree } from "./format.ts";
-import { loadState } from "./read-state.ts";
-import { recoverTags, type KeptTag } from "./keep-entry.ts";
-import { isSafePath, SnapshotRefused } from "./validate.ts";
-import { escapeControls, nameList } from "./text.ts";
-import { indexLockHeld, indexLockPath } from "./lock.ts";
-import { readObjects } from "./objects.ts";
-import { decodeBytes } from "./bytes.ts";
-import { diffTreePairs, type RawChange } from "./find/tree-diff.ts";
-import { gitBool, type Repo, type RefStorage } from "./repo.ts";
-import { MODE } from "./mode.ts";
-import { lstatOrNull } from "./stat.ts";
-import { phase } from "./trace.ts";
-import { UndoError } from "./errors.ts";
+import { decodeUnmerged, unmergedBlobIds, pathKey, type HeadState, type ObjectId, type OperationMarker, type RefLine, type Snapshot, type SnapshotEntry, type StashEntry, type StateTree } from "../format/index.ts";
+import { loadState } from "../snapshots/read-state.ts";
+import { recoverTags, type KeptTag } from "../snapshots/keep-entry.ts";
+import { isSafePath, SnapshotRefused } from "../format/validate.ts";
+import { escapeControls, nameList } from "../text.ts";
+import { indexLockHeld, indexLockPath } from "../lock.ts";
+import { readObjects } from "../git-data/objects.ts";
+import { decodeBytes } from "../bytes.ts";
+import { diffTreePairs, type RawChange } from "../git-data/tree-diff.ts";
+import { gitBool, type Repo, type RefStorage } from "../repo.ts";
+import { MODE } from "../mode.ts";
+import { lstatOrNull } from "../stat.ts";
+import { phase } from "../trace.ts";
+import { UndoError } from "../errors.ts";
 
 /** The state being left: a recorded snapshot, or a capture not yet recorded (number null). */
 export interface StateSide {
@@ -652,7 +652,7 @@ async function missingObjects(repo: Repo, target: Snapshot, missing: [ObjectId, 
   if (!missing.length) return { missing, tagsToWrite: [] };
   const back = await recoverTags(repo, target.tree, missing.map(([oid]) => oid));
   if (back.damaged.length) {
-    // Refused as a whole, like any other snapshot that does not hold what it says (core/validate.ts).
+    // Refused as a whole, like any other snapshot that does not hold what it says (core/format/validate.ts).
     throw new SnapshotRefused(
       `snapshot #${target.number}`,
       `its keep entry holds tags that are not what they are named after (${nameList(back.damaged.map((id) => id.slice(0, 7)))})`,

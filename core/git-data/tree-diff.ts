@@ -1,6 +1,6 @@
 // Many pairs of trees compared in one Git process: `git diff-tree --stdin`.
 import { fatal } from "../errors.ts";
-import type { ObjectId } from "../format.ts";
+import type { ObjectId } from "../format/index.ts";
 import type { Repo } from "../repo.ts";
 
 /** One changed path of a pair: the `--raw` fields (`<mode> <mode> <id> <id> <status>`) and the path's bytes. */

@@ -48,16 +48,16 @@
 // shared part gone, fails and is dropped; that shared part is left to Git.
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
-import { compareBytes, type ObjectId } from "./format.ts";
-import { decodeBytes, encodeBytes, hasEscapedBytes } from "./bytes.ts";
-import type { RealIndex } from "./index-file.ts";
-import { undoFile } from "./undo-files.ts";
-import { readJsonFile, replaceFile } from "./lock.ts";
-import { gitBool, type Repo } from "./repo.ts";
-import { monitorSetting } from "./guard.ts";
-import { MODE } from "./mode.ts";
-import { lstatOrNull } from "./stat.ts";
-import { checkRepositoryThere } from "./repository-gone.ts";
+import { compareBytes, type ObjectId } from "../../format/index.ts";
+import { decodeBytes, encodeBytes, hasEscapedBytes } from "../../bytes.ts";
+import type { RealIndex } from "./file.ts";
+import { undoFile } from "../../undo-files.ts";
+import { readJsonFile, replaceFile } from "../../lock.ts";
+import { gitBool, type Repo } from "../../repo.ts";
+import { monitorSetting } from "../../guard.ts";
+import { MODE } from "../../mode.ts";
+import { lstatOrNull } from "../../stat.ts";
+import { checkRepositoryThere } from "../../repository-gone.ts";
 
 /** What the kept index was made from and what it holds. */
 export interface KeptIndex {

@@ -7,10 +7,10 @@
 // keeps two of them (REF_MARKERS) as refs: those are asked of Git.
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { decodeBytes } from "./bytes.ts";
-import { OPERATION_MARKERS, type OperationMarker } from "./format.ts";
-import { refStorageStamp } from "./refs.ts";
-import type { Repo } from "./repo.ts";
+import { decodeBytes } from "../bytes.ts";
+import { OPERATION_MARKERS, type OperationMarker } from "../format/index.ts";
+import { refStorageStamp } from "./refs/index.ts";
+import type { Repo } from "../repo.ts";
 
 /** The markers present as files in `gitDir`, in the format's order. */
 export function markerFiles(gitDir: string): OperationMarker[] {
@@ -20,7 +20,7 @@ export function markerFiles(gitDir: string): OperationMarker[] {
 /** Pseudo-refs among the markers: files with the files storage, refs with reftable. */
 export const REF_MARKERS = ["CHERRY_PICK_HEAD", "REVERT_HEAD"] as const satisfies readonly OperationMarker[];
 
-/** `cat-file --batch-check=%(objectname)` input asking for REF_MARKERS (core/ref-store.ts adds it to a batch of its own). */
+/** `cat-file --batch-check=%(objectname)` input asking for REF_MARKERS (core/git-data/refs/store.ts adds it to a batch of its own). */
 export const REF_MARKER_QUERY = REF_MARKERS.map((n) => `${n}\n`).join("");
 
 /**

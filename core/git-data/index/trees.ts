@@ -1,17 +1,17 @@
 // The index and the working tree as trees: the spec's method on a private
 // copy of the real index, or the index kept since the last recording when it
-// gives the same trees (core/kept-index.ts). The refs, HEAD, reflog and stash
-// come from core/refs.ts.
+// gives the same trees (core/git-data/index/kept.ts). The refs, HEAD, reflog and stash
+// come from core/git-data/refs/index.ts.
 import { lstatSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { decodeUnmerged, pathKey, type ObjectId } from "./format.ts";
-import { encodeBytes } from "./bytes.ts";
-import { GitError, text } from "./git.ts";
-import { attributesDigest, captureFromKept, keepAfterFullCapture, largeUntracked, magicPathspecs, type LeftOutFile } from "./kept-index.ts";
-import { copyIndexFile, RealIndex } from "./index-file.ts";
-import { gitBool, hashLengthOf, type Repo } from "./repo.ts";
-import { undoFile } from "./undo-files.ts";
-import { seams } from "./seams.ts";
+import { decodeUnmerged, pathKey, type ObjectId } from "../../format/index.ts";
+import { encodeBytes } from "../../bytes.ts";
+import { GitError, text } from "../../git.ts";
+import { attributesDigest, captureFromKept, keepAfterFullCapture, largeUntracked, magicPathspecs, type LeftOutFile } from "./kept.ts";
+import { copyIndexFile, RealIndex } from "./file.ts";
+import { gitBool, hashLengthOf, type Repo } from "../../repo.ts";
+import { undoFile } from "../../undo-files.ts";
+import { seams } from "../../seams.ts";
 
 export interface IndexCapture {
   index: ObjectId;
@@ -20,7 +20,7 @@ export interface IndexCapture {
   worktree?: ObjectId;
   /** With a worktree tree: the untracked files left out of it for their size (undo.maxNewFileSize), sorted by path. */
   leftOut?: LeftOutFile[];
-  /** Whether the worktree tree came from the index kept since the last recording (core/kept-index.ts). */
+  /** Whether the worktree tree came from the index kept since the last recording (core/git-data/index/kept.ts). */
   fromKept?: boolean;
   /** The configuration's digest, read while the trees were written. */
   configDigest?: string;
@@ -175,7 +175,7 @@ async function verifyKept(repo: Repo, scratchDir: string, real: RealIndex, kept:
 async function worktreeTree(repo: Repo, indexFile: string, leftOut: readonly LeftOutFile[], { untracked }: { untracked: boolean }): Promise<{ tree: ObjectId; addOutput: Uint8Array | null }> {
   const env = { GIT_INDEX_FILE: indexFile };
   // Exit 1 is a file that could not be read; --ignore-errors records the rest.
-  // --verbose lists what add changed: the paths core/kept-index.ts must watch.
+  // --verbose lists what add changed: the paths core/git-data/index/kept.ts must watch.
   const add = ["add", untracked ? "-A" : "-u", "--verbose", "--ignore-errors"];
   // Exclude pathspecs alone still mean the whole tree: add -A leaves those files unread.
   const added = leftOut.length

@@ -1,14 +1,14 @@
 // The snapshot sequence of a worktree: numbers, the position, the navigation
 // streak, and the targets of undo and redo.
-import { appendToFile, readUndoFile, replaceFile } from "./lock.ts";
-import { refused, fatal } from "./errors.ts";
-import { decodeMessage, isReadable, snapshotNumber, type ObjectId, type Snapshot, type SnapshotEntry } from "./format.ts";
+import { appendToFile, readUndoFile, replaceFile } from "../lock.ts";
+import { refused, fatal } from "../errors.ts";
+import { decodeMessage, isReadable, snapshotNumber, type ObjectId, type Snapshot, type SnapshotEntry } from "../format/index.ts";
 import { loadStates } from "./read-state.ts";
-import { SnapshotRefused } from "./validate.ts";
-import type { Repo } from "./repo.ts";
-import { scanUndoRefs, type SnapshotRef } from "./refs.ts";
-import { ensureUndoDir, undoFile } from "./undo-files.ts";
-import { phase } from "./trace.ts";
+import { SnapshotRefused } from "../format/validate.ts";
+import type { Repo } from "../repo.ts";
+import { scanUndoRefs, type SnapshotRef } from "../git-data/refs/index.ts";
+import { ensureUndoDir, undoFile } from "../undo-files.ts";
+import { phase } from "../trace.ts";
 
 /** A snapshot ref of one sequence with its number, its message not decoded yet. */
 export interface NumberedRef extends SnapshotRef {
@@ -130,7 +130,7 @@ export async function listSnapshots(repo: Repo): Promise<SnapshotEntry[]> {
 export const ownOnly = <T extends { foreign?: true }>(snaps: readonly T[]): T[] => snaps.filter((s) => !s.foreign);
 
 /**
- * Check the state tree of every readable snapshot (core/validate.ts through
+ * Check the state tree of every readable snapshot (core/format/validate.ts through
  * loadState) and mark those that fail as unreadable, with the reason. A tree
  * is immutable, so one that passed once passes for ever: their ids are kept
  * in <gitdir>/undo/valid-trees, and only new trees are read.
