@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { configHookCommand, findBlock, renderHook } from "../core/hooks.ts";
+import { configHookCommand, findBlock, renderHook } from "../core/hooks/index.ts";
 import { processTable } from "../core/git-data/proc/index.ts";
 import { readMark } from "../core/worker-protocol.ts";
 import { CommandWatch } from "../worker/settle.ts";

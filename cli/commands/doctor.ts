@@ -22,7 +22,7 @@ import {
   submodulesNotRecording,
   TOOLKIT_ROOT,
   versionAtLeast,
-} from "../../core/hooks.ts";
+} from "../../core/hooks/index.ts";
 import { bundleState } from "../../core/bundle.ts";
 import { configRefusal } from "../../core/record.ts";
 import { listSnapshots, missingSnapshotObjects, strayUndoRefs } from "../../core/snapshots/history.ts";

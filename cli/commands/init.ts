@@ -30,7 +30,7 @@ import {
   type HookChange,
   type RemovedHook,
   type Unchained,
-} from "../../core/hooks.ts";
+} from "../../core/hooks/index.ts";
 import { refuse } from "../../core/errors.ts";
 import { record } from "../../core/record.ts";
 import { openRepo } from "../../core/repo.ts";

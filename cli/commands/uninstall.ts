@@ -4,7 +4,7 @@
 // Snapshots stay until gc, or --purge.
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { candidateFolders, CONFIG_HOOK, EXCLUDED_DECORATION, findBlock, HOOK_NAMES, removeConfigHook, removeHooks, showSnapshotDecorations } from "../../core/hooks.ts";
+import { candidateFolders, CONFIG_HOOK, EXCLUDED_DECORATION, findBlock, HOOK_NAMES, removeConfigHook, removeHooks, showSnapshotDecorations } from "../../core/hooks/index.ts";
 import { withLock } from "../../core/lock.ts";
 import { removedText } from "./init.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";

@@ -7,7 +7,7 @@ import { linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSyn
 import { join } from "node:path";
 import { nameList } from "../text.ts";
 import { pathKey, type ObjectId } from "../format/index.ts";
-import { gitVersion, versionAtLeast } from "../hooks.ts";
+import { gitVersion, versionAtLeast } from "../hooks/index.ts";
 import { currentFolder, occupiedNow, parseRawNumstat, type Blocker, type FileChange, type RefMove, type RestorePlan } from "./plan.ts";
 import type { Repo } from "../repo.ts";
 import { copyIndexFile } from "../git-data/index/file.ts";

@@ -26,12 +26,12 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
-import { toolkitRoot } from "./bundle.ts";
-import { decodeBytes, nulRecords } from "./bytes.ts";
-import { refused, type HookProblem } from "./errors.ts";
-import { replaceFile } from "./lock.ts";
-import { gitBool, type Repo } from "./repo.ts";
-import { undoFile } from "./undo-files.ts";
+import { toolkitRoot } from "../bundle.ts";
+import { decodeBytes, nulRecords } from "../bytes.ts";
+import { refused, type HookProblem } from "../errors.ts";
+import { replaceFile } from "../lock.ts";
+import { gitBool, type Repo } from "../repo.ts";
+import { undoFile } from "../undo-files.ts";
 
 export const HOOK_NAMES = ["reference-transaction", "post-index-change"] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
