@@ -279,3 +279,12 @@ export class Git {
     return r.exitCode === 0;
   }
 }
+
+/** The Git on PATH as [major, minor, patch]. */
+export async function gitVersion(git: Git): Promise<[number, number, number]> {
+  const m = /(\d+)\.(\d+)(?:\.(\d+))?/.exec(await git.line(["version"]));
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : [0, 0, 0];
+}
+
+export const versionAtLeast = (v: readonly number[], want: readonly [number, number]): boolean =>
+  v[0]! > want[0] || (v[0] === want[0] && v[1]! >= want[1]);

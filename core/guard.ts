@@ -23,7 +23,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gitBool, type Repo } from "./repo.ts";
-import { shq as shQuote } from "./hooks/index.ts";
+import { shq as shQuote } from "./hooks/template.ts";
 import { GUARD_ANSWER_PREFIX, guardFile, undoFile } from "./undo-files.ts";
 import { replaceFile } from "./lock.ts";
 

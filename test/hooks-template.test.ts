@@ -6,7 +6,8 @@
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { configHookCommand, findBlock, renderHook } from "../core/hooks/index.ts";
+import { configHookCommand } from "../core/hooks/config.ts";
+import { findBlock, renderHook } from "../core/hooks/template.ts";
 import { processTable } from "../core/git-data/proc/index.ts";
 import { readMark } from "../core/worker-protocol.ts";
 import { CommandWatch } from "../worker/settle.ts";

@@ -6,7 +6,7 @@
 // cli/npm-postinstall and doctor run it too.
 import { join } from "node:path";
 import { usage } from "../../core/errors.ts";
-import { TOOLKIT_ROOT } from "../../core/hooks/index.ts";
+import { TOOLKIT_ROOT } from "../../core/hooks/template.ts";
 import type { Command } from "../command.ts";
 import type { CommandIO } from "../io.ts";
 import { write } from "../ui.ts";

@@ -5,24 +5,12 @@ import { GUARD_PROTOCOL, monitorSetting, readWatchState } from "../../core/guard
 import { gitBool } from "../../core/repo.ts";
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import {
-  CONFIG_HOOK,
-  CONFIG_HOOKS_SINCE,
-  configHookCommand,
-  configHooks,
-  gitVersion,
-  HOOK_NAMES,
-  hookBun,
-  hookCallLine,
-  hooksEnabled,
-  hooksFolder,
-  hookStatus,
-  parseConfigHookCommand,
-  shq,
-  submodulesNotRecording,
-  TOOLKIT_ROOT,
-  versionAtLeast,
-} from "../../core/hooks/index.ts";
+import { CONFIG_HOOK, CONFIG_HOOKS_SINCE, configHookCommand, configHooks, parseConfigHookCommand } from "../../core/hooks/config.ts";
+import { gitVersion, versionAtLeast } from "../../core/git.ts";
+import { HOOK_NAMES, hookBun, hookCallLine, shq, TOOLKIT_ROOT } from "../../core/hooks/template.ts";
+import { hooksEnabled, submodulesNotRecording } from "../../core/hooks/enabled.ts";
+import { hooksFolder } from "../../core/hooks/folder.ts";
+import { hookStatus } from "../../core/hooks/index.ts";
 import { bundleState } from "../../core/bundle.ts";
 import { configRefusal } from "../../core/record.ts";
 import { listSnapshots, missingSnapshotObjects, strayUndoRefs } from "../../core/snapshots/history.ts";
@@ -143,7 +131,7 @@ export const doctor: Command = {
     const note = (msg: string) => out(`${color.yellow("note")}     ${msg}`);
 
     const folder = await hooksFolder(repo);
-    const version = await gitVersion(repo);
+    const version = await gitVersion(repo.git);
     const configRuns = versionAtLeast(version, CONFIG_HOOKS_SINCE);
     const defined = await configHooks(repo);
     // git-undo's entry in the configuration (init on Git 2.54+), if init wrote one.

@@ -8,29 +8,13 @@
 // link) is chained with --chain: kept as <hook>.local and run by git-undo's
 // hook with the same arguments, stdin and exit status; or left alone when the
 // user's hook calls git-undo's itself.
-import {
-  applyInstall,
-  candidateFolders,
-  CONFIG_HOOK,
-  CONFIG_HOOKS_SINCE,
-  enableHooks,
-  EXCLUDED_DECORATION,
-  gitVersion,
-  hideSnapshotDecorations,
-  hookBun,
-  hookCallLine,
-  installConfigHook,
-  planInstall,
-  removeConfigHook,
-  removeHooks,
-  TOOLKIT_ROOT,
-  versionAtLeast,
-  type ConfigHookAction,
-  type HookAction,
-  type HookChange,
-  type RemovedHook,
-  type Unchained,
-} from "../../core/hooks/index.ts";
+import { applyInstall, planInstall, removeHooks, type HookAction, type HookChange, type RemovedHook, type Unchained } from "../../core/hooks/index.ts";
+import { candidateFolders } from "../../core/hooks/folder.ts";
+import { CONFIG_HOOK, CONFIG_HOOKS_SINCE, installConfigHook, removeConfigHook, type ConfigHookAction } from "../../core/hooks/config.ts";
+import { enableHooks } from "../../core/hooks/enabled.ts";
+import { EXCLUDED_DECORATION, hideSnapshotDecorations } from "../../core/hooks/decorations.ts";
+import { gitVersion, versionAtLeast } from "../../core/git.ts";
+import { hookBun, hookCallLine, TOOLKIT_ROOT } from "../../core/hooks/template.ts";
 import { refuse } from "../../core/errors.ts";
 import { record } from "../../core/record.ts";
 import { openRepo } from "../../core/repo.ts";
@@ -142,7 +126,7 @@ export const init: Command = {
   async run({ values }, io) {
     const repo = await openRepo(io);
     const bun = hookBun(io.env, io.runtime);
-    const configHooks = versionAtLeast(await gitVersion(repo), CONFIG_HOOKS_SINCE);
+    const configHooks = versionAtLeast(await gitVersion(repo.git), CONFIG_HOOKS_SINCE);
     const viaConfig = !values["file-hooks"] && configHooks;
     if (viaConfig) {
       const done = await installConfigHook(repo, TOOLKIT_ROOT, bun);

@@ -14,7 +14,7 @@ import { startPager } from "../pager.ts";
 import { fit } from "../pick/text.ts";
 import { outputColumns } from "../wrap.ts";
 import { color, isoDate, json, out, RECORDING_OFF, relativeAge } from "../ui.ts";
-import { hooksEnabled } from "../../core/hooks/index.ts";
+import { hooksEnabled } from "../../core/hooks/enabled.ts";
 
 interface Sequence {
   worktree: string | null;

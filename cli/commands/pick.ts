@@ -11,7 +11,7 @@ import { captureLive, unchanged } from "../../core/capture.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
 import { color, out, RECORDING_OFF } from "../ui.ts";
-import { hooksEnabled } from "../../core/hooks/index.ts";
+import { hooksEnabled } from "../../core/hooks/enabled.ts";
 import { PickModel, rowsOf } from "../pick/model.ts";
 import { planPreviews, type PreviewSource } from "../pick/preview.ts";
 import { PickPrompt, type PickChoice } from "../pick/prompt.ts";

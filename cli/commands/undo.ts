@@ -1,7 +1,7 @@
 // git undo [N]: go back N snapshots (default 1), skipping the navigation streak.
 import { existsSync } from "node:fs";
 import { fatal, refuse, usage } from "../../core/errors.ts";
-import { hooksEnabled } from "../../core/hooks/index.ts";
+import { hooksEnabled } from "../../core/hooks/enabled.ts";
 import { scanNewestUndoRefs } from "../../core/git-data/refs/index.ts";
 import { reportLines } from "../report.ts";
 import { restore, type RestoreRequest } from "../../core/restore/index.ts";

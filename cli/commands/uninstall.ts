@@ -4,7 +4,11 @@
 // Snapshots stay until gc, or --purge.
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { candidateFolders, CONFIG_HOOK, EXCLUDED_DECORATION, findBlock, HOOK_NAMES, removeConfigHook, removeHooks, showSnapshotDecorations } from "../../core/hooks/index.ts";
+import { candidateFolders } from "../../core/hooks/folder.ts";
+import { CONFIG_HOOK, removeConfigHook } from "../../core/hooks/config.ts";
+import { EXCLUDED_DECORATION, showSnapshotDecorations } from "../../core/hooks/decorations.ts";
+import { findBlock, HOOK_NAMES } from "../../core/hooks/template.ts";
+import { removeHooks } from "../../core/hooks/index.ts";
 import { withLock } from "../../core/lock.ts";
 import { removedText } from "./init.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";

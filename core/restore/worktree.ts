@@ -7,7 +7,7 @@ import { linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSyn
 import { join } from "node:path";
 import { nameList } from "../text.ts";
 import { pathKey, type ObjectId } from "../format/index.ts";
-import { gitVersion, versionAtLeast } from "../hooks/index.ts";
+import { gitVersion, versionAtLeast } from "../git.ts";
 import { currentFolder, occupiedNow, parseRawNumstat, type Blocker, type FileChange, type RefMove, type RestorePlan } from "./plan.ts";
 import type { Repo } from "../repo.ts";
 import { copyIndexFile } from "../git-data/index/file.ts";
@@ -138,7 +138,7 @@ async function holdCurrentFolder(repo: Repo, plan: RestorePlan): Promise<{ cwd: 
   const emptying = here !== null && plan.worktree.files.some((f) => f.newMode === MODE.absent && f.path.startsWith(`${here.rel}/`));
   if (!emptying) return { cwd: here?.abs, release: () => null };
   let keeper: string | null = null;
-  if (!versionAtLeast(await gitVersion(repo), KEEPS_ITS_FOLDER_SINCE)) {
+  if (!versionAtLeast(await gitVersion(repo.git), KEEPS_ITS_FOLDER_SINCE)) {
     const file = join(here.abs, `.git-undo-keep-${selfPid}`);
     try {
       writeFileSync(file, "", { flag: "wx" });
