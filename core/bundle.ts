@@ -13,7 +13,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BUNDLED } from "./bundled.ts";
-import { replaceFile } from "./lock.ts";
+import { replaceFile } from "./files.ts";
 
 /** Where the bundle goes, under the toolkit. */
 export const BUNDLE_DIR = "dist";

@@ -6,7 +6,7 @@ import { decodeSnapshot, numberedRefs, ownOnly, readOwnSnapshots, type NumberedR
 import { KEEP_ENTRY, keepTree } from "./snapshots/keep-entry.ts";
 import { blobId, treeId, withScratch, writeBlobs, writeTree, type TreeEntry } from "./git-data/objects.ts";
 import { encodeBytes } from "./bytes.ts";
-import { readJsonFile, replaceFile } from "./lock.ts";
+import { readJsonFile, replaceFile } from "./files.ts";
 import { undoFile } from "./undo-files.ts";
 import { rereadConfig, type Repo } from "./repo.ts";
 import { readRefState, type RefState } from "./git-data/refs/store.ts";

@@ -25,7 +25,7 @@ import { join } from "node:path";
 import { gitBool, type Repo } from "./repo.ts";
 import { shq as shQuote } from "./hooks/template.ts";
 import { GUARD_ANSWER_PREFIX, guardFile, undoFile } from "./undo-files.ts";
-import { replaceFile } from "./lock.ts";
+import { replaceFile } from "./files.ts";
 
 /** The first argument hooks/hook.sh is given when it runs as the guard. */
 export const GUARD_ARG = "guard";

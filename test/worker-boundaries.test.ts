@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { autoRepo, list, settled, waitFor, workerPid } from "./helpers/auto.ts";
 import { isolatedEnv, makeRepo, tempDir, type TestRepo } from "./helpers/repo.ts";
 import { spawnCount } from "../core/git.ts";
-import { appendToFile, replaceFile } from "../core/lock.ts";
+import { appendToFile, replaceFile } from "../core/files.ts";
 import { openRepo } from "../core/repo.ts";
 import { RepositoryGone, writeOnlyWhile } from "../core/repository-gone.ts";
 import { GitDirHold, noteRecordingProblem } from "../core/worker-protocol.ts";

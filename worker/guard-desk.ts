@@ -4,7 +4,7 @@
 // settling loop makes it, then lets every waiting command go). It also
 // remembers which Git processes it found read-only, so that the index
 // refresh a `/` answer causes in them is no change to record.
-import { appendToFile } from "../core/lock.ts";
+import { appendToFile } from "../core/files.ts";
 import { answerGuard, commandEffect, dropOldAnswers, guardRequests, type CommandEffect, type GuardRequest } from "../core/guard.ts";
 import type { GuardAnswer } from "./tree-watch.ts";
 import { sameProcess, type ProcessInfo, type ProcessTable } from "../core/git-data/proc/index.ts";

@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:
 import { join } from "node:path";
 import { type ObjectId } from "../format/index.ts";
 import { decodeBytes, encodeBytes } from "../bytes.ts";
-import { clearDeadIndexLock, ownerTag, tagOwnerGone } from "../lock.ts";
+import { clearDeadIndexLock, tagOwnerGone } from "../lock.ts";
+import { ownerTag } from "../files.ts";
 import type { ObjectFormat, Repo } from "../repo.ts";
 import { MODE } from "../mode.ts";
 import { ensureUndoDir } from "../undo-files.ts";

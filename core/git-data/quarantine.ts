@@ -9,7 +9,7 @@
 // snapshot's ref is made (moveIn), once they are about to be reachable.
 import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { ownerTag } from "../lock.ts";
+import { ownerTag } from "../files.ts";
 import { checkRepositoryThere } from "../repository-gone.ts";
 import type { Repo } from "../repo.ts";
 import { dropCaches, ensureUndoDir } from "../undo-files.ts";

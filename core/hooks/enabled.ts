@@ -3,7 +3,7 @@
 import { existsSync, lstatSync, mkdirSync, rmdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { decodeBytes, nulRecords } from "../bytes.ts";
-import { replaceFile } from "../lock.ts";
+import { replaceFile } from "../files.ts";
 import type { Repo } from "../repo.ts";
 import { undoFile } from "../undo-files.ts";
 

@@ -28,7 +28,7 @@ import {
 } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { refused, type HookProblem } from "../errors.ts";
-import { replaceFile } from "../lock.ts";
+import { replaceFile } from "../files.ts";
 import type { Repo } from "../repo.ts";
 import { hooksFolder, real, within, type HooksFolder } from "./folder.ts";
 import { findBlock, HOOK_NAMES, insertBlock, removeBlock, renderHook, shellInterpreter, toolkitCalledBy, toolkitsNamed, TOOLKIT_ROOT, type HookName } from "./template.ts";

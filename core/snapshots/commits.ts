@@ -15,7 +15,7 @@ import { mkdirSync } from "node:fs";
 import { fromFileEnd } from "../file-tail.ts";
 import { type ObjectId } from "../format/index.ts";
 import { decodeBytes } from "../bytes.ts";
-import { appendToFile, replaceFile } from "../lock.ts";
+import { appendToFile, replaceFile } from "../files.ts";
 import { readObjects } from "../git-data/objects.ts";
 import type { Repo } from "../repo.ts";
 import { undoFile } from "../undo-files.ts";

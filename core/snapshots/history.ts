@@ -1,6 +1,6 @@
 // The snapshot sequence of a worktree: numbers, the position, the navigation
 // streak, and the targets of undo and redo.
-import { appendToFile, readUndoFile, replaceFile } from "../lock.ts";
+import { appendToFile, readUndoFile, replaceFile } from "../files.ts";
 import { refused, fatal } from "../errors.ts";
 import { decodeMessage, isReadable, snapshotNumber, type ObjectId, type Snapshot, type SnapshotEntry } from "../format/index.ts";
 import { loadStates } from "./read-state.ts";

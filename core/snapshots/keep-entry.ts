@@ -8,7 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ObjectId, RefLine } from "../format/index.ts";
-import { readJsonFile, replaceFile } from "../lock.ts";
+import { readJsonFile, replaceFile } from "../files.ts";
 import { seams } from "../seams.ts";
 import { objectSizes, readObjects, writeBlobs, writeTree, type TreeEntry } from "../git-data/objects.ts";
 import type { ObjectFormat, Repo } from "../repo.ts";

@@ -52,7 +52,7 @@ import { compareBytes, type ObjectId } from "../../format/index.ts";
 import { decodeBytes, encodeBytes, hasEscapedBytes } from "../../bytes.ts";
 import type { RealIndex } from "./file.ts";
 import { undoFile } from "../../undo-files.ts";
-import { readJsonFile, replaceFile } from "../../lock.ts";
+import { readJsonFile, replaceFile } from "../../files.ts";
 import { gitBool, type Repo } from "../../repo.ts";
 import { monitorSetting } from "../../guard.ts";
 import { MODE } from "../../mode.ts";

@@ -10,7 +10,7 @@
 // written anew, with the tags of this listing only, whenever a new tag was
 // peeled or it holds more tags than the refs name.
 import { readFileSync } from "node:fs";
-import { replaceFile, withUndoFile } from "../../lock.ts";
+import { replaceFile, withUndoFile } from "../../files.ts";
 import { hashLengthOf, type Repo } from "../../repo.ts";
 import { undoFile } from "../../undo-files.ts";
 import type { ObjectId } from "../../format/index.ts";
