@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { checkRepositoryThere } from "./repository-gone.ts";
 
 export const UNDO_FILES = {
-  /** Written by init: the hooks record in this worktree while it exists (core/hooks/index.ts). */
+  /** Written by init: the hooks record in this worktree while it exists (core/hooks/enabled.ts). */
   hooksEnabled: "hooks-enabled",
   /** Appended to by the hooks after every change, the pid of the Git process a line: a recording is due (core/worker-protocol.ts). */
   pending: "pending",
@@ -43,7 +43,7 @@ export const UNDO_FILES = {
    * every snapshot counts as this worktree's own.
    */
   ownSnapshots: "own-snapshots",
-  /** init added log.excludeDecoration=refs/undo/ (core/hooks/index.ts; in the common dir's folder). */
+  /** init added log.excludeDecoration=refs/undo/ (core/hooks/decorations.ts; in the common dir's folder). */
   excludedDecoration: "excluded-decoration",
   /** Cache: the committer identity and its config digest (core/snapshots/store.ts). */
   committer: "committer.json",
