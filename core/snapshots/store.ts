@@ -17,7 +17,7 @@ import { objectId, withScratch } from "../git-data/objects.ts";
 import type { Repo } from "../repo.ts";
 import { logLine, refFormatKept } from "../worker-protocol.ts";
 import { clearKilledRefWrite, clearStaleSnapshotRefLocks, packSnapshotRefs } from "../git-data/refs/index.ts";
-import { rememberCommit } from "./commits.ts";
+import { rememberCommit } from "../git-data/refs/snapshot-commits.ts";
 import { undoFile } from "../undo-files.ts";
 import { phase } from "../trace.ts";
 

@@ -1,7 +1,7 @@
 // Listing refs and looking after the ref storage's locks: every ref outside
 // refs/undo/ with its type and peeled object (one for-each-ref), the snapshot
 // refs with their trees and messages (their names from another, their commits
-// from core/snapshots/commits.ts), the loose symbolic refs, packing the
+// from core/git-data/refs/snapshot-commits.ts), the loose symbolic refs, packing the
 // snapshot refs, the lock files a killed Git leaves, and the sign that
 // reftable's refs changed. What a state holds of the ref storage (HEAD, its
 // reflog, the stash, the markers) is read by the storage's backend in
@@ -13,11 +13,11 @@ import { decodeBytes } from "../../bytes.ts";
 import { GitError } from "../../git.ts";
 import { forgetRefWriter, killedRefWriteStart } from "../../lock.ts";
 import { gitBool, type Repo } from "../../repo.ts";
-import { snapshotCommits, type ListedRef, type SnapshotRef } from "../../snapshots/commits.ts";
+import { snapshotCommits, type ListedRef, type SnapshotRef } from "./snapshot-commits.ts";
 import { peelTags } from "./tag-peels.ts";
 import { phase } from "../../trace.ts";
 
-export type { SnapshotRef } from "../../snapshots/commits.ts";
+export type { SnapshotRef } from "./snapshot-commits.ts";
 
 export interface RefScan {
   /** Every ref outside refs/undo/, sorted by name in byte order. */
@@ -60,7 +60,7 @@ const OUTSIDE_UNDO = [
   "refs/und",
 ];
 
-/** Snapshot refs: names and ids only, which reads no object (their commits come from core/snapshots/commits.ts). */
+/** Snapshot refs: names and ids only, which reads no object (their commits come from core/git-data/refs/snapshot-commits.ts). */
 const UNDO_FORMAT = "%(refname)%00%(objectname)%00%(symref)";
 
 /** Per-worktree ref hierarchies: in a linked worktree they live in its own git dir. */
