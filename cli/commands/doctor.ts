@@ -1,7 +1,8 @@
 // git undo doctor: is automatic recording set up, and would it work? Checks the
 // hooks folder, the hooks, the toolkit and Bun they start, the worker and its
 // last errors, and whether something else answers to `git undo`.
-import { GUARD_PROTOCOL, monitorSetting, readWatchState } from "../../core/guard.ts";
+import { GUARD_PROTOCOL, readWatchState } from "../../core/guard.ts";
+import { monitorSetting } from "../../core/monitor-setting.ts";
 import { gitBool } from "../../core/repo.ts";
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";

@@ -58,7 +58,7 @@ import type { RealIndex } from "./file.ts";
 import { undoFile } from "../../undo-files.ts";
 import { readJsonFile, replaceFile } from "../../lock.ts";
 import { gitBool, type Repo } from "../../repo.ts";
-import { monitorSetting } from "../../guard.ts";
+import { monitorSetting } from "../../monitor-setting.ts";
 import { MODE } from "../../mode.ts";
 import { lstatOrNull } from "../../stat.ts";
 import { checkRepositoryThere } from "../../repository-gone.ts";
