@@ -29,7 +29,7 @@ import { configRefusal } from "../../core/record.ts";
 import { listSnapshots, missingSnapshotObjects, strayUndoRefs } from "../../core/snapshots/history.ts";
 import { isReadable } from "../../core/format/index.ts";
 import { indexLockHolder, inspectLock, ownerTag } from "../../core/lock.ts";
-import { killedWriteLocks, refLocks, STALE_REF_LOCK_MS } from "../../core/git-data/refs/index.ts";
+import { killedWriteLocks, recordingRemoves, refLocks, STALE_REF_LOCK_MS } from "../../core/git-data/refs/locks.ts";
 import { readRefState } from "../../core/git-data/refs/store.ts";
 import { openRepo } from "../../core/repo.ts";
 import { lastLogLines, liveWorker, markAge } from "../../core/worker-protocol.ts";
@@ -320,7 +320,7 @@ export const doctor: Command = {
       const age = Math.round(lock.ageMs / 1000);
       if (lock.ageMs < STALE_REF_LOCK_MS) {
         note(`${escapeControls(lock.path)} is held: a Git command is writing refs right now`);
-      } else if (lock.kind === "ref" && repo.refStorage === "files" && lock.ref!.startsWith(repo.snapshotPrefix)) {
+      } else if (recordingRemoves(repo, lock)) {
         note(`${escapeControls(lock.path)} was left ${age}s ago by a Git that was killed; the next recording removes it`);
       } else if (killedOurs.has(lock.path)) {
         bad(`${escapeControls(lock.path)} was left by git-undo, killed while it changed refs; the next recording removes it, or remove it now: rm ${quote(lock.path)}`);
