@@ -26,9 +26,8 @@ import { gitBool, type Repo } from "./repo.ts";
 import { shq as shQuote } from "./hooks/template.ts";
 import { GUARD_ANSWER_PREFIX, guardFile, undoFile } from "./undo-files.ts";
 import { replaceFile } from "./files.ts";
+import { GUARD_ARG, monitorSetting, parseGuardCommand } from "./monitor-setting.ts";
 
-/** The first argument hooks/hook.sh is given when it runs as the guard. */
-export const GUARD_ARG = "guard";
 /** The monitor protocol the guard speaks (core.fsmonitorHookVersion). */
 export const GUARD_PROTOCOL = 2;
 /** A request's file name: `guard.<pid of the guard's shell>`. */
@@ -46,48 +45,6 @@ export const GUARD_TICK_MS = 10;
 export function guardCommand(root: string, bun: string): string {
   const hook = shQuote(join(root, "hooks", "hook.sh"));
   return `git_undo_guard() { [ -f ${hook} ] || return 1; GIT_UNDO_HOOK_BUN=${shQuote(bun)} GIT_UNDO_HOOK_ROOT=${shQuote(root)}; set -- ${GUARD_ARG} "$@"; . ${hook}; }; git_undo_guard 2>/dev/null`;
-}
-
-const SHQ = `'((?:[^']|'\\\\'')*)'`;
-const GUARD_COMMAND = new RegExp(
-  `^git_undo_guard\\(\\) \\{ \\[ -f ${SHQ} \\] \\|\\| return 1; GIT_UNDO_HOOK_BUN=${SHQ} GIT_UNDO_HOOK_ROOT=${SHQ}; set -- ${GUARD_ARG} "\\$@"; \\. ${SHQ}; \\}; git_undo_guard 2>/dev/null$`,
-);
-
-/** The form an earlier version wrote (two shells). */
-const EARLIER_GUARD_COMMAND = new RegExp(`^GIT_UNDO_HOOK_BUN=${SHQ} exec sh ${SHQ} ${GUARD_ARG} 2>/dev/null$`);
-
-/** The toolkit and Bun a core.fsmonitor value written by guardCommand (or an earlier version) names; null for any other value. */
-export function parseGuardCommand(value: string | null | undefined): { root: string; bun: string } | null {
-  const unq = (s: string) => s.replaceAll("'\\''", "'");
-  const earlier = value == null ? null : EARLIER_GUARD_COMMAND.exec(value);
-  if (earlier) {
-    const hook = unq(earlier[2]!);
-    return hook.endsWith("/hooks/hook.sh") ? { root: hook.slice(0, -"/hooks/hook.sh".length), bun: unq(earlier[1]!) } : null;
-  }
-  const m = value == null ? null : GUARD_COMMAND.exec(value);
-  if (!m) return null;
-  const root = unq(m[3]!);
-  if (unq(m[1]!) !== join(root, "hooks", "hook.sh") || unq(m[4]!) !== unq(m[1]!)) return null;
-  return { root, bun: unq(m[2]!) };
-}
-
-/** What a core.fsmonitor value is to git-undo. */
-export type MonitorSetting =
-  | { kind: "none" }
-  | { kind: "guard"; root: string; bun: string }
-  /** Git's own daemon (core.fsmonitor=true, Git 2.36 and newer). */
-  | { kind: "builtin" }
-  /** A hook of the user's (Watchman's, say). */
-  | { kind: "hook"; command: string };
-
-export function monitorSetting(value: string | null | undefined, boolOf: (v: string | null) => boolean | null): MonitorSetting {
-  if (value === undefined) return { kind: "none" };
-  const guard = parseGuardCommand(value);
-  if (guard) return { kind: "guard", ...guard };
-  const b = boolOf(value);
-  if (b === false || value === "") return { kind: "none" };
-  if (b === true) return { kind: "builtin" };
-  return { kind: "hook", command: value ?? "" };
 }
 
 /** A guard waiting in a Git command for the worker's word. */

@@ -251,7 +251,7 @@ function statMs(path: string): number {
  * removed once it has exited. A transaction killed halfway leaves Git's locks
  * behind (a ref's `.lock`, `packed-refs.lock`, reftable's `tables.list.lock`);
  * this file, left with them, says that git-undo's Git made them and when, so
- * the next recording can remove them (core/git-data/refs/index.ts clearKilledRefWrite).
+ * the next recording can remove them (core/git-data/refs/locks.ts clearKilledRefWrite).
  */
 export async function asRefWriter<T>(undoDir: string, work: () => Promise<T>): Promise<T> {
   const path = undoFile(undoDir, "refWriteOwner");

@@ -7,13 +7,6 @@ import { phase } from "./trace.ts";
 
 export type ObjectFormat = "sha1" | "sha256";
 
-/** Git's ref backends: loose files and packed-refs, or reftable (Git 2.45 and newer). */
-export type RefStorage = "files" | "reftable";
-
-/** The ref storage a `git config --list` names; Git itself refuses to run on a value it does not know. */
-export const refStorageOf = (settings: ReadonlyMap<string, string | null>): RefStorage =>
-  (settings.get("extensions.refstorage") ?? "files") === "files" ? "files" : "reftable";
-
 export interface Config {
   /** undo.worktree: record the working tree. */
   worktree: boolean;
@@ -107,8 +100,6 @@ export interface Repo {
   /** The linked worktree's name under <commonDir>/worktrees/, or null for the main worktree. */
   worktreeName: string | null;
   objectFormat: ObjectFormat;
-  /** How Git stores refs (extensions.refStorage): only `files` has HEAD, loose refs and reflogs as files. */
-  refStorage: RefStorage;
   /** The real index file of this worktree. */
   indexFile: string;
   /** Where this worktree's snapshot refs live, ending in a slash. */
@@ -116,7 +107,11 @@ export interface Repo {
   /** <gitDir>/undo: locks, the pending mark, the worker's files. */
   undoDir: string;
   config: Config;
-  /** Everything `git config --list` printed when the config was read, last value per key (keys lowercased). */
+  /**
+   * Everything `git config --list` printed when the config was read, last
+   * value per key (keys lowercased); extensions.refStorage among them, which
+   * core/git-data/refs/store.ts refStoreOf reads the ref storage from.
+   */
   settings: ReadonlyMap<string, string | null>;
   /** A digest of that listing: two equal digests mean Git ran with the same configuration. */
   configDigest: string;
@@ -246,7 +241,6 @@ async function discover(at: Place, overrides: Record<string, string> = {}): Prom
     bare,
     worktreeName,
     objectFormat: format,
-    refStorage: refStorageOf(settings),
     indexFile,
     snapshotPrefix: snapshotPrefixFor(worktreeName),
     undoDir: join(gitDir, "undo"),
@@ -301,7 +295,6 @@ export async function rereadConfig(repo: Repo): Promise<void> {
   const fresh = await readConfig(repo.git);
   repo.config = fresh.config;
   repo.settings = fresh.settings;
-  repo.refStorage = refStorageOf(fresh.settings); // `git refs migrate` can change it under a long-running worker
   repo.configDigest = fresh.configDigest;
   repo.configFresh = true;
 }

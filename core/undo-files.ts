@@ -53,7 +53,7 @@ export const UNDO_FILES = {
   seenReflog: "seen-reflog.json",
   /** Cache: the last keep tree and its groups (core/snapshots/keep-entry.ts). */
   keepTree: "keep-tree.json",
-  /** Cache: the snapshot commits already read, by id (core/snapshots/commits.ts). */
+  /** Cache: the snapshot commits already read, by id (core/git-data/refs/snapshot-commits.ts). */
   snapshotCommits: "snapshot-commits",
   /** Cache: state trees already validated (core/snapshots/history.ts). */
   validTrees: "valid-trees",

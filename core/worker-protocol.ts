@@ -23,7 +23,9 @@ import {
 import { join, resolve } from "node:path";
 import { errorMessage, Refused, refusalFacts, type Refusal } from "./errors.ts";
 import { checkRepositoryThere } from "./repository-gone.ts";
-import { markerFiles, operationMarker } from "./git-data/operation.ts";
+import { operationMarker } from "./git-data/operation.ts";
+import { markerFiles } from "./git-data/operation-markers.ts";
+import { refStoreOf } from "./git-data/refs/store.ts";
 import { guardRequests } from "./guard.ts";
 import { claimFile, indexLockHeld, releaseFile } from "./lock.ts";
 import { appendToFile, readUndoFile, replaceFile, withUndoFile } from "./files.ts";
@@ -181,9 +183,9 @@ export function refMigrationRunning(gitDir: string): boolean {
  * the stub reftable keeps for older Gits, or takes the reftable folder away.
  * Read from files alone, for every recording.
  */
-export function refFormatKept(repo: Pick<Repo, "gitDir" | "commonDir" | "refStorage">): boolean {
+export function refFormatKept(repo: Pick<Repo, "gitDir" | "commonDir" | "settings">): boolean {
   if (refMigrationRunning(repo.commonDir)) return false;
-  if (repo.refStorage === "reftable") return existsSync(join(repo.commonDir, "reftable"));
+  if (refStoreOf(repo).name === "reftable") return existsSync(join(repo.commonDir, "reftable"));
   const head = readUndoFile(join(repo.gitDir, "HEAD"))?.toString("latin1") ?? "";
   return !/^ref: refs\/heads\/\.invalid\s*$/.test(head);
 }

@@ -37,7 +37,7 @@ const FLOORS: readonly (readonly string[])[] = [
   // leaves: codecs, error types, the format in code, switches
   ["core/bytes.ts", "core/text.ts", "core/errors.ts", "core/mode.ts", "core/stat.ts", "core/seams.ts", "core/bundled.ts", "core/trace.ts", "core/repository-gone.ts", "core/file-tail.ts", "core/format/"],
   // the spawner, the repository, git-undo's own files and locks, the process table
-  ["core/git.ts", "core/repo.ts", "core/undo-files.ts", "core/files.ts", "core/lock.ts", "core/git-data/proc/"],
+  ["core/git.ts", "core/repo.ts", "core/monitor-setting.ts", "core/undo-files.ts", "core/files.ts", "core/lock.ts", "core/git-data/proc/"],
   // one reader per private Git format
   ["core/git-data/"],
   // the store and what writes into it

@@ -1,4 +1,4 @@
-// Packing the snapshot refs (core/git-data/refs/index.ts packSnapshotRefs, every hundredth
+// Packing the snapshot refs (core/git-data/refs/store.ts packSnapshotRefs, every hundredth
 // recording): loose, each is a file every listing of refs opens. Git 2.42+
 // packs them by `--include`; an older Git refuses that option and packs every
 // ref with `--all`, as `git gc` does. Either way no ref moves or goes; and
@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { packSnapshotRefs } from "../core/git-data/refs/index.ts";
+import { packSnapshotRefs } from "../core/git-data/refs/store.ts";
 import { openRepo } from "../core/repo.ts";
 import { makeRepo, refFormatOf } from "./helpers/repo.ts";
 

@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renam
 import { join } from "node:path";
 import { captureLive } from "../core/capture.ts";
 import { record } from "../core/record.ts";
-import { worktreeChanges } from "../core/git-data/index/kept.ts";
+import { worktreeChanges } from "../core/git-data/index/command-output.ts";
 import { cacheTreeRoot } from "../core/git-data/index/file.ts";
 import { openRepo } from "../core/repo.ts";
 import { makeRepo, sharedIndexOf, TestRepo } from "./helpers/repo.ts";

@@ -31,8 +31,8 @@ test("a migration in progress, or a ref format changed since the capture began, 
   renameSync(join(repo.gitDir, "HEAD.away"), join(repo.gitDir, "HEAD"));
   expect(hold.held()).toBe(true);
   // The format as the repository was opened with, the other one now: not kept.
-  const other = repo.refStorage === "files" ? "reftable" : "files";
-  expect(refFormatKept({ ...repo, refStorage: other })).toBe(false);
+  const other = refFormatOf(r) === "files" ? "reftable" : "files";
+  expect(refFormatKept({ ...repo, settings: new Map([...repo.settings, ["extensions.refstorage", other]]) })).toBe(false);
 });
 
 test("while a migration's folder is there the worker records nothing; once it is gone, it records", async () => {

@@ -1,4 +1,4 @@
-// The snapshot commits are read once and kept by id (core/snapshots/commits.ts),
+// The snapshot commits are read once and kept by id (core/git-data/refs/snapshot-commits.ts),
 // and the refs outside refs/undo/ are listed without them (core/git-data/refs/index.ts). What
 // the readers get must be what one for-each-ref of everything gave: the same
 // tree, date and message for every snapshot, the same refs for the state.

@@ -44,7 +44,8 @@ import type { Repo } from "../core/repo.ts";
 import { operationMarker } from "../core/git-data/operation.ts";
 import { CommandWatch, earlyReadIn, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
 import { GuardDesk } from "./guard-desk.ts";
-import { dropOldAnswers, guardRequests, monitorSetting, writeGuardBound } from "../core/guard.ts";
+import { dropOldAnswers, guardRequests, writeGuardBound } from "../core/guard.ts";
+import { monitorSetting } from "../core/monitor-setting.ts";
 import { DEFAULT_CONFIG, gitBool } from "../core/repo.ts";
 import { WatchKeeper, type TreeWatch } from "./tree-watch.ts";
 

@@ -1,7 +1,8 @@
 // git undo doctor: is automatic recording set up, and would it work? Checks the
 // hooks folder, the hooks, the toolkit and Bun they start, the worker and its
 // last errors, and whether something else answers to `git undo`.
-import { GUARD_PROTOCOL, monitorSetting, readWatchState } from "../../core/guard.ts";
+import { GUARD_PROTOCOL, readWatchState } from "../../core/guard.ts";
+import { monitorSetting } from "../../core/monitor-setting.ts";
 import { gitBool } from "../../core/repo.ts";
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -17,7 +18,7 @@ import { listSnapshots, missingSnapshotObjects, strayUndoRefs } from "../../core
 import { isReadable } from "../../core/format/index.ts";
 import { indexLockHolder, inspectLock } from "../../core/lock.ts";
 import { ownerTag } from "../../core/files.ts";
-import { killedWriteLocks, refLocks, STALE_REF_LOCK_MS } from "../../core/git-data/refs/index.ts";
+import { killedWriteLocks, recordingRemoves, refLocks, STALE_REF_LOCK_MS } from "../../core/git-data/refs/locks.ts";
 import { readRefState } from "../../core/git-data/refs/store.ts";
 import { openRepo } from "../../core/repo.ts";
 import { lastLogLines, liveWorker, markAge } from "../../core/worker-protocol.ts";
@@ -308,7 +309,7 @@ export const doctor: Command = {
       const age = Math.round(lock.ageMs / 1000);
       if (lock.ageMs < STALE_REF_LOCK_MS) {
         note(`${escapeControls(lock.path)} is held: a Git command is writing refs right now`);
-      } else if (lock.kind === "ref" && repo.refStorage === "files" && lock.ref!.startsWith(repo.snapshotPrefix)) {
+      } else if (recordingRemoves(repo, lock)) {
         note(`${escapeControls(lock.path)} was left ${age}s ago by a Git that was killed; the next recording removes it`);
       } else if (killedOurs.has(lock.path)) {
         bad(`${escapeControls(lock.path)} was left by git-undo, killed while it changed refs; the next recording removes it, or remove it now: rm ${quote(lock.path)}`);

@@ -4,40 +4,18 @@
 // restore's --force that ends the operation, and for the facts a summary
 // names (which branch a rebase rebases, where it stopped, what a merge
 // merges). The markers are files in the git dir, except with reftable, which
-// keeps two of them (REF_MARKERS) as refs: those are asked of Git.
-import { existsSync, readFileSync, rmSync } from "node:fs";
+// keeps two of them as refs (core/git-data/operation-markers.ts reads both):
+// the ref storage's backend says where they are, and asks Git for the refs.
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { decodeBytes } from "../bytes.ts";
-import { OPERATION_MARKERS, type OperationMarker } from "../format/index.ts";
-import { refStorageStamp } from "./refs/index.ts";
+import type { OperationMarker } from "../format/index.ts";
+import { markerFiles } from "./operation-markers.ts";
+import { refStoreOf } from "./refs/store.ts";
 import type { Repo } from "../repo.ts";
 
-/** The markers present as files in `gitDir`, in the format's order. */
-export function markerFiles(gitDir: string): OperationMarker[] {
-  return OPERATION_MARKERS.filter((m) => existsSync(join(gitDir, m)));
-}
-
-/** Pseudo-refs among the markers: files with the files storage, refs with reftable. */
-export const REF_MARKERS = ["CHERRY_PICK_HEAD", "REVERT_HEAD"] as const satisfies readonly OperationMarker[];
-
-/** `cat-file --batch-check=%(objectname)` input asking for REF_MARKERS (core/git-data/refs/store.ts adds it to a batch of its own). */
-export const REF_MARKER_QUERY = REF_MARKERS.map((n) => `${n}\n`).join("");
-
-/**
- * The markers in the format's order: the files in `gitDir`, and the marker
- * refs whose answers to REF_MARKER_QUERY (one line each, in order) name an object.
- */
-export function markersWith(gitDir: string, refAnswers: readonly string[]): OperationMarker[] {
-  const refs = REF_MARKERS.filter((_, i) => refAnswers[i] && !refAnswers[i]!.endsWith(" missing"));
-  const files = markerFiles(gitDir);
-  return OPERATION_MARKERS.filter((m) => files.includes(m) || (refs as readonly string[]).includes(m));
-}
-
 /** The markers now, on either ref storage (with reftable one Git process). */
-export async function currentMarkers(repo: Repo): Promise<OperationMarker[]> {
-  if (repo.refStorage === "files") return markerFiles(repo.gitDir);
-  return markersWith(repo.gitDir, (await repo.git.text(["cat-file", "--batch-check=%(objectname)"], { input: REF_MARKER_QUERY })).split("\n"));
-}
+export const currentMarkers = (repo: Repo): Promise<OperationMarker[]> => refStoreOf(repo).markers(repo);
 
 /** What the marker refs said, and the state of the ref storage when they said it. */
 const refMarkersSeen = new WeakMap<Repo, { stamp: string; marker: OperationMarker | null }>();
@@ -50,11 +28,12 @@ const refMarkersSeen = new WeakMap<Repo, { stamp: string; marker: OperationMarke
  */
 export async function operationMarker(repo: Repo): Promise<OperationMarker | null> {
   const [file] = markerFiles(repo.gitDir);
-  if (file || repo.refStorage === "files") return file ?? null;
-  const stamp = refStorageStamp(repo);
+  const store = refStoreOf(repo);
+  if (file || !store.markerRefs) return file ?? null;
+  const stamp = store.writeStamp(repo);
   const seen = refMarkersSeen.get(repo);
   if (stamp !== null && seen?.stamp === stamp) return seen.marker;
-  const marker = (await currentMarkers(repo))[0] ?? null;
+  const marker = (await store.markers(repo))[0] ?? null;
   if (stamp !== null) refMarkersSeen.set(repo, { stamp, marker });
   return marker;
 }

@@ -13,7 +13,8 @@ import { indexLockHeld, indexLockPath } from "../lock.ts";
 import { readObjects } from "../git-data/objects.ts";
 import { decodeBytes } from "../bytes.ts";
 import { diffTreePairs, type RawChange } from "../git-data/tree-diff.ts";
-import { gitBool, type Repo, type RefStorage } from "../repo.ts";
+import { refStoreOf, type RefStoreName } from "../git-data/refs/store.ts";
+import { gitBool, type Repo } from "../repo.ts";
 import { MODE } from "../mode.ts";
 import { lstatOrNull } from "../stat.ts";
 import { phase } from "../trace.ts";
@@ -141,7 +142,7 @@ export type GitmodulesProblem =
 /** Why Git would refuse to write a ref of the target (checked before anything moves). */
 export type RefProblem =
   | /** A ref that stays (or is also written) is this ref's folder, or has it as its folder. */ { name: string; why: "conflict"; other: string }
-  | /** Longer than the ref storage holds: a file name past 255 bytes, a reftable record past a block. */ { name: string; why: "too-long"; storage: RefStorage }
+  | /** Longer than the ref storage holds: a file name past 255 bytes, a reftable record past a block. */ { name: string; why: "too-long"; storage: RefStoreName }
   | /** A branch (refs/heads/) naming something other than a commit: Git writes only commits there. */ { name: string; why: "not-a-commit"; type: string }
   | /** A symbolic ref that would end up naming itself, through the refs in `loop`. */ { name: string; why: "loop"; loop: string[] };
 
@@ -719,9 +720,6 @@ async function checkedOutElsewhere(repo: Repo, moves: Moves, t: StateTree, targe
   return null;
 }
 
-/** Longest ref name each storage takes: a file name's 255 bytes less `.lock`; a reftable block (4 KiB) less a reflog record's other fields. */
-const REF_NAME_LIMIT = { fileNameBytes: 250, pathBytes: 4000, reftableBytes: 3800 } as const;
-
 /**
  * The refs of the plan Git would refuse to write, found before anything
  * moves: each fails the transaction, which the restore then rolls back as a
@@ -745,7 +743,7 @@ function refProblems(repo: Repo, s: StateTree, moves: Moves, force: boolean): Re
     for (let i = name.indexOf("/"); i > 0; i = name.indexOf("/", i + 1)) if (!folders.has(name.slice(0, i))) folders.set(name.slice(0, i), name);
   }
   const problems: RefProblem[] = [];
-  const enc = new TextEncoder();
+  const store = refStoreOf(repo);
   for (const m of applied) {
     if (!m.new) continue;
     const name = m.name;
@@ -756,13 +754,8 @@ function refProblems(repo: Repo, s: StateTree, moves: Moves, force: boolean): Re
       problems.push({ name, why: "conflict", other: (inside ?? above)! });
       continue;
     }
-    const bytes = enc.encode(name).length;
-    const tooLong =
-      repo.refStorage === "reftable"
-        ? bytes > REF_NAME_LIMIT.reftableBytes
-        : name.split("/").some((part) => enc.encode(part).length > REF_NAME_LIMIT.fileNameBytes) || enc.encode(repo.commonDir).length + bytes > REF_NAME_LIMIT.pathBytes;
-    if (tooLong) {
-      problems.push({ name, why: "too-long", storage: repo.refStorage });
+    if (store.nameTooLong(repo, name)) {
+      problems.push({ name, why: "too-long", storage: store.name });
       continue;
     }
     if (!m.new.symrefTarget && name.startsWith("refs/heads/") && m.new.type !== "commit") {

@@ -5,7 +5,8 @@ import type { ObjectId, Snapshot, SnapshotEntry } from "../format/index.ts";
 import { GitError } from "../git.ts";
 import { missingSnapshotObjects, ownOnly } from "./history.ts";
 import { asRefWriter, withLock } from "../lock.ts";
-import { clearStaleSnapshotRefLocks, type SnapshotRef } from "../git-data/refs/index.ts";
+import type { SnapshotRef } from "../git-data/refs/index.ts";
+import { clearStaleSnapshotRefLocks } from "../git-data/refs/locks.ts";
 import type { Repo } from "../repo.ts";
 import { dropCaches } from "../undo-files.ts";
 

@@ -17,8 +17,9 @@ import { readJsonFile, replaceFile } from "../files.ts";
 import { objectId, withScratch } from "../git-data/objects.ts";
 import type { Repo } from "../repo.ts";
 import { logLine, refFormatKept } from "../worker-protocol.ts";
-import { clearKilledRefWrite, clearStaleSnapshotRefLocks, packSnapshotRefs } from "../git-data/refs/index.ts";
-import { rememberCommit } from "./commits.ts";
+import { clearKilledRefWrite, clearStaleSnapshotRefLocks } from "../git-data/refs/locks.ts";
+import { packSnapshotRefs } from "../git-data/refs/store.ts";
+import { rememberCommit } from "../git-data/refs/snapshot-commits.ts";
 import { undoFile } from "../undo-files.ts";
 import { phase } from "../trace.ts";
 
@@ -116,7 +117,7 @@ async function commitState(repo: Repo, capture: LiveCapture, opts: RecordOptions
   return { created: true, snapshot: created, capture, ...(limitProblem === null ? {} : { limitProblem }), ...(ownProblem === null ? {} : { ownProblem }) };
 }
 
-/** Every this many snapshots their refs are packed (core/git-data/refs/index.ts packSnapshotRefs). */
+/** Every this many snapshots their refs are packed (core/git-data/refs/store.ts packSnapshotRefs). */
 const PACK_REFS_EVERY = 100;
 
 /** Trailers as commit-tree stored them (non-UTF-8 bytes read as Latin-1). */

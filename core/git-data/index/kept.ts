@@ -46,18 +46,25 @@
 // beside the real index's, where either could take the other's away. One made
 // split by an earlier version is written whole at its first use, or, its
 // shared part gone, fails and is dropped; that shared part is left to Git.
-import { existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join } from "node:path";
-import { compareBytes, type ObjectId } from "../../format/index.ts";
+//
+// Its parts, beside it: the untracked files too large to record
+// (large-files.ts), what Git's commands on it print (command-output.ts), and
+// the digests of the attribute and ignore rules (rule-digests.ts).
+import { existsSync, renameSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { type ObjectId } from "../../format/index.ts";
 import { decodeBytes, encodeBytes, hasEscapedBytes } from "../../bytes.ts";
 import type { RealIndex } from "./file.ts";
 import { undoFile } from "../../undo-files.ts";
 import { readJsonFile, replaceFile } from "../../files.ts";
 import { gitBool, type Repo } from "../../repo.ts";
-import { monitorSetting } from "../../guard.ts";
+import { monitorSetting } from "../../monitor-setting.ts";
 import { MODE } from "../../mode.ts";
 import { lstatOrNull } from "../../stat.ts";
 import { checkRepositoryThere } from "../../repository-gone.ts";
+import { changedPaths, worktreeRecords, type WorktreeRecord } from "./command-output.ts";
+import { largeInKept, magicPathspecs, MAX_PATHSPECS, type LeftOutFile } from "./large-files.ts";
+import { foldersAbove, ignoreRulesDigest, MAX_RULE_FOLDERS } from "./rule-digests.ts";
 
 /** What the kept index was made from and what it holds. */
 export interface KeptIndex {
@@ -84,52 +91,6 @@ export interface KeptIndex {
    * cannot be said, and check-ignore runs.
    */
   ignoreRules?: string | null;
-}
-
-/** An untracked file left out of the worktree tree for its size (undo.maxNewFileSize, docs/format.md). */
-export interface LeftOutFile {
-  /** Relative to the top of the working tree (decodeBytes form). */
-  path: string;
-  /** Bytes, as lstat gives them (a symbolic link's blob is its target). */
-  size: number;
-}
-
-/** The size of the file or symbolic link at `path` when it is larger than `limit`, else null (smaller, gone, a folder). */
-export function sizeOver(workTree: string, path: Uint8Array, limit: number): number | null {
-  if (limit <= 0) return null;
-  const st = lstatOrNull(Buffer.concat([Buffer.from(`${workTree}/`), path]));
-  return st && (st.isFile() || st.isSymbolicLink()) && st.size > limit ? st.size : null;
-}
-
-/** NUL-ended pathspecs for --pathspec-from-file: `:(<magic>,literal)` before each path, so no name is taken as a pattern. */
-export function magicPathspecs(magic: "" | "exclude,", paths: readonly Uint8Array[]): Buffer {
-  const prefix = Buffer.from(`:(${magic}literal)`);
-  return Buffer.concat(paths.flatMap((p) => [prefix, p, new Uint8Array([0])]));
-}
-
-/**
- * The files larger than undo.maxNewFileSize that `git ls-files --others
- * --exclude-standard` lists for the index in `env` (untracked, not ignored),
- * only under `dirs` when given; sorted by path. They are found before add -A
- * runs, so that it never hashes them.
- */
-export async function largeUntracked(repo: Repo, env: Record<string, string>, opts: { dirs?: readonly Uint8Array[]; settings?: string[]; signal?: AbortSignal } = {}): Promise<LeftOutFile[]> {
-  const limit = repo.config.maxNewFileSize;
-  if (limit <= 0 || !repo.workTree || opts.dirs?.length === 0) return [];
-  const args = [...(opts.settings ?? []), "ls-files", "-z", "--others", "--exclude-standard"];
-  // ls-files takes no --pathspec-from-file; past a few folders the whole listing holds them all.
-  if (opts.dirs && opts.dirs.length <= MAX_PATHSPECS) args.push("--", ...opts.dirs.map((d) => `:(literal)${decodeBytes(d)}`));
-  const listed = await repo.git.run(args, { env, ...(opts.signal ? { signal: opts.signal } : {}) });
-  const found: LeftOutFile[] = [];
-  const out = listed.stdout;
-  for (let at = 0; at < out.length; ) {
-    const end = out.indexOf(0, at);
-    const path = out.subarray(at, end < 0 ? out.length : end);
-    at = end < 0 ? out.length : end + 1;
-    const size = sizeOver(repo.workTree, path, limit);
-    if (size !== null) found.push({ path: decodeBytes(path), size });
-  }
-  return found;
 }
 
 /** Beyond this many differing paths, checking them costs more than the copy saves. */
@@ -166,8 +127,6 @@ function keptIndexSettings(repo: Repo): string[] {
   return ["-c", `core.untrackedCache=${off ? "false" : "true"}`];
 }
 
-/** Past this many paths, Git's pathspec matching costs more than a whole add -A. */
-const MAX_PATHSPECS = 200;
 /** Pathspecs taken as plain names (a file may be called `*` or `:(glob)x`); core/git.ts drops the user's own settings. */
 const LITERAL_PATHSPECS = { GIT_LITERAL_PATHSPECS: "1" };
 
@@ -240,185 +199,6 @@ async function updateKept(
     signal,
   });
   return { ...added, unchanged: false, leftOut };
-}
-
-/**
- * The untracked files among what status showed that are larger than
- * undo.maxNewFileSize and have no entry in the real index: files it named,
- * and those in the new folders it named (one ls-files for them, when there
- * are any). Null when the kept index cannot stand in for a fresh copy: it
- * holds an earlier, smaller version of such a file, which a fresh copy would
- * leave out, or the real index does not parse.
- */
-async function largeInKept(
-  repo: Repo,
-  settings: string[],
-  env: Record<string, string>,
-  signal: AbortSignal,
-  records: readonly WorktreeRecord[],
-  real: RealIndex,
-): Promise<LeftOutFile[] | null> {
-  const limit = repo.config.maxNewFileSize;
-  const candidates: { file: LeftOutFile; inKept: boolean }[] = [];
-  for (const r of records) {
-    if (r.dir) continue;
-    const size = sizeOver(repo.workTree!, r.path, limit);
-    if (size !== null) candidates.push({ file: { path: decodeBytes(r.path), size }, inKept: !r.untracked });
-  }
-  const dirs = records.filter((r) => r.dir).map((r) => r.path);
-  if (dirs.length) {
-    // Past MAX_PATHSPECS folders the listing is the whole tree's: files status named may come again.
-    const named = new Set(candidates.map((c) => c.file.path));
-    for (const file of await largeUntracked(repo, env, { dirs, settings, signal })) if (!named.has(file.path)) candidates.push({ file, inKept: false });
-  }
-  if (!candidates.length) return [];
-  const indexed = real.has(candidates.map((c) => encodeBytes(c.file.path)));
-  if (indexed === null) return null;
-  const leftOut: LeftOutFile[] = [];
-  for (const [i, c] of candidates.entries()) {
-    if (indexed[i]) continue; // the real index has it: recorded whatever its size
-    if (c.inKept) return null;
-    leftOut.push(c.file);
-  }
-  return leftOut.sort((a, b) => compareBytes(a.path, b.path));
-}
-
-/** One path `git status --porcelain -z` shows changed in the working tree. */
-interface WorktreeRecord {
-  /** Without the slash of an untracked folder. */
-  path: Uint8Array;
-  /** Not in the index status ran on (`??`). */
-  untracked: boolean;
-  /** An untracked folder (`?? dir/`): nothing under it is in that index. */
-  dir: boolean;
-}
-
-/**
- * The paths `git status --porcelain -z` shows changed in the working tree
- * (an untracked folder without its slash), or null when a record is not one
- * it expects: a conflict, which the kept index never has, or anything else.
- */
-export function worktreeChanges(out: Uint8Array): Uint8Array[] | null {
-  return worktreeRecords(out)?.map((r) => r.path) ?? null;
-}
-
-function worktreeRecords(out: Uint8Array): WorktreeRecord[] | null {
-  const records: WorktreeRecord[] = [];
-  for (let at = 0; at < out.length; ) {
-    const end = out.indexOf(0, at);
-    if (end < 0) return null;
-    const record = out.subarray(at, end);
-    at = end + 1;
-    if (record[0] === 0x23) continue; // "## branch", with status.branch set
-    if (record.length < 4 || record[2] !== 0x20) return null;
-    const xy = String.fromCharCode(record[0]!, record[1]!);
-    if (xy[1] === " ") continue; // staged only: the kept index against HEAD
-    if (xy.includes("U") || xy === "DD" || xy === "AA" || !/^(\?\?|[ MADT][MDT])$/.test(xy)) return null;
-    const path = record.subarray(3);
-    const dir = path[path.length - 1] === 0x2f;
-    records.push({ path: dir ? path.subarray(0, -1) : path, untracked: xy === "??", dir });
-  }
-  return records;
-}
-
-/** The user's file a setting names (`~/` expanded, as Git expands it), else $XDG_CONFIG_HOME/git/<name>, Git's default for it. */
-function userGitFile(repo: Repo, key: "core.attributesfile" | "core.excludesfile", name: string): string {
-  const configured = repo.settings.get(key);
-  // Git itself reads $HOME; node:os (loaded only then) answers without one.
-  const home = repo.env.HOME || (require("node:os") as typeof import("node:os")).homedir();
-  return configured ? configured.replace(/^~(?=\/|$)/, home) : join(repo.env.XDG_CONFIG_HOME || join(home, ".config"), "git", name);
-}
-
-/** Digest of the attribute files Git reads besides the working tree's .gitattributes (read before add -A runs). */
-export function attributesDigest(repo: Repo): string {
-  const files = [join(repo.commonDir, "info", "attributes"), userGitFile(repo, "core.attributesfile", "attributes")];
-  if (!repo.env.GIT_ATTR_NOSYSTEM) files.push("/etc/gitattributes", "/usr/local/etc/gitattributes");
-  const parts = files.map((f) => {
-    try {
-      return `${f}\0${Bun.hash(readFileSync(f)).toString(16)}`;
-    } catch {
-      return `${f}\0-`;
-    }
-  });
-  return Bun.hash(parts.join("\n")).toString(16);
-}
-
-/** Every folder above `paths`, the top of the working tree ("") included, sorted. */
-export function foldersAbove(paths: readonly string[]): string[] {
-  const dirs = new Set<string>([""]);
-  for (const p of paths) for (let at = p.lastIndexOf("/"); at > 0; at = p.lastIndexOf("/", at - 1)) dirs.add(p.slice(0, at));
-  return [...dirs].sort();
-}
-
-/** Past this many folders above the paths a commit changed, their ignore rules are not read (check-ignore runs next time too). */
-const MAX_RULE_FOLDERS = 256;
-
-/** Files larger than this make the digest unknown (null): no .gitignore is that large. */
-const MAX_RULES_FILE = 1024 * 1024;
-
-/**
- * Digest of every ignore rule that can apply to a path in `dirs`:
- * info/exclude and the user's excludes file (core.excludesFile, else
- * $XDG_CONFIG_HOME/git/ignore; links followed, as Git follows them), and the
- * .gitignore of each of those folders, each by its content. Null when one
- * cannot be read, or a .gitignore is a symbolic link (Git before 2.32 reads
- * through it, later ones do not): check-ignore runs then.
- */
-export function ignoreRulesDigest(repo: Repo, workTree: string, dirs: readonly string[]): string | null {
-  const h = new Bun.CryptoHasher("sha256");
-  const add = (file: string, follow: boolean): boolean => {
-    let st;
-    try {
-      // Most folders have no .gitignore: no exception for that (one costs more than the lstat).
-      st = follow ? statSync(file, { throwIfNoEntry: false }) : lstatSync(file, { throwIfNoEntry: false });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOTDIR") return false;
-    }
-    if (st === undefined) {
-      h.update(`${file}\0none\0`);
-      return true;
-    }
-    if (!st.isFile()) {
-      if (st.isSymbolicLink()) return false;
-      h.update(`${file}\0other\0`);
-      return true;
-    }
-    if (st.size > MAX_RULES_FILE) return false;
-    try {
-      const content = readFileSync(file);
-      h.update(`${file}\0file\0${content.length}\0`).update(content);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const excludes = userGitFile(repo, "core.excludesfile", "ignore");
-  // A relative core.excludesFile is read from where Git runs: not something to digest.
-  if (!isAbsolute(excludes)) return null;
-  const outside = [join(repo.commonDir, "info", "exclude"), excludes];
-  for (const f of outside) if (!add(f, true)) return null;
-  for (const d of dirs) if (!add(join(workTree, d, ".gitignore"), false)) return null;
-  return h.digest("hex");
-}
-
-/** The paths an `add -A --verbose` run changed, or null when its output cannot be read exactly. */
-export function changedPaths(stdout: Uint8Array, workTree: string): string[] | null {
-  const out = decodeBytes(stdout);
-  const paths: string[] = [];
-  for (const line of out.split("\n")) {
-    if (!line) continue;
-    const m = /^(add|remove) '(.*)'$/s.exec(line);
-    if (!m) return null;
-    const path = m[2]!;
-    // A name that is not UTF-8 cannot be looked at through a JS string.
-    if (hasEscapedBytes(path)) return null;
-    // Git prints paths raw: a name with a newline in it would split. What the
-    // line says must then match the disk, or the list is not trusted.
-    const st = lstatOrNull(join(workTree, path));
-    if (m[1] === "add" ? st === null || st.isDirectory() : st !== null) return null;
-    paths.push(path);
-  }
-  return paths;
 }
 
 const neverKept = (path: string): boolean => BASENAMES_NEVER_KEPT.has(path.slice(path.lastIndexOf("/") + 1));

@@ -1,23 +1,22 @@
-// Listing refs and looking after the ref storage's locks: every ref outside
-// refs/undo/ with its type and peeled object (one for-each-ref), the snapshot
-// refs with their trees and messages (their names from another, their commits
-// from core/snapshots/commits.ts), the loose symbolic refs, packing the
-// snapshot refs, the lock files a killed Git leaves, and the sign that
-// reftable's refs changed. What a state holds of the ref storage (HEAD, its
-// reflog, the stash, the markers) is read by the storage's backend in
-// core/git-data/refs/store.ts, which builds on these.
-import { lstatSync, readdirSync, readFileSync, statSync, unlinkSync, type Dirent } from "node:fs";
+// Listing refs: every ref outside refs/undo/ with its type and peeled object
+// (one for-each-ref), the snapshot refs with their trees and messages (their
+// names from another, their commits from
+// core/git-data/refs/snapshot-commits.ts), and the loose symbolic refs. What
+// a state holds of the ref storage (HEAD, its reflog, the stash, the markers)
+// is read by the storage's backend (core/git-data/refs/store.ts), which builds
+// on these; the lock files a killed Git leaves are in
+// core/git-data/refs/locks.ts.
+import { readdirSync, readFileSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { snapshotNumber, type ObjectId, type RefLine } from "../../format/index.ts";
 import { decodeBytes } from "../../bytes.ts";
 import { GitError } from "../../git.ts";
-import { forgetRefWriter, killedRefWriteStart } from "../../lock.ts";
-import { gitBool, type Repo } from "../../repo.ts";
-import { snapshotCommits, type ListedRef, type SnapshotRef } from "../../snapshots/commits.ts";
+import type { Repo } from "../../repo.ts";
+import { snapshotCommits, type ListedRef, type SnapshotRef } from "./snapshot-commits.ts";
 import { peelTags } from "./tag-peels.ts";
 import { phase } from "../../trace.ts";
 
-export type { SnapshotRef } from "../../snapshots/commits.ts";
+export type { SnapshotRef } from "./snapshot-commits.ts";
 
 export interface RefScan {
   /** Every ref outside refs/undo/, sorted by name in byte order. */
@@ -60,11 +59,11 @@ const OUTSIDE_UNDO = [
   "refs/und",
 ];
 
-/** Snapshot refs: names and ids only, which reads no object (their commits come from core/snapshots/commits.ts). */
+/** Snapshot refs: names and ids only, which reads no object (their commits come from core/git-data/refs/snapshot-commits.ts). */
 const UNDO_FORMAT = "%(refname)%00%(objectname)%00%(symref)";
 
 /** Per-worktree ref hierarchies: in a linked worktree they live in its own git dir. */
-const PER_WORKTREE = ["refs/bisect", "refs/worktree", "refs/rewritten"];
+export const PER_WORKTREE = ["refs/bisect", "refs/worktree", "refs/rewritten"];
 
 /**
  * Every ref outside refs/undo/ with its type, in one for-each-ref, and what
@@ -198,105 +197,21 @@ async function listUndoRefs(repo: Repo, prefix: string, newest?: number): Promis
   return { listed, lines };
 }
 
-/**
- * Pack the snapshot refs (files storage). Loose, each is a file that every
- * listing of refs opens, the other refs' included: 1,000 of them cost a
- * recording 40 ms or more. `--include` (Git 2.42+) packs ours along with
- * what Git packs by default (tags, refs already packed); an older Git refuses
- * the option, and packs them with `--all`, every ref, as `git gc` does (a
- * branch packed reads and moves as before; Git waits for the lock of a ref
- * being packed). Not where gc.packRefs says `git gc` must not pack refs.
- * Never fails: a recording does not depend on it.
- */
-export async function packSnapshotRefs(repo: Repo): Promise<void> {
-  if (repo.refStorage !== "files") return; // reftable compacts its tables itself
-  const setting = repo.settings.get("gc.packrefs");
-  if (setting !== undefined && (gitBool(setting) === false || (repo.bare && setting?.trim().toLowerCase() === "notbare"))) return;
-  // Refused (a lock held by the user's Git): next time.
-  for (const which of ["--include=refs/undo/*", "--all"]) {
-    if (await repo.git.succeeds(["pack-refs", which]).catch(() => false)) return;
+/** Every ref for-each-ref listed with REF_FORMAT. */
+function parseRefs(out: string): RefLine[] {
+  const refs: RefLine[] = [];
+  for (const rec of out.split(RECORD_END)) {
+    if (!rec) continue;
+    const [name = "", object = "", type = "", symref = ""] = rec.split("\0");
+    if (name.startsWith("refs/undo/")) continue;
+    const line: RefLine = { name, object: object || null, type: type || null, symrefTarget: symref || null, peeledObject: null, peeledType: null };
+    refs.push(line);
   }
-}
-
-/**
- * A sign of every write to this worktree's reftable refs: its table list,
- * which reftable replaces (a new file renamed over) on each. Null without
- * one (the files storage). What was read of the refs since it last changed
- * still holds.
- */
-export function refStorageStamp(repo: Repo): string | null {
-  try {
-    const st = statSync(join(repo.gitDir, "reftable", "tables.list"), { bigint: true });
-    return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * A lock file in Git's ref storage: on one ref (`<ref>.lock`, files storage),
- * on the packed refs (`packed-refs.lock`: every ref deletion takes it), or on
- * reftable's list of tables (`reftable/tables.list.lock`: every ref write
- * takes it). Git holds one for milliseconds; one left by a killed Git blocks
- * the writes that need it until it is removed.
- */
-export interface RefLock {
-  path: string;
-  kind: "ref" | "packed-refs" | "reftable";
-  /** The ref a ref's lock is for. */
-  ref: string | null;
-  /** Since its last change (ms). */
-  ageMs: number;
-}
-
-/**
- * A lock in the ref storage left alone this long is no live Git's: Git holds
- * one for the length of a transaction, and waits 1 s (core.packedRefsTimeout)
- * for packed-refs.lock before it gives up.
- */
-export const STALE_REF_LOCK_MS = 10_000;
-
-/**
- * packed-refs.lock (or reftable's tables.list.lock) is taken for git-undo's
- * when it was made within this long after a ref transaction of git-undo's that
- * was killed had started: Git takes it at the start of a transaction.
- */
-const KILLED_WRITE_WINDOW_MS = 5_000;
-
-const ageOf = (path: string, now: number): number | null => {
-  try {
-    const st = lstatSync(path);
-    return st.isFile() ? now - st.mtimeMs : null;
-  } catch {
-    return null;
-  }
-};
-
-/** The repository-wide locks: packed-refs.lock, reftable's tables.list.lock. */
-function storageLocks(repo: Repo, now: number): RefLock[] {
-  const found: RefLock[] = [];
-  for (const [kind, path] of [["packed-refs", join(repo.commonDir, "packed-refs.lock")], ["reftable", join(repo.commonDir, "reftable", "tables.list.lock")]] as const) {
-    const ageMs = ageOf(path, now);
-    if (ageMs !== null) found.push({ path, kind, ref: null, ageMs });
-  }
-  return found;
-}
-
-/** Every lock file in the ref storage now: on refs (under refs/, this worktree's own ones included), packed-refs, reftable's table list. */
-export function refLocks(repo: Repo, now = Date.now()): RefLock[] {
-  const found: RefLock[] = [];
-  const visit = (base: string, rel: string, e: Dirent) => {
-    if (!e.name.endsWith(".lock")) return;
-    const ageMs = ageOf(join(base, rel), now);
-    if (ageMs !== null) found.push({ path: join(base, rel), kind: "ref", ref: rel.slice(0, -".lock".length), ageMs });
-  };
-  walkRefFiles(repo.commonDir, "refs", visit);
-  if (repo.worktreeName !== null) for (const dir of PER_WORKTREE) walkRefFiles(repo.gitDir, dir, visit);
-  return [...found, ...storageLocks(repo, now)];
+  return refs;
 }
 
 /** Every file (not folder) below `base/rel`, as `visit(base, its path from base, its entry)`; folders `skip` names are left out. */
-function walkRefFiles(base: string, rel: string, visit: (base: string, rel: string, e: Dirent) => void, skip: (rel: string) => boolean = () => false): void {
+export function walkRefFiles(base: string, rel: string, visit: (base: string, rel: string, e: Dirent) => void, skip: (rel: string) => boolean = () => false): void {
   let entries: Dirent[];
   try {
     entries = readdirSync(join(base, rel), { withFileTypes: true });
@@ -309,91 +224,6 @@ function walkRefFiles(base: string, rel: string, visit: (base: string, rel: stri
     if (e.isDirectory()) walkRefFiles(base, child, visit, skip);
     else visit(base, child, e);
   }
-}
-
-/**
- * Remove the stale locks on this worktree's snapshot refs (files storage):
- * `.lock` files in its snapshot folder left alone for STALE_REF_LOCK_MS. Only
- * git-undo writes there, always holding capture.lock, which the caller holds:
- * such a lock is a killed git-undo's (or a killed fetch's of snapshot refs).
- * Returns the paths removed.
- */
-export function clearStaleSnapshotRefLocks(repo: Repo, now = Date.now()): string[] {
-  if (repo.refStorage !== "files") return [];
-  const dir = join(repo.commonDir, repo.snapshotPrefix);
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const removed: string[] = [];
-  for (const name of names) {
-    if (!name.endsWith(".lock")) continue;
-    const path = join(dir, name);
-    const age = ageOf(path, now);
-    if (age === null || age < STALE_REF_LOCK_MS) continue;
-    try {
-      unlinkSync(path);
-      removed.push(path);
-    } catch {
-      /* gone already */
-    }
-  }
-  return removed;
-}
-
-/**
- * After a ref transaction of git-undo's was killed (core/lock.ts asRefWriter):
- * remove the stale locks on snapshot refs, and packed-refs.lock or reftable's
- * tables.list.lock when it is git-undo's for sure: made within
- * KILLED_WRITE_WINDOW_MS of that transaction's start (no Git of the user's
- * could have taken it while ours held it) and left alone since for
- * STALE_REF_LOCK_MS. One a user's Git made, or one still changing, stays
- * (doctor names it). The caller holds capture.lock. Returns the paths removed.
- */
-export function clearKilledRefWrite(repo: Repo, now = Date.now()): string[] {
-  const started = killedRefWriteStart(repo.undoDir);
-  if (started === null) return [];
-  const removed = clearStaleSnapshotRefLocks(repo, now);
-  for (const lock of killedWriteLocks(repo, started, now)) {
-    // Ours, but perhaps the Git we started outlived us by a moment: decide next time.
-    if (lock.ageMs < STALE_REF_LOCK_MS) return removed;
-    try {
-      unlinkSync(lock.path);
-      removed.push(lock.path);
-    } catch {
-      /* gone already */
-    }
-  }
-  forgetRefWriter(repo.undoDir);
-  return removed;
-}
-
-/**
- * packed-refs.lock and tables.list.lock when a ref transaction of git-undo's
- * that started at `started` (default: the killed one core/lock.ts knows of)
- * made them: made within KILLED_WRITE_WINDOW_MS of its start.
- */
-export function killedWriteLocks(repo: Repo, started = killedRefWriteStart(repo.undoDir), now = Date.now()): RefLock[] {
-  if (started === null) return [];
-  return storageLocks(repo, now).filter((lock) => {
-    const madeMs = now - lock.ageMs;
-    return madeMs >= started - 1000 && madeMs <= started + KILLED_WRITE_WINDOW_MS;
-  });
-}
-
-/** Every ref for-each-ref listed with REF_FORMAT. */
-function parseRefs(out: string): RefLine[] {
-  const refs: RefLine[] = [];
-  for (const rec of out.split(RECORD_END)) {
-    if (!rec) continue;
-    const [name = "", object = "", type = "", symref = ""] = rec.split("\0");
-    if (name.startsWith("refs/undo/")) continue;
-    const line: RefLine = { name, object: object || null, type: type || null, symrefTarget: symref || null, peeledObject: null, peeledType: null };
-    refs.push(line);
-  }
-  return refs;
 }
 
 /** Loose symbolic refs and their immediate targets (symbolic refs are never packed). */

@@ -12,13 +12,13 @@
 // the history's length), and the file is written anew only when more of its
 // lines name snapshots that are gone than name listed ones.
 import { mkdirSync } from "node:fs";
-import { fromFileEnd } from "../file-tail.ts";
-import { type ObjectId } from "../format/index.ts";
-import { decodeBytes } from "../bytes.ts";
-import { appendToFile, replaceFile } from "../files.ts";
-import { readObjects } from "../git-data/objects.ts";
-import type { Repo } from "../repo.ts";
-import { undoFile } from "../undo-files.ts";
+import { fromFileEnd } from "../../file-tail.ts";
+import { type ObjectId } from "../../format/index.ts";
+import { decodeBytes } from "../../bytes.ts";
+import { appendToFile, replaceFile } from "../../files.ts";
+import { readObjects } from "../objects.ts";
+import type { Repo } from "../../repo.ts";
+import { undoFile } from "../../undo-files.ts";
 
 /** A ref under refs/undo/ with what its commit says (the input every history reader decodes). */
 export interface SnapshotRef {
