@@ -22,6 +22,12 @@ import { useIO, type CommandIO } from "./io.ts";
 import { processGuard, processHost, processTerminal } from "./host.ts";
 import { fitToOutput } from "./wrap.ts";
 
+/** The CPU this process has used (ms), for the trace's last line. */
+function ownCpuMs(): number {
+  const cpu = process.cpuUsage();
+  return (cpu.user + cpu.system) / 1000;
+}
+
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
   return [
@@ -124,7 +130,7 @@ onRepoOpened((repo) => {
 });
 
 async function main(rawArgv: string[], given: CommandIO): Promise<number> {
-  traceStart(given.env);
+  traceStart(given.env, ownCpuMs);
   // Global options, accepted anywhere as Git accepts them: --color[=<when>], --no-color.
   const { argv, cwd } = takeDirectories(takePagerOptions(takeColorOptions(rawArgv)), given.cwd);
   const io: CommandIO = cwd === given.cwd ? given : { ...given, cwd, env: { ...given.env, PWD: cwd } };
