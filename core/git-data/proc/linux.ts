@@ -43,7 +43,7 @@ function parseStat(pid: number, line: string, boot: number): ProcessInfo | null 
 /** The table from /proc (kill(0) sent by `self`); null without /proc. */
 export function procBackend(self: OwnProcess): ProcessTable | null {
   if (bootMs() === null) return null;
-  return completeTable({
+  return completeTable(self, {
     backend: "proc",
     // A tick, and the boot time read from a clock that may have moved a little since.
     resolutionMs: 1000,
@@ -67,7 +67,7 @@ export function procBackend(self: OwnProcess): ProcessTable | null {
         return null;
       }
     },
-  }, self);
+  });
 }
 
 /**

@@ -83,7 +83,7 @@ export function psBackend(self: OwnProcess, ps: string | null = Bun.which("ps"),
     for (const [pid, info] of found) known.set(pid, { info, at });
     return found;
   };
-  return completeTable({
+  return completeTable(self, {
     backend: "ps",
     // etime is whole seconds, measured a moment before Date.now().
     resolutionMs: 2000,
@@ -108,5 +108,5 @@ export function psBackend(self: OwnProcess, ps: string | null = Bun.which("ps"),
       const out = run(ps, ["-p", String(pid), "-o", "args="]);
       return out ? out.trim() || null : null;
     },
-  }, self);
+  });
 }

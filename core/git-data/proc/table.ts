@@ -4,7 +4,8 @@
 import { pidExists } from "./pid.ts";
 import type { OwnProcess, ProcessInfo, ProcessTable, TableReader } from "./types.ts";
 
-export function completeTable(reader: TableReader, self: OwnProcess): ProcessTable {
+/** The whole table: what `reader` reads, and the one-process questions over it (kill(0) sent by `self`). */
+export function completeTable(self: OwnProcess, reader: TableReader): ProcessTable {
   const lookUp = (pid: number): ProcessInfo | undefined => reader.get([pid]).get(pid);
   return {
     backend: reader.backend,

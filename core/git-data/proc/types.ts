@@ -51,7 +51,7 @@ export interface ProcessTable {
   name(pid: number): string | null;
 }
 
-/** What a backend reads itself; the rest of ProcessTable follows from it (index.ts completeTable). */
+/** What a backend reads itself; the rest of ProcessTable follows from it (table.ts completeTable). */
 export type TableReader = Pick<ProcessTable, "backend" | "resolutionMs" | "get" | "ancestry" | "commandLine">;
 
 /**
