@@ -5,9 +5,13 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildBundle } from "../build/bundle.ts";
+import { processesFor, useProcesses } from "../core/git-data/proc/index.ts";
 import type { WorkingCopy } from "./fixture.ts";
 
 export const ROOT = join(import.meta.dir, "..");
+
+// The benches that call the core in their own process are its entry point: they give it the process table, as cli/main.ts does.
+useProcesses(processesFor(process.env.GIT_UNDO_PROCESS_TABLE, { pid: process.pid, signal: (pid) => process.kill(pid, 0) }));
 
 // Every bench times git-undo as users run it: from the bundle, built now
 // from the sources as they are (a stale one would run the sources).

@@ -5,6 +5,7 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { BUNDLE_DIR, CLI_PARTS, ENTRIES, sealBundle, snapshotSources, toolkitRoot, unsealBundle } from "../core/bundle.ts";
+import { processesFor, useProcesses } from "../core/git-data/proc/index.ts";
 
 /** How long a chunk of an older build (one split into chunks) stays, for a process started before the rebuild that has yet to load it. */
 const OLD_CHUNK_MS = 24 * 60 * 60 * 1000;
@@ -67,6 +68,8 @@ export async function buildBundle(root: string): Promise<void> {
 }
 
 if (import.meta.main) {
+  // The manifest is written as the core writes its files (core/lock.ts replaceFile), named by this process's pid.
+  useProcesses(processesFor(process.env.GIT_UNDO_PROCESS_TABLE, { pid: process.pid, signal: (pid) => process.kill(pid, 0) }));
   const root = toolkitRoot();
   try {
     await buildBundle(root);

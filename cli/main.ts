@@ -15,12 +15,21 @@ import { resetConfigWarnings, warnConfigProblems } from "./config-words.ts";
 import { jitForShortLife } from "./jit-policy.ts";
 import { phase, traceEnd, traceStart } from "../core/trace.ts";
 import { seamsFromEnv } from "../core/seams.ts";
-import { useProcessTable } from "../core/git-data/proc/index.ts";
+import { processesFor, useProcesses, type OwnProcess } from "../core/git-data/proc/index.ts";
 import { endPager, resetPager, takePagerOptions } from "./pager.ts";
 import { resetOutput, setColorConfig, takeColorOptions, write } from "./ui.ts";
 import { useIO, type CommandIO } from "./io.ts";
 import { processGuard, processHost, processTerminal } from "./host.ts";
 import { fitToOutput } from "./wrap.ts";
+
+/** This process as the core is given it: its pid, and kill(pid, 0) sent from it. */
+const OWN_PROCESS: OwnProcess = { pid: process.pid, signal: (pid) => process.kill(pid, 0) };
+
+/** The CPU this process has used (ms), for the trace's last line. */
+function ownCpuMs(): number {
+  const cpu = process.cpuUsage();
+  return (cpu.user + cpu.system) / 1000;
+}
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
@@ -124,7 +133,7 @@ onRepoOpened((repo) => {
 });
 
 async function main(rawArgv: string[], given: CommandIO): Promise<number> {
-  traceStart(given.env);
+  traceStart(given.env, ownCpuMs);
   // Global options, accepted anywhere as Git accepts them: --color[=<when>], --no-color.
   const { argv, cwd } = takeDirectories(takePagerOptions(takeColorOptions(rawArgv)), given.cwd);
   const io: CommandIO = cwd === given.cwd ? given : { ...given, cwd, env: { ...given.env, PWD: cwd } };
@@ -237,7 +246,7 @@ export async function runCommand(argv: string[], io: CommandIO): Promise<number>
   resetPager();
   resetConfigWarnings();
   seamsFromEnv(io.env);
-  useProcessTable(io.env);
+  useProcesses(processesFor(io.env.GIT_UNDO_PROCESS_TABLE, OWN_PROCESS));
   let code: number;
   try {
     code = await main(argv, io);
@@ -268,5 +277,7 @@ export async function run(argv: string[]): Promise<never> {
 // No top-level await: the bundle is CommonJS (build/bundle.ts); run() ends the process.
 if (import.meta.main) {
   jitForShortLife();
+  // The check of the bundle against its sources may rewrite its manifest (a file named by this process's pid).
+  useProcesses(processesFor(process.env.GIT_UNDO_PROCESS_TABLE, OWN_PROCESS));
   void runEntry("cli", process.argv.slice(2), run);
 }

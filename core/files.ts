@@ -8,7 +8,7 @@
 import { chmodSync, closeSync, constants, fstatSync, openSync, readFileSync, renameSync, writeFileSync, writeSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { checkRepositoryThere } from "./repository-gone.ts";
-import { selfPid } from "./git-data/proc/index.ts";
+import { processes } from "./git-data/proc/index.ts";
 
 /**
  * This machine's name as the owner files write it: the kernel's, read from
@@ -26,7 +26,7 @@ export function thisHost(): string {
 }
 
 /** "<pid>@<host>", naming a temporary file or folder by its owner (the host kept to file-name characters). */
-export const ownerTag = (): string => `${selfPid}@${fileSafeHost(thisHost())}`;
+export const ownerTag = (): string => `${processes().selfPid}@${fileSafeHost(thisHost())}`;
 /** A host name kept to file-name characters. */
 export const fileSafeHost = (host: string): string => host.replace(/[^A-Za-z0-9._-]/g, "_");
 

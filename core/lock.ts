@@ -11,7 +11,7 @@ import { fileSafeHost, readUndoFile, replaceFile, thisHost } from "./files.ts";
 import { clearBrokenUndoFiles, ensureUndoDir, undoFile } from "./undo-files.ts";
 import { checkRepositoryThere } from "./repository-gone.ts";
 import { seams } from "./seams.ts";
-import { pidAlive, processStartMs, selfPid } from "./git-data/proc/index.ts";
+import { processes } from "./git-data/proc/index.ts";
 
 export interface Lock {
   path: string;
@@ -35,11 +35,12 @@ const START_SLACK_MS = 2000;
 /**
  * Whether a pid written on this host at `writtenMs` no longer names its
  * writer: no such process, or one that started after the file was written.
- * Without /proc only the first can be told.
+ * Without a process table only the first can be told.
  */
 export function ownerGone(pid: number, writtenMs: number): boolean {
-  if (!pidAlive(pid)) return true;
-  const started = processStartMs(pid);
+  const running = processes();
+  if (!running.alive(pid)) return true;
+  const started = running.startedAt(pid);
   return started !== null && started > writtenMs + START_SLACK_MS;
 }
 
@@ -78,7 +79,7 @@ function judgeLock(path: string, content: string, writtenMs: number): LockStatus
     return { ...base, state: "stale", reason: "unreadable" };
   }
   if (owner.host !== thisHost()) return { ...base, state: "foreign", reason: null };
-  if (!pidAlive(owner.pid)) return { ...base, state: "stale", reason: "dead" };
+  if (!processes().alive(owner.pid)) return { ...base, state: "stale", reason: "dead" };
   if (ownerGone(owner.pid, writtenMs)) return { ...base, state: "stale", reason: "reused" };
   return { ...base, state: "held", reason: null };
 }
@@ -141,7 +142,7 @@ export function createIndexLock(indexFile: string, undoDir: string): boolean {
   ensureUndoDir(undoDir);
   const stuck = clearBrokenUndoFiles(undoDir).find((b) => b.name === "indexLockOwner");
   if (stuck) throw refused({ kind: "undo-file-blocked", path: stuck.path, is: stuck.kind, what: "file" });
-  const me = `${selfPid} ${thisHost()}\n`;
+  const me = `${processes().selfPid} ${thisHost()}\n`;
   replaceFile(ownerFile(undoDir), me);
   try {
     closeSync(openSync(lockOf(indexFile), "wx", 0o644));
@@ -257,7 +258,7 @@ export async function asRefWriter<T>(undoDir: string, work: () => Promise<T>): P
   const path = undoFile(undoDir, "refWriteOwner");
   try {
     ensureUndoDir(undoDir);
-    replaceFile(path, `${selfPid} ${thisHost()}\n`);
+    replaceFile(path, `${processes().selfPid} ${thisHost()}\n`);
   } catch {
     /* without it a killed transaction's locks are only named by doctor */
   }
@@ -332,7 +333,7 @@ export function releaseFile(path: string): void {
   try {
     // Read as git-undo's files are read: a FIFO planted there must not hang a process on its way out.
     const [pid] = (readUndoFile(path)?.toString("utf8") ?? "").trim().split(" ");
-    if (Number(pid) === selfPid) unlinkSync(path);
+    if (Number(pid) === processes().selfPid) unlinkSync(path);
   } catch {
     /* already gone */
   }
@@ -349,7 +350,7 @@ export function tryLock(undoDir: string): Lock | null {
   const path = undoFile(undoDir, "captureLock");
   const stuck = clearBrokenUndoFiles(undoDir).find((b) => b.name === "captureLock");
   if (stuck) throw refused({ kind: "undo-file-blocked", path, is: stuck.kind, what: "lock" });
-  if (!claimFile(path, `${selfPid} ${thisHost()}\n`, isStale)) return null;
+  if (!claimFile(path, `${processes().selfPid} ${thisHost()}\n`, isStale)) return null;
   return { path, release: () => releaseFile(path) };
 }
 

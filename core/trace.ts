@@ -11,6 +11,8 @@ import { BUNDLE_PART, BUNDLED } from "./bundled.ts";
 let enabled = false;
 let gitProcesses = 0;
 let lines = 0;
+/** The CPU this process has used so far (ms): the entry point's clock, given to traceStart. */
+let cpuMs: () => number = () => 0;
 
 export const traceOn = (): boolean => enabled;
 
@@ -29,8 +31,11 @@ export function traceGit(args: readonly string[], startedAt: number): void {
  * A command begins, traced when its environment has GIT_UNDO_TRACE on: the
  * first line is Bun's start and the loading of the modules the command needed
  * so far, from the process's start to now, from the bundle (core/bundle.ts) or the sources.
+ * `cpu` reads this process's own CPU (ms) for the last line: the entry point
+ * gives it, for the core reads nothing of the process.
  */
-export function traceStart(env: Readonly<Record<string, string | undefined>>): void {
+export function traceStart(env: Readonly<Record<string, string | undefined>>, cpu: () => number): void {
+  cpuMs = cpu;
   const v = env.GIT_UNDO_TRACE;
   enabled = v !== undefined && v !== "" && v !== "0" && v !== "false";
   gitProcesses = lines = 0;
@@ -41,8 +46,7 @@ export function traceStart(env: Readonly<Record<string, string | undefined>>): v
 export function traceEnd(): void {
   if (enabled && lines > 0) {
     // This process's own CPU beside its Git processes': on 2 cores both are the restore's time.
-    const cpu = process.cpuUsage();
-    const ms = (cpu.user + cpu.system) / 1000;
+    const ms = cpuMs();
     writeSync(2, `git-undo trace: ${performance.now().toFixed(1)} ms in all, ${gitProcesses} Git processes, ${ms.toFixed(1)} ms CPU in this process\n`);
   }
   enabled = false;

@@ -29,7 +29,7 @@ import { refStoreOf } from "./git-data/refs/store.ts";
 import { guardRequests } from "./guard.ts";
 import { claimFile, indexLockHeld, releaseFile } from "./lock.ts";
 import { appendToFile, readUndoFile, replaceFile, withUndoFile } from "./files.ts";
-import { pidAlive, selfPid, type ProcessTable } from "./git-data/proc/index.ts";
+import { processes, type ProcessTable } from "./git-data/proc/index.ts";
 import type { Repo } from "./repo.ts";
 import { guardFile, undoFile, UNDO_FILES } from "./undo-files.ts";
 
@@ -277,7 +277,7 @@ export function clearFutureLease(undoDir: string, now = Date.now()): boolean {
  * system gave to another program since, or a zombie, is not.
  */
 export function isOurWorker(pid: number, gitDir: string, table: ProcessTable | null): boolean {
-  if (!table) return pidAlive(pid);
+  if (!table) return processes().alive(pid);
   const p = table.get([pid]).get(pid);
   if (!p || p.zombie) return false;
   const args = table.commandLine(pid);
@@ -323,7 +323,7 @@ function clearStrangePidFile(undoDir: string): void {
  */
 export function liveWorker(undoDir: string, table: ProcessTable | null = null): number | null {
   const pid = pidInFile(undoDir);
-  if (pid === null || !pidAlive(pid) || !leaseHeld(undoDir)) return null;
+  if (pid === null || !processes().alive(pid) || !leaseHeld(undoDir)) return null;
   if (table === null) return pid;
   const p = table.get([pid]).get(pid);
   const args = p && !p.zombie ? table.commandLine(pid) : null;
@@ -366,7 +366,7 @@ const RESERVATION_WAIT_MS = 1000;
  */
 export function claimWorker(undoDir: string, gitDir: string, table: ProcessTable | null, opts: { waitForHook?: boolean } = {}): boolean {
   const path = undoFile(undoDir, "workerPid");
-  const mine = selfPid;
+  const mine = processes().selfPid;
   clearStrangePidFile(undoDir);
   const deadline = Date.now() + (opts.waitForHook === false ? 0 : RESERVATION_WAIT_MS);
   for (;;) {
@@ -376,7 +376,7 @@ export function claimWorker(undoDir: string, gitDir: string, table: ProcessTable
       return true;
     }
     // Our own hook's reservation (its shell still running) is about to name us: give it a moment.
-    if (owner === null || !pidAlive(owner) || isOurWorker(owner, gitDir, table) || Date.now() >= deadline) break;
+    if (owner === null || !processes().alive(owner) || isOurWorker(owner, gitDir, table) || Date.now() >= deadline) break;
     Bun.sleepSync(10);
   }
   try {
@@ -384,7 +384,7 @@ export function claimWorker(undoDir: string, gitDir: string, table: ProcessTable
       const pid = Number(content.trim());
       if (!/^[1-9]\d{0,9}$/.test(content.trim())) return true; // no pid: a broken file, or a reservation long dead
       if (pid === mine) return false;
-      if (!pidAlive(pid) || !isOurWorker(pid, gitDir, table)) return true;
+      if (!processes().alive(pid) || !isOurWorker(pid, gitDir, table)) return true;
       renewLease(undoDir); // ours, alive: it records; the hooks need not start another
       return false;
     });
@@ -577,7 +577,7 @@ export async function lowerPriority(): Promise<void> {
   try {
     const ionice = Bun.which("ionice");
     if (!ionice) return;
-    const p = Bun.spawn([ionice, "-c", "2", "-n", "7", "-p", String(selfPid)], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    const p = Bun.spawn([ionice, "-c", "2", "-n", "7", "-p", String(processes().selfPid)], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
     await p.exited;
   } catch {
     /* no I/O classes here */
@@ -615,7 +615,7 @@ export function releaseWorker(undoDir: string): void {
 export function logLine(undoDir: string, message: string): void {
   const path = undoFile(undoDir, "workerLog");
   try {
-    const line = `${new Date().toISOString()} [${selfPid}] ${message.replace(/\n+$/, "").replace(/\n/g, "\n    ")}\n`;
+    const line = `${new Date().toISOString()} [${processes().selfPid}] ${message.replace(/\n+$/, "").replace(/\n/g, "\n    ")}\n`;
     // A plain file or nothing: a FIFO planted there would hang the worker.
     appendToFile(path, line);
     if (statSync(path).size > LOG_LIMIT) {

@@ -12,7 +12,7 @@ import { processTable } from "../core/git-data/proc/index.ts";
 import { readMark } from "../core/worker-protocol.ts";
 import { CommandWatch } from "../worker/settle.ts";
 import { markingRepo, waitFor } from "./helpers/auto.ts";
-import { PROCESS_BACKENDS, ROOT } from "./helpers/repo.ts";
+import { OWN_PROCESS, PROCESS_BACKENDS, ROOT } from "./helpers/repo.ts";
 
 const TEMPLATE = join(ROOT, "hooks", "hook.sh");
 
@@ -88,7 +88,7 @@ test("a FIFO or a link at the mark: Git neither hangs nor writes through it", ()
 
 for (const backend of PROCESS_BACKENDS) {
   test(`the worker follows a mark up to the command the user started (${backend}): an alias's Git, an exec step's rebase`, async () => {
-    const table = processTable({ GIT_UNDO_PROCESS_TABLE: backend });
+    const table = processTable(backend, OWN_PROCESS);
     const { r, undo, release } = markingRepo();
     try {
       // The Git that marks is `update-ref --stdin`, alive until its input ends, so the worker

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { processTable, sameProcess } from "../core/git-data/proc/index.ts";
 import { parseElapsed, parsePsLine, psBackend, PS_KNOWN_FOR_MS } from "../core/git-data/proc/ps.ts";
 import { readMark } from "../core/worker-protocol.ts";
-import { PROCESS_BACKENDS, tempDir } from "./helpers/repo.ts";
+import { OWN_PROCESS, PROCESS_BACKENDS, tempDir } from "./helpers/repo.ts";
 
 test("ps's elapsed time and lines are read in every form POSIX allows", () => {
   expect(parseElapsed("00:05")).toBe(5);
@@ -28,9 +28,9 @@ test("ps's elapsed time and lines are read in every form POSIX allows", () => {
 
 for (const backend of PROCESS_BACKENDS) {
   // A system without /proc (macOS) or without ps (a minimal container; .ci/run installs it) skips that backend, saying so.
-  const here = processTable({ GIT_UNDO_PROCESS_TABLE: backend })?.backend === backend;
+  const here = processTable(backend, OWN_PROCESS)?.backend === backend;
   test.skipIf(!here)(`the ${backend} backend: parents, names, start times, command lines, zombies${here ? "" : " (skipped: not on this system)"}`, async () => {
-    const table = processTable({ GIT_UNDO_PROCESS_TABLE: backend })!;
+    const table = processTable(backend, OWN_PROCESS)!;
     expect(table.backend).toBe(backend);
     // A parent that never reaps its exited child: a zombie. Bun's children inherit an
     // ignored SIGCHLD (reaped at once), so the parent is perl, which can take it back.
@@ -59,8 +59,21 @@ for (const backend of PROCESS_BACKENDS) {
       if (perl) {
         expect(found.get(zombie)?.zombie).toBe(true);
         expect(sameProcess(table, found.get(zombie), Date.now())).toBe(false);
+        // Exited, only waiting to be reaped: not alive, though its pid is taken.
+        expect(table.isZombie(zombie)).toBe(true);
+        expect(table.alive(zombie)).toBe(false);
       }
       expect(found.has(999_999_999)).toBe(false);
+      // The one-process questions answer as the entries do.
+      expect(table.alive(p.pid)).toBe(true);
+      expect(table.isZombie(p.pid)).toBe(false);
+      expect(table.parent(p.pid)).toBe(process.pid);
+      expect(table.name(p.pid)).toBe("sleep");
+      expect(Math.abs(table.startedAt(p.pid)! - sleeper.startMs)).toBeLessThanOrEqual(table.resolutionMs);
+      expect(table.alive(999_999_999)).toBe(false);
+      expect(table.startedAt(999_999_999)).toBeNull();
+      expect(table.parent(999_999_999)).toBeNull();
+      expect(table.name(999_999_999)).toBeNull();
       expect(sameProcess(table, sleeper, Date.now())).toBe(true);
       // Known alive long before it started: another process under a reused pid.
       expect(sameProcess(table, sleeper, Date.now() - 60_000)).toBe(false);
@@ -74,6 +87,7 @@ for (const backend of PROCESS_BACKENDS) {
     }
     // Gone and reaped: no process has the pid (the ps backend answers without running ps).
     expect(table.get([p.pid]).has(p.pid)).toBe(false);
+    expect(table.alive(p.pid)).toBe(false);
     expect(table.ancestry(p.pid, 3)).toEqual([]);
   });
 }
@@ -86,8 +100,8 @@ test.skipIf(!realPs)(`the ps backend asks ps about a running process at most onc
   writeFileSync(join(dir, "ps"), `#!/bin/sh\necho >>'${count}'\nexec '${realPs}' "$@"\n`);
   chmodSync(join(dir, "ps"), 0o755);
   // What ps said stands for a minute here, however slow the machine; then for the usual PS_KNOWN_FOR_MS.
-  const lasting = psBackend(join(dir, "ps"), 60_000)!;
-  const usual = psBackend(join(dir, "ps"))!;
+  const lasting = psBackend(OWN_PROCESS, join(dir, "ps"), 60_000)!;
+  const usual = psBackend(OWN_PROCESS, join(dir, "ps"))!;
   expect(lasting).not.toBeNull();
   expect(usual).not.toBeNull();
   writeFileSync(count, "");

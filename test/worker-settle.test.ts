@@ -9,7 +9,7 @@ import { processTable } from "../core/git-data/proc/index.ts";
 import { scrubEnvironment } from "../worker/main.ts";
 import { NO_PROCESS_QUIET_MS, RUNNING_QUIET_MS, settleDelay, type SettleView } from "../worker/settle.ts";
 import { list, settled, waitFor } from "./helpers/auto.ts";
-import { makeRepo, PROCESS_BACKENDS, ROOT, tempDir } from "./helpers/repo.ts";
+import { makeRepo, OWN_PROCESS, PROCESS_BACKENDS, ROOT, tempDir } from "./helpers/repo.ts";
 
 /** A look at t=1000, marked at t=0, first seen at t=0, every process exited at t=0. */
 const view = (over: Partial<SettleView> = {}): SettleView => ({
@@ -74,7 +74,7 @@ function fakeWorker(gitDir: string) {
 
 for (const backend of PROCESS_BACKENDS) {
   test(`claiming worker.pid (${backend}): a worker of ours is left alone, anything else is taken over`, async () => {
-    const table = processTable({ GIT_UNDO_PROCESS_TABLE: backend });
+    const table = processTable(backend, OWN_PROCESS);
     const dir = tempDir("undo");
     const gitDir = tempDir("git");
     const file = join(dir, "worker.pid");
@@ -124,7 +124,7 @@ test("a hook's reservation: the worker it starts waits for its pid in the file",
   // The starting hook (here a shell, alive) holds the file, then writes the new worker's pid.
   const hook = Bun.spawn(["sh", "-c", `printf '%s\\n' "$$" >"$1"; sleep 0.3; printf '%s\\n' "$2" >|"$1"`, "sh", file, String(process.pid)]);
   await waitFor(() => existsSync(file) && readFileSync(file, "utf8").trim() === String(hook.pid), "the hook's reservation");
-  expect(claimWorker(dir, "/nowhere", processTable(process.env))).toBe(true);
+  expect(claimWorker(dir, "/nowhere", processTable(process.env.GIT_UNDO_PROCESS_TABLE, OWN_PROCESS))).toBe(true);
   expect(readFileSync(file, "utf8")).toBe(`${process.pid}\n`);
   await hook.exited;
   releaseWorker(dir);

@@ -12,7 +12,7 @@ import { runEntry } from "../core/bundle.ts";
 import { seamsFromEnv } from "../core/seams.ts";
 import { errorMessage } from "../core/errors.ts";
 import { writeOnlyWhile } from "../core/repository-gone.ts";
-import { pidAlive, processTable, selfCpuMs, useProcessTable } from "../core/git-data/proc/index.ts";
+import { processes, processesFor, selfCpuMs, useProcesses, type OwnProcess } from "../core/git-data/proc/index.ts";
 import {
   claimWorker,
   dropTaken,
@@ -71,6 +71,9 @@ export function scrubEnvironment(env: NodeJS.ProcessEnv): void {
     delete env[key];
   }
 }
+
+/** This process as the core is given it: its pid, and kill(pid, 0) sent from it. */
+const OWN_PROCESS: OwnProcess = { pid: process.pid, signal: (pid) => process.kill(pid, 0) };
 
 /**
  * GIT_UNDO_WORKER_TRACE=<file> (tests, bench/scripted.ts): a line per start
@@ -216,7 +219,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
     },
     () => {},
   );
-  const table = processTable(process.env);
+  const table = processes().table;
   const commands = new CommandWatch(table);
   let cursor: MarkCursor | null = null;
   let firstSeen: number | null = null;
@@ -336,7 +339,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
     marks.onEvent = null;
     desk.close();
     watches.close();
-    dropOldAnswers(undoDir, pidAlive);
+    dropOldAnswers(undoDir, processes().alive);
   }
   async function settleLoopBody(): Promise<void> {
     for (;;) {
@@ -499,7 +502,7 @@ export async function main(argv: string[]): Promise<number> {
   if (!gitDirArg) return 0;
   scrubEnvironment(process.env);
   seamsFromEnv(process.env);
-  useProcessTable(process.env);
+  useProcesses(processesFor(process.env.GIT_UNDO_PROCESS_TABLE, OWN_PROCESS));
   const gitDir = resolve(gitDirArg);
   // The hook's folder when Git ran it in a work tree; '' outside one (a clone): the git dir then says (core/repo.ts).
   const cwd = cwdArg === undefined ? gitDir : cwdArg === "" ? "" : resolve(cwdArg);
@@ -514,7 +517,7 @@ export async function main(argv: string[]): Promise<number> {
   writeOnlyWhile(() => hold.held());
   // Claim first, before loading the recorder, so a worker that loses the race costs little.
   // A repository being deleted gets no pid file back (the claim would create one).
-  if (!hold.held() || !claimWorker(undoDir, gitDir, processTable(process.env))) {
+  if (!hold.held() || !claimWorker(undoDir, gitDir, processes().table)) {
     trace("lost");
     return 0;
   }
@@ -607,4 +610,8 @@ export async function run(argv: string[]): Promise<never> {
 
 // A bundle older than the sources hands over to them (core/bundle.ts).
 // No top-level await: the bundle is CommonJS (build/bundle.ts); run() ends the process.
-if (import.meta.main) void runEntry("worker", process.argv.slice(2), run);
+if (import.meta.main) {
+  // The check of the bundle against its sources may rewrite its manifest (a file named by this process's pid).
+  useProcesses(processesFor(process.env.GIT_UNDO_PROCESS_TABLE, OWN_PROCESS));
+  void runEntry("worker", process.argv.slice(2), run);
+}

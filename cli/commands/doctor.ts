@@ -22,7 +22,7 @@ import { killedWriteLocks, recordingRemoves, refLocks, STALE_REF_LOCK_MS } from 
 import { readRefState } from "../../core/git-data/refs/store.ts";
 import { openRepo } from "../../core/repo.ts";
 import { lastLogLines, liveWorker, markAge } from "../../core/worker-protocol.ts";
-import { processTable } from "../../core/git-data/proc/index.ts";
+import { processes } from "../../core/git-data/proc/index.ts";
 import { filesLeftOut } from "../../core/git-data/index/trees.ts";
 import { escapeControls } from "../../core/text.ts";
 import type { Command } from "../command.ts";
@@ -273,7 +273,7 @@ export const doctor: Command = {
       note(`shell completion is not set up for ${noCompletion.join(", ")}; 'git undo completion install' sets it up`);
     }
 
-    const pid = liveWorker(repo.undoDir, processTable(io.env));
+    const pid = liveWorker(repo.undoDir, processes().table);
     const age = markAge(repo.undoDir);
     if (pid !== null) ok(`a worker is running (pid ${pid})`);
     else if (age !== null && age > repo.config.settleMs + 5000) {

@@ -17,7 +17,7 @@ import { lstatOrNull } from "../stat.ts";
 
 import { indexInfo, snapshotEntries } from "./index-step.ts";
 import type { StepContext, WorktreeOutcome } from "./types.ts";
-import { selfPid } from "../git-data/proc/index.ts";
+import { processes } from "../git-data/proc/index.ts";
 import { asideObjects } from "../git-data/quarantine.ts";
 
 /**
@@ -139,7 +139,7 @@ async function holdCurrentFolder(repo: Repo, plan: RestorePlan): Promise<{ cwd: 
   if (!emptying) return { cwd: here?.abs, release: () => null };
   let keeper: string | null = null;
   if (!versionAtLeast(await gitVersion(repo.git), KEEPS_ITS_FOLDER_SINCE)) {
-    const file = join(here.abs, `.git-undo-keep-${selfPid}`);
+    const file = join(here.abs, `.git-undo-keep-${processes().selfPid}`);
     try {
       writeFileSync(file, "", { flag: "wx" });
       keeper = file;

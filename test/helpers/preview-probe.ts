@@ -6,6 +6,8 @@ import { captureLive, unchanged } from "../../core/capture.ts";
 import { openRepo, type Place } from "../../core/repo.ts";
 import { planPreviews } from "../../cli/pick/preview.ts";
 import { errorText } from "../../cli/refusal-words.ts";
+import { processesFor, useProcesses } from "../../core/git-data/proc/index.ts";
+import { OWN_PROCESS } from "./repo.ts";
 
 /** The preview's lines for snapshot n; throws what the picker would show as the error. */
 export async function previewLines(n: number, at: Place = { cwd: process.cwd(), env: process.env }): Promise<string[]> {
@@ -18,6 +20,8 @@ export async function previewLines(n: number, at: Place = { cwd: process.cwd(), 
 }
 
 if (import.meta.main) {
+  // Run as a script it is its own entry point, with no test setup before it (test/setup.ts).
+  useProcesses(processesFor(process.env.GIT_UNDO_PROCESS_TABLE, OWN_PROCESS));
   try {
     const lines = await previewLines(Number(process.argv[2]));
     process.stdout.write(`ok\n${lines.join("\n")}\n`);

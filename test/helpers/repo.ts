@@ -5,6 +5,7 @@ import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readF
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { Place } from "../../core/repo.ts";
+import type { OwnProcess } from "../../core/git-data/proc/index.ts";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 /** What the launcher starts: the bundle when built (test/run builds it; core/bundle.ts), else the sources. */
@@ -131,6 +132,9 @@ export type ProcessBackend = "proc" | "ps";
  */
 export const PROCESS_BACKENDS: readonly ProcessBackend[] =
   process.env.GIT_UNDO_PROCESS_TABLE === "ps" || process.env.GIT_UNDO_PROCESS_TABLE === "proc" ? [process.env.GIT_UNDO_PROCESS_TABLE] : ["proc", "ps"];
+
+/** The test process as the core is given it (the entry points give theirs): its pid, and kill(pid, 0) sent from it. */
+export const OWN_PROCESS: OwnProcess = { pid: process.pid, signal: (pid) => process.kill(pid, 0) };
 
 /** The environment every test process runs in: no user or system configuration. */
 export function isolatedEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {

@@ -1,40 +1,62 @@
 // The process table: which processes exist, their parent, name and start
 // time. The worker asks it which Git command a hook ran under and whether
 // that command still runs; locks ask it whether their owner is alive, and
-// when it started (pidAlive, processStartMs, through the table the entry
-// point chose), and name this one (selfPid). Two
-// backends behind one interface: Linux's /proc, and `ps` for macOS and the
-// BSDs, which have no /proc. GIT_UNDO_PROCESS_TABLE=ps|proc|none picks one
-// (the suite runs the process-dependent tests with each).
+// when it started, and name this process by its pid. Two backends behind one
+// interface: Linux's /proc, and `ps` for macOS and the BSDs, which have no
+// /proc. The entry points (cli/main.ts, worker/main.ts) pick one from
+// GIT_UNDO_PROCESS_TABLE=ps|proc|none (the suite runs the process-dependent
+// tests with each), give it their own process (OwnProcess) and hand the
+// result down (useProcesses), as they set the seams: nothing below them reads
+// the environment or `process`.
 import { procBackend } from "./linux.ts";
 
 export { selfCpuMs } from "./linux.ts";
 import { pidExists } from "./pid.ts";
 import { psBackend } from "./ps.ts";
-import type { ProcessInfo, ProcessTable } from "./types.ts";
+import type { OwnProcess, ProcessInfo, Processes, ProcessTable } from "./types.ts";
 
-export type { ProcessInfo, ProcessTable } from "./types.ts";
+export type { OwnProcess, ProcessInfo, Processes, ProcessTable } from "./types.ts";
 
-const cache = new Map<string, ProcessTable | null>();
+/** The tables built, per process given and per choice: finding whether ps answers costs a `ps`. */
+const cache = new WeakMap<OwnProcess, Map<string, ProcessTable | null>>();
 
 /**
- * The process table of this machine: /proc where it exists, else `ps`; null
- * when neither answers (then callers fall back to rules that need no process
- * information).
+ * The process table of this machine as `choice` (GIT_UNDO_PROCESS_TABLE)
+ * picks it: /proc where it exists, else `ps`; null when neither answers (then
+ * callers fall back to rules that need no process information).
  */
-export function processTable(env: Readonly<Record<string, string | undefined>>): ProcessTable | null {
-  const wanted = env.GIT_UNDO_PROCESS_TABLE ?? "";
-  if (!cache.has(wanted)) cache.set(wanted, choose(wanted));
-  return cache.get(wanted)!;
+export function processTable(choice: string | undefined, self: OwnProcess): ProcessTable | null {
+  const wanted = choice ?? "";
+  let tables = cache.get(self);
+  if (!tables) cache.set(self, (tables = new Map()));
+  if (!tables.has(wanted)) tables.set(wanted, choose(wanted, self));
+  return tables.get(wanted)!;
 }
 
-function choose(wanted: string): ProcessTable | null {
+function choose(wanted: string, self: OwnProcess): ProcessTable | null {
   if (wanted === "none") return null;
   if (wanted !== "ps") {
-    const proc = procBackend();
+    const proc = procBackend(self);
     if (proc || wanted === "proc") return proc;
   }
-  return psBackend();
+  return psBackend(self);
+}
+
+/**
+ * The processes as `choice` (GIT_UNDO_PROCESS_TABLE) shows them to `self`.
+ * The table is built when first asked for, not here: a command that never
+ * asks runs no `ps`.
+ */
+export function processesFor(choice: string | undefined, self: OwnProcess): Processes {
+  return {
+    selfPid: self.pid,
+    get table() {
+      return processTable(choice, self);
+    },
+    // kill(0) first: a pid no process has needs no table. Without a table a zombie passes for alive.
+    alive: (pid) => pidExists(self, pid) && (processTable(choice, self)?.alive(pid) ?? true),
+    startedAt: (pid) => processTable(choice, self)?.startedAt(pid) ?? null,
+  };
 }
 
 /** Whether `p` is still the process that was alive at `knownAtMs`: not a zombie, not a later process given the same pid. */
@@ -42,30 +64,15 @@ export function sameProcess(table: ProcessTable, p: ProcessInfo | undefined, kno
   return p !== undefined && !p.zombie && p.startMs <= knownAtMs + table.resolutionMs;
 }
 
-/** This process's pid: what git-undo writes into its lock and owner files. */
-export const selfPid: number = process.pid;
+let given: Processes | null = null;
 
-/** GIT_UNDO_PROCESS_TABLE as the running command was given it (cli/main.ts, the worker set it, as they set the seams). */
-let chosen: string | undefined;
-
-/** The table pidAlive and processStartMs read: the one `env` picks. */
-export function useProcessTable(env: Readonly<Record<string, string | undefined>>): void {
-  chosen = env.GIT_UNDO_PROCESS_TABLE;
+/** The processes the running command sees, set by its entry point (and by the tests' setup for the core they call in their own process). */
+export function useProcesses(processes: Processes): void {
+  given = processes;
 }
 
-/** The process with this pid as the chosen table sees it; undefined when it shows none, or there is no table. */
-const lookUp = (pid: number): ProcessInfo | undefined => processTable({ GIT_UNDO_PROCESS_TABLE: chosen })?.get([pid]).get(pid);
-
-/**
- * Whether a process with this pid is alive (EPERM: it exists but belongs to
- * someone else). A zombie is not: it has exited and only waits for its parent
- * to collect its status, so whatever it held it holds no more (the table
- * tells; without one only kill(0) can).
- */
-export function pidAlive(pid: number): boolean {
-  // A taken pid the table does not show (another user's, hidden) may well hold what it holds.
-  return pidExists(pid) && !(lookUp(pid)?.zombie ?? false);
+/** The processes the entry point gave (useProcesses): what locks, owner files and the worker's pid file ask. */
+export function processes(): Processes {
+  if (!given) throw new Error("git-undo: no process table was given (the entry point sets it with useProcesses)");
+  return given;
 }
-
-/** When the process with this pid started (ms since the epoch, to the table's resolution); null where the table cannot tell. */
-export const processStartMs = (pid: number): number | null => lookUp(pid)?.startMs ?? null;

@@ -1,6 +1,7 @@
 // The process table read from Linux's /proc: one small file per process.
 import { readFileSync } from "node:fs";
-import type { ProcessInfo, ProcessTable } from "./types.ts";
+import { completeTable } from "./table.ts";
+import type { OwnProcess, ProcessInfo, ProcessTable } from "./types.ts";
 
 /** Clock ticks per second in /proc/<pid>/stat (USER_HZ: 100 on every architecture Bun runs on). */
 const USER_HZ = 100;
@@ -39,9 +40,10 @@ function parseStat(pid: number, line: string, boot: number): ProcessInfo | null 
   return { pid, ppid, name: line.slice(open + 1, close), startMs: boot + (ticks * 1000) / USER_HZ, zombie: f[0] === "Z" || f[0] === "X" };
 }
 
-export function procBackend(): ProcessTable | null {
+/** The table from /proc (kill(0) sent by `self`); null without /proc. */
+export function procBackend(self: OwnProcess): ProcessTable | null {
   if (bootMs() === null) return null;
-  return {
+  return completeTable(self, {
     backend: "proc",
     // A tick, and the boot time read from a clock that may have moved a little since.
     resolutionMs: 1000,
@@ -65,7 +67,7 @@ export function procBackend(): ProcessTable | null {
         return null;
       }
     },
-  };
+  });
 }
 
 /**

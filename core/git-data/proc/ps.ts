@@ -2,7 +2,8 @@
 // Only options POSIX gives ps are used: -A, -p and -o with pid, ppid, etime,
 // stat (state on some systems) and comm, with `=` for no header.
 import { pidExists } from "./pid.ts";
-import type { ProcessInfo, ProcessTable } from "./types.ts";
+import { completeTable } from "./table.ts";
+import type { OwnProcess, ProcessInfo, ProcessTable } from "./types.ts";
 
 /** `[[dd-]hh:]mm:ss` in seconds; NaN when it is not that. */
 export function parseElapsed(text: string): number {
@@ -67,12 +68,13 @@ function table(ps: string, args: string[]): Map<number, ProcessInfo> {
 export const PS_KNOWN_FOR_MS = 100;
 
 /**
- * The table from `ps` (found on PATH, unless given); null when it does not
- * answer in the form read here. What ps said stands for `knownForMs`.
+ * The table from `ps` (found on PATH, unless given), kill(0) sent by `self`;
+ * null when it does not answer in the form read here. What ps said stands for
+ * `knownForMs`.
  */
-export function psBackend(ps: string | null = Bun.which("ps"), knownForMs = PS_KNOWN_FOR_MS): ProcessTable | null {
+export function psBackend(self: OwnProcess, ps: string | null = Bun.which("ps"), knownForMs = PS_KNOWN_FOR_MS): ProcessTable | null {
   // Does ps answer here, in the form we read? Ask about ourselves once.
-  if (!ps || !table(ps, ["-p", String(process.pid)]).has(process.pid)) return null;
+  if (!ps || !table(ps, ["-p", String(self.pid)]).has(self.pid)) return null;
   /** What ps said last about each process, and when it said it. */
   const known = new Map<number, { info: ProcessInfo; at: number }>();
   const read = (args: string[]): Map<number, ProcessInfo> => {
@@ -81,13 +83,13 @@ export function psBackend(ps: string | null = Bun.which("ps"), knownForMs = PS_K
     for (const [pid, info] of found) known.set(pid, { info, at });
     return found;
   };
-  return {
+  return completeTable(self, {
     backend: "ps",
     // etime is whole seconds, measured a moment before Date.now().
     resolutionMs: 2000,
     get(pids) {
       // No ps for pids no process has: the worker asks about a command that has ended on every recording.
-      const wanted = pids.filter((p) => Number.isInteger(p) && p > 0 && pidExists(p));
+      const wanted = pids.filter((p) => Number.isInteger(p) && p > 0 && pidExists(self, p));
       if (wanted.length === 0) return new Map();
       const now = Date.now();
       for (const [pid, k] of known) if (now - k.at >= knownForMs) known.delete(pid);
@@ -96,7 +98,7 @@ export function psBackend(ps: string | null = Bun.which("ps"), knownForMs = PS_K
     },
     ancestry(pid, depth) {
       // A hook's Git has often ended by the time the worker looks: then there is no chain to read.
-      if (!(Number.isInteger(pid) && pid > 0 && pidExists(pid))) return [];
+      if (!(Number.isInteger(pid) && pid > 0 && pidExists(self, pid))) return [];
       const all = read(["-A"]);
       const chain: ProcessInfo[] = [];
       for (let p = all.get(pid); p && chain.length < depth; p = p.ppid > 1 ? all.get(p.ppid) : undefined) chain.push(p);
@@ -106,5 +108,5 @@ export function psBackend(ps: string | null = Bun.which("ps"), knownForMs = PS_K
       const out = run(ps, ["-p", String(pid), "-o", "args="]);
       return out ? out.trim() || null : null;
     },
-  };
+  });
 }
