@@ -2,16 +2,16 @@
 // (log -- <pathspec>), by a change of content (log -S/-G) and by content (grep).
 import { posix } from "node:path";
 import { relative } from "node:path";
-import { fatal, refused } from "./errors.ts";
-import { itemPairs, type LostCommit, type LostItem, type LostStash, type LostWork } from "./find/lost.ts";
-import { blobAfter, diffTreePairs, EMPTY_TREE } from "./git-data/tree-diff.ts";
-import { readBlobs, readObjects } from "./git-data/objects.ts";
-import { GitError } from "./git.ts";
-import { decodeStash, isReadable, type ObjectId, type Snapshot, type SnapshotEntry } from "./format/index.ts";
-import { decodeBytes } from "./bytes.ts";
-import { parseGitDate } from "./snapshots/history.ts";
-import { hashLengthOf, type Repo } from "./repo.ts";
-import { checkStash, problemOf } from "./format/validate.ts";
+import { fatal, refused } from "../errors.ts";
+import { itemPairs, type LostCommit, type LostItem, type LostStash, type LostWork } from "./lost.ts";
+import { blobAfter, diffTreePairs, EMPTY_TREE } from "../git-data/tree-diff.ts";
+import { readBlobs, readObjects } from "../git-data/objects.ts";
+import { GitError } from "../git.ts";
+import { decodeStash, isReadable, type ObjectId, type Snapshot, type SnapshotEntry } from "../format/index.ts";
+import { decodeBytes } from "../bytes.ts";
+import { parseGitDate } from "../snapshots/history.ts";
+import { hashLengthOf, type Repo } from "../repo.ts";
+import { checkStash, problemOf } from "../format/validate.ts";
 
 /** The snapshots recorded in [since, until] (committer dates; either end open), given as Git dates. */
 export async function snapshotsBetween(repo: Repo, snaps: readonly SnapshotEntry[], since?: string, until?: string): Promise<SnapshotEntry[]> {
