@@ -23,7 +23,7 @@ export interface LostStash extends LostBase {
   base: ObjectId;
   index: ObjectId;
   untracked: ObjectId | null;
-  /** The files it holds (changed in the working tree or the index, or untracked); filled by lostFiles. */
+  /** The files it holds (changed in the working tree or the index, or untracked); filled by stashFiles. */
   files: string[];
 }
 
