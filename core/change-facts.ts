@@ -5,20 +5,10 @@
 // As few Git processes as the change needs: one diff-tree --stdin for both
 // comparisons, one cat-file for the previous parts, one diff-tree for HEAD.
 import { decodeBytes } from "./bytes.ts";
-import { decodeRefs, decodeStash, decodeState, encodeHead, encodeRefs, encodeStash, encodeState, type ObjectId, type OperationMarker, type RefLine, type StashEntry, type StateTree } from "./format/index.ts";
-import { ambiguousPaths, conflictPathsOf, parseNameStatus } from "./describe.ts";
+import { decodeRefs, decodeStash, decodeState, encodeHead, encodeRefs, encodeStash, encodeState, type ObjectId, type StateTree } from "./format/index.ts";
+import { ambiguousPaths, conflictPathsOf, parseNameStatus, type ChangeFacts, type PreviousParts } from "./describe.ts";
 import { readObjects } from "./git-data/objects.ts";
 import { emptyTreeOf, type Repo } from "./repo.ts";
-
-/** What the previous snapshot's tree holds that the summary compares with. */
-export interface PreviousParts {
-  head: string | null;
-  refs: RefLine[];
-  stash: StashEntry[];
-  markers: OperationMarker[];
-  /** Conflicted paths (UTF-8 text). */
-  conflicts: string[];
-}
 
 /**
  * The parts of the state tree this process recorded last (rememberParts): the
@@ -83,18 +73,6 @@ export async function treeDiffs(repo: Repo, pairs: readonly (readonly [string, s
     i = pathEnd + 1;
   }
   return diffs;
-}
-
-/** What a change did, as Git tells it. */
-export interface ChangeFacts {
-  /** Paths of the state tree that differ from the previous snapshot's, by status letter. */
-  changed: Map<string, string>;
-  /** The files against the index now, by status letter; null without a working tree. */
-  unstaged: Map<string, string> | null;
-  /** The previous snapshot's parts, when refs, the stash, HEAD or conflicts changed (or they were known). */
-  previous: PreviousParts | null;
-  /** Index paths that differ from HEAD's tree, among those that could be staged or set back. */
-  stagedVsHead: Set<string>;
 }
 
 /** HEAD's commit, by the refs the state holds; null when HEAD's branch is unborn. */

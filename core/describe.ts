@@ -1,10 +1,32 @@
 // Summary lines: what a new snapshot changed, in a few words. Pure: the facts
 // come from core/change-facts.ts (Git's diffs and the previous snapshot's
 // parts) and core/git-data/operation.ts (the operation's files); nothing here reads.
+// The facts' types are here, with what words them; change-facts.ts fills them in.
 import { branchName, decodeUnmerged, refParts, type HeadState, type OperationMarker, type RefLine, type StashEntry, type StateTree } from "./format/index.ts";
 import { escapeControls } from "./text.ts";
 import type { OperationFacts } from "./git-data/operation.ts";
-import type { ChangeFacts, PreviousParts } from "./change-facts.ts";
+
+/** What the previous snapshot's tree holds that the summary compares with. */
+export interface PreviousParts {
+  head: string | null;
+  refs: RefLine[];
+  stash: StashEntry[];
+  markers: OperationMarker[];
+  /** Conflicted paths (UTF-8 text). */
+  conflicts: string[];
+}
+
+/** What a change did, as Git tells it. */
+export interface ChangeFacts {
+  /** Paths of the state tree that differ from the previous snapshot's, by status letter. */
+  changed: Map<string, string>;
+  /** The files against the index now, by status letter; null without a working tree. */
+  unstaged: Map<string, string> | null;
+  /** The previous snapshot's parts, when refs, the stash, HEAD or conflicts changed (or they were known). */
+  previous: PreviousParts | null;
+  /** Index paths that differ from HEAD's tree, among those that could be staged or set back. */
+  stagedVsHead: Set<string>;
+}
 
 /** Longest summary line we write; lists are cut with "and N more". */
 export const SUMMARY_WIDTH = 72;

@@ -5,6 +5,7 @@ import { problemsWordedByCommand, problemText } from "../config-words.ts";
 import { listSnapshots } from "../../core/snapshots/history.ts";
 import { openRepo, parseAge, type Repo } from "../../core/repo.ts";
 import { dropDamagedSnapshots, expireSnapshots, type DamagedDrop } from "../../core/snapshots/gc.ts";
+import { recordLocked } from "../../core/record.ts";
 import { objectStoreSize, snapshotSpace, spaceFreedBy } from "../../core/snapshots/space.ts";
 import { str, type Command } from "../command.ts";
 import { out, sizeText } from "../ui.ts";
@@ -37,7 +38,7 @@ export const gc: Command = {
     const age = ageGiven !== undefined ? ageGiven : repo.config.expireSeconds;
     const dryRun = Boolean(values["dry-run"]);
     // Snapshots that need objects the repository lost go first, whatever their age: Git's own gc fails on them.
-    const damaged = await withSpinner("checking the snapshots' objects", async () => dropDamagedSnapshots(repo, await listSnapshots(repo), { dryRun }));
+    const damaged = await withSpinner("checking the snapshots' objects", async () => dropDamagedSnapshots(repo, await listSnapshots(repo), recordLocked, { dryRun }));
     if (damaged.doomed.length) for (const line of damagedLines(damaged, dryRun)) out(line);
     const gone = new Set(damaged.doomed.map((s) => s.number));
     const doomed = await withSpinner(dryRun ? "finding expired snapshots" : "deleting expired snapshots", async () =>

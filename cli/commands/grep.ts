@@ -1,7 +1,7 @@
 // git undo grep <pattern> [<n>...] [--all] [--lost]: which snapshot, or what lost work, still holds a line.
 import { usage } from "../../core/errors.ts";
 import { isReadable, type Snapshot } from "../../core/format/index.ts";
-import { grepLost, grepSnapshots, type GrepMatch, type GrepOptions } from "../../core/find.ts";
+import { grepLost, grepSnapshots, type GrepMatch, type GrepOptions } from "../../core/find/index.ts";
 import { findLost } from "../../core/find/lost.ts";
 import { listSnapshots, readableSnapshot, resolveSnapshotArg } from "../../core/snapshots/history.ts";
 import { openRepo } from "../../core/repo.ts";

@@ -2,7 +2,7 @@
 // of what restoring it would do, then restore it the way `git undo restore` does.
 import { isCancel } from "@clack/core";
 import { refuse } from "../../core/errors.ts";
-import { snapshotsHolding } from "../../core/find.ts";
+import { snapshotsHolding } from "../../core/find/index.ts";
 import { isReadable } from "../../core/format/index.ts";
 import { listSnapshots, position } from "../../core/snapshots/history.ts";
 import { changedPaths } from "../../core/patch.ts";

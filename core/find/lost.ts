@@ -14,82 +14,10 @@ import { hashLengthOf, type Repo } from "../repo.ts";
 import { phase } from "../trace.ts";
 import { parseRawTree, type RawTreeEntry } from "../format/validate.ts";
 import { diffTreePairs } from "../git-data/tree-diff.ts";
+import { branchOf, headBranchAt, readReflogs, reflogNames, type ReflogLine } from "./reflogs.ts";
+import type { LostCommit, LostCommitObject, LostFile, LostItem, LostStash, LostWork } from "./lost-items.ts";
 
-interface LostBase {
-  /** What `git undo rescue <id>` names: the stash commit, the commit, the blob. */
-  id: ObjectId;
-  /** Unix seconds: a commit's committer date, a loose blob's modification time; null when nothing tells. */
-  date: number | null;
-  /** The refs whose reflog still reaches it (`HEAD`, `refs/heads/main`), when only a reflog does; else empty. */
-  reflogs: string[];
-}
-
-/** A stash entry that is no longer in the stash list. */
-export interface LostStash extends LostBase {
-  kind: "stash";
-  /** Its message as `git stash list` showed it: `WIP on main: 1a2b3c4 subject`, `On main: message`. */
-  message: string;
-  /** The branch it was made on, as its message says. */
-  branch: string | null;
-  /** The commit it was made on, its index commit and its untracked files' commit (null: none). */
-  base: ObjectId;
-  index: ObjectId;
-  untracked: ObjectId | null;
-  /** The files it holds (changed in the working tree or the index, or untracked); filled by lostFiles. */
-  files: string[];
-}
-
-/** A commit nothing reaches but maybe a reflog: the newest of a run of lost commits. */
-export interface LostCommit extends LostBase {
-  kind: "commit";
-  subject: string;
-  /** The branch it was on, as a reflog (the branch's own, or HEAD's) or a message suggests. */
-  branch: string | null;
-  branchFrom: "reflog" | "message" | null;
-  /** How many lost commits come before it (its ancestors that nothing else reaches). */
-  earlier: number;
-  /** Its nearest ancestor along first parents that is not lost (null: the lost run starts at a root). */
-  base: ObjectId | null;
-}
-
-/** A file content no commit holds. */
-export interface LostFile extends LostBase {
-  kind: "file";
-  /** The path a tree gave it (a deleted snapshot's index or working tree, a tree no commit holds); null when none did. */
-  path: string | null;
-  size: number;
-  /** Its first lines (empty for a binary or very large content, or before lostPreviews). */
-  lines: string[];
-  binary: boolean;
-  /** Named by a capture git-undo read and never recorded (its state tree, no snapshot's): work seen once, held nowhere else. */
-  unrecorded?: boolean;
-}
-
-export type LostItem = LostStash | LostCommit | LostFile;
-
-/** A commit read from the object database. */
-export interface LostCommitObject {
-  id: ObjectId;
-  tree: ObjectId;
-  parents: ObjectId[];
-  date: number | null;
-  message: string;
-  /** Written by git-undo: a snapshot commit (deleted since) or a keep commit. */
-  ownCommit: boolean;
-}
-
-export interface LostWork {
-  /** Newest first (items without a date last). */
-  items: LostItem[];
-  /** Every unreachable commit read, by id (lost commits before a listed one can be rescued too). */
-  commits: Map<ObjectId, LostCommitObject>;
-  /** Commits that belong to a stash entry (its index and untracked commits), by id, with the entry's id. */
-  stashParts: Map<ObjectId, ObjectId>;
-  /** Unreachable blobs, with their size. */
-  blobs: Map<ObjectId, number>;
-  /** The shortest prefix length (at least 7) that tells every unreachable object apart. */
-  abbrev: number;
-}
+export type { LostCommit, LostCommitObject, LostFile, LostItem, LostStash, LostWork } from "./lost-items.ts";
 
 /** The most of a content read to show its first lines. */
 const PREVIEW_BYTES = 64 * 1024;
@@ -243,68 +171,6 @@ async function unreachableObjects(repo: Repo): Promise<Map<ObjectId, string>> {
     if (m) found.set(m[2]!, m[1]!);
   }
   return found;
-}
-
-/** One entry of a reflog: the ref, the commit it took, and Git's message for it. */
-export interface ReflogLine {
-  ref: string;
-  commit: ObjectId;
-  message: string;
-}
-
-/** Every reflog entry (snapshot refs left out), newest first per ref, in one Git process, whatever the ref storage. */
-async function readReflogs(repo: Repo): Promise<ReflogLine[]> {
-  // A reflog naming a pruned commit stops Git's walk with an error: what it printed stands.
-  const r = await repo.git.run(["reflog", "show", "--exclude=refs/undo/*", "--all", "--format=%H%x00%gD%x00%gs"], { okExit: [128] });
-  const lines: ReflogLine[] = [];
-  for (const line of decodeBytes(r.stdout).split("\n")) {
-    const [commit, selector, message] = line.split("\0");
-    if (!commit || selector === undefined || message === undefined) continue;
-    const at = selector.lastIndexOf("@{");
-    lines.push({ commit, ref: at < 0 ? selector : selector.slice(0, at), message });
-  }
-  return lines;
-}
-
-/** The refs whose reflogs hold a commit, HEAD first. */
-function reflogNames(lines: readonly ReflogLine[] | undefined): string[] {
-  return [...new Set((lines ?? []).map((l) => l.ref))].sort((a, b) => (a === "HEAD" ? -1 : b === "HEAD" ? 1 : a < b ? -1 : a > b ? 1 : 0));
-}
-
-/**
- * The branch HEAD was on at each of its reflog entries, as Git's messages say
- * (`checkout: moving from a to b`, `rebase (finish): returning to refs/heads/b`),
- * keyed by the entry; null where HEAD was detached or nothing says.
- */
-function headBranchAt(reflogs: readonly ReflogLine[]): Map<ReflogLine, string | null> {
-  const head = reflogs.filter((l) => l.ref === "HEAD").reverse(); // oldest first
-  const at = new Map<ReflogLine, string | null>();
-  const moving = (m: string) => /^checkout: moving from (.+) to (.+)$/.exec(m);
-  const branch = (name: string) => (/^[0-9a-f]{40,64}$/.test(name) ? null : name);
-  // Before the first checkout, HEAD was on the branch that checkout left.
-  const first = head.map((l) => moving(l.message)).find(Boolean);
-  let on: string | null = first ? branch(first[1]!) : null;
-  for (const l of head) {
-    const move = moving(l.message);
-    const back = /^rebase(?: -i)? \(finish\): returning to refs\/heads\/(.+)$/.exec(l.message);
-    if (move) on = branch(move[2]!);
-    else if (back) on = back[1]!;
-    else if (/^rebase(?: -i)? \(start\)/.test(l.message)) on = null;
-    at.set(l, on);
-  }
-  return at;
-}
-
-/** The branch the reflog entries naming a commit suggest: a branch's own reflog first, then the branch HEAD was on. */
-function branchOf(lines: readonly ReflogLine[], headBranches: ReadonlyMap<ReflogLine, string | null>): string | null {
-  const own = lines.find((l) => l.ref.startsWith("refs/heads/"));
-  if (own) return own.ref.slice("refs/heads/".length);
-  for (const l of lines) {
-    const b = l.ref === "HEAD" ? headBranches.get(l) : null;
-    if (b) return b;
-  }
-  const other = lines.find((l) => l.ref !== "HEAD");
-  return other ? other.ref.replace(/^refs\/(remotes\/)?/, "") : null;
 }
 
 /** The branch a commit message names as its own: `Merge branch 'x' into y` was made on y. */

@@ -74,6 +74,13 @@ export interface DamagedDrop {
 }
 
 /**
+ * A recording with capture.lock held (core/record.ts recordLocked), given by
+ * the caller: the recorder's store deletes snapshots through this module, so
+ * this module does not import the recorder.
+ */
+export type RecordLocked = (repo: Repo, opts: { kind: "manual"; message: string; always: true }) => Promise<{ created: true; snapshot: Snapshot } | { created: false }>;
+
+/**
  * Delete every snapshot of `snaps` (this worktree's sequence) that needs an
  * object the repository lost (a disk fault, a pack deleted by hand): Git's
  * gc, repack, maintenance and fsck all fail on such a ref, and no restore of
@@ -81,9 +88,9 @@ export interface DamagedDrop {
  * just the same. The newest of our own is never simply deleted (numbers only
  * grow): when it is damaged, the current state is recorded first, with every
  * cache dropped so that no blob is taken as stored because a damaged
- * snapshot named it, and the damaged one deleted after it.
+ * snapshot named it (by `recordLocked`), and the damaged one deleted after it.
  */
-export async function dropDamagedSnapshots(repo: Repo, snaps: readonly SnapshotEntry[], opts: { dryRun?: boolean } = {}): Promise<DamagedDrop> {
+export async function dropDamagedSnapshots(repo: Repo, snaps: readonly SnapshotEntry[], recordLocked: RecordLocked, opts: { dryRun?: boolean } = {}): Promise<DamagedDrop> {
   const { missing, needing } = await missingSnapshotObjects(repo, snaps);
   const doomed = snaps.filter((s) => needing.has(s.commit));
   const newest = ownOnly(snaps).at(-1);
@@ -93,8 +100,6 @@ export async function dropDamagedSnapshots(repo: Repo, snaps: readonly SnapshotE
   return withLock(repo.undoDir, async () => {
     if (newestDamaged) {
       dropCaches(repo.undoDir);
-      // Loaded here: the recorder's store deletes snapshots through this module.
-      const { recordLocked } = await import("../record.ts");
       const made = await recordLocked(repo, { kind: "manual", message: `recorded by git undo gc before deleting #${newest.number}, which needs a missing object`, always: true });
       if (made.created) {
         drop.recordedFirst = made.snapshot;
