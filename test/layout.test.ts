@@ -43,7 +43,7 @@ const FLOORS: readonly (readonly string[])[] = [
   // the store and what writes into it
   ["core/snapshots/", "core/capture.ts", "core/record.ts", "core/describe.ts", "core/change-facts.ts", "core/patch.ts", "core/hooks.ts", "core/hooks/", "core/worker-protocol.ts", "core/guard.ts", "core/bundle.ts", "core/worker-files.ts"],
   // the use cases over snapshots
-  ["core/restore/", "core/compose.ts", "core/find/", "core/find.ts"],
+  ["core/restore/", "core/compose.ts", "core/find/"],
 ];
 function floorOf(file: string): number {
   // The longest prefix decides (core/git-data/proc/ before core/git-data/).
