@@ -8,7 +8,7 @@ import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "no
 import { join } from "node:path";
 import { configHookCommand, findBlock, renderHook } from "../core/hooks.ts";
 import { processTable } from "../core/git-data/proc/index.ts";
-import { readMark } from "../core/worker-protocol.ts";
+import { readMark } from "../worker/protocol.ts";
 import { CommandWatch } from "../worker/settle.ts";
 import { markingRepo, waitFor } from "./helpers/auto.ts";
 import { PROCESS_BACKENDS, ROOT } from "./helpers/repo.ts";

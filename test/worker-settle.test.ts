@@ -4,7 +4,8 @@
 import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { claimWorker, hasMark, lastLogLines, LOG_LIMIT, logLine, releaseWorker, takeMark } from "../core/worker-protocol.ts";
+import { claimWorker, hasMark, releaseWorker, takeMark } from "../worker/protocol.ts";
+import { lastLogLines, LOG_LIMIT, logLine } from "../core/worker-files.ts";
 import { processTable } from "../core/git-data/proc/index.ts";
 import { scrubEnvironment } from "../worker/main.ts";
 import { NO_PROCESS_QUIET_MS, RUNNING_QUIET_MS, settleDelay, type SettleView } from "../worker/settle.ts";

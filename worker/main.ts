@@ -4,7 +4,7 @@
 // command the user started, and once every process of it has exited and
 // undo.settle more has passed without a new mark (worker/settle.ts), takes the
 // mark and records one change snapshot; it repeats while marks arrive, and
-// exits once nothing has been marked for a while (core/worker-protocol.ts lingerMs).
+// exits once nothing has been marked for a while (worker/protocol.ts lingerMs).
 // It never prints: errors go to <gitdir>/undo/worker.log.
 import { appendFileSync, closeSync, existsSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -18,30 +18,25 @@ import {
   dropTaken,
   GitDirHold,
   hasMark,
-  noteRecordingProblem,
-  clearRecordingProblem,
   hasTaken,
-  indexLocked,
   markStartedMs,
   LEASE_RENEW_MS,
   lingerForMark,
   lingerMs,
-  logLine,
   lowerPriority,
   MarkWatch,
-  operationFiles,
   readMark,
-  refFormatKept,
-  refMigrationRunning,
   releaseWorker,
   renewLease,
   restoreMark,
   takeMark,
   type MarkCursor,
   type MarkRead,
-} from "../core/worker-protocol.ts";
+} from "./protocol.ts";
 import type { Repo } from "../core/repo.ts";
-import { operationMarker } from "../core/git-data/operation.ts";
+import { indexLocked, operationFiles, operationMarker } from "../core/git-data/operation.ts";
+import { refFormatKept, refMigrationRunning } from "../core/git-data/refs/migration.ts";
+import { clearRecordingProblem, logLine, noteRecordingProblem } from "../core/worker-files.ts";
 import { CommandWatch, earlyReadIn, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
 import { GuardDesk } from "./guard-desk.ts";
 import { dropOldAnswers, guardRequests, monitorSetting, writeGuardBound } from "../core/guard.ts";
@@ -528,7 +523,7 @@ export async function main(argv: string[]): Promise<number> {
   });
   // The terminal Git ran in closing is no reason to stop (where there is no setsid to leave its session).
   process.on("SIGHUP", () => {});
-  // The lease tells the hooks a worker of ours lives under worker.pid (core/worker-protocol.ts).
+  // The lease tells the hooks a worker of ours lives under worker.pid (worker/protocol.ts).
   const lease = setInterval(() => renewLease(undoDir), LEASE_RENEW_MS);
   const marks = new MarkWatch(undoDir);
   try {

@@ -59,6 +59,28 @@ export function settleDelay(v: SettleView): number {
 }
 
 /**
+ * Edits seen by `git undo watch`: record once they have been quiet for
+ * undo.settle and Git is not in the middle of something, or once
+ * undo.settleMax has passed. Returns how long to wait, or 0 to record now.
+ */
+export interface QuietInput {
+  /** ms since the last edit. */
+  quietMs: number;
+  /** ms since the first edit not yet recorded. */
+  waitedMs: number;
+  busy: string | null;
+  settleMs: number;
+  settleMaxMs: number;
+}
+
+export function quietDelay(s: QuietInput): number {
+  const overdue = s.waitedMs >= s.settleMaxMs || s.quietMs >= s.settleMaxMs;
+  if (overdue) return 0;
+  if (s.quietMs < s.settleMs) return Math.max(5, s.settleMs - s.quietMs + 5);
+  return s.busy !== null ? Math.max(20, Math.min(250, s.settleMs)) : 0;
+}
+
+/**
  * Once every process of the command has exited, the worker reads the state
  * this soon, and records it when undo.settle has passed with no new mark (a
  * new mark meanwhile, a script's next command, throws the reading away). A

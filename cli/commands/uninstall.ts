@@ -8,7 +8,7 @@ import { candidateFolders, CONFIG_HOOK, EXCLUDED_DECORATION, findBlock, HOOK_NAM
 import { withLock } from "../../core/lock.ts";
 import { removedText } from "./init.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";
-import { liveWorker } from "../../core/worker-protocol.ts";
+import { liveWorker } from "../../worker/protocol.ts";
 import { removeGuard } from "../../core/guard.ts";
 import type { Command } from "../command.ts";
 import { out } from "../ui.ts";

@@ -6,8 +6,9 @@ import { watch as fsWatch, type FSWatcher } from "node:fs";
 import { refuse } from "../../core/errors.ts";
 import { record } from "../../core/record.ts";
 import { indexLockHeld } from "../../core/lock.ts";
-import { openRepo } from "../../core/repo.ts";
-import { busyReason, ignoredPaths, quietDelay } from "../../core/worker-protocol.ts";
+import { openRepo, type Repo } from "../../core/repo.ts";
+import { busyReason } from "../../core/git-data/operation.ts";
+import { quietDelay } from "../../worker/settle.ts";
 import type { Command } from "../command.ts";
 import { out, write } from "../ui.ts";
 import { leftOutLine } from "./snapshot.ts";
@@ -15,6 +16,13 @@ import { escapeControls } from "../../core/text.ts";
 
 /** Paths inside a git directory (ours, or a submodule's) are Git's business, not edits. */
 const inGitDir = (rel: string): boolean => rel === ".git" || rel.startsWith(".git/") || rel.includes("/.git/") || rel.endsWith("/.git");
+
+/** The paths among `paths` (relative to the worktree top) that Git ignores; tracked files never are. */
+async function ignoredPaths(repo: Repo, paths: readonly string[]): Promise<Set<string>> {
+  if (paths.length === 0) return new Set();
+  const r = await repo.git.run(["check-ignore", "-z", "--stdin"], { input: paths.join("\0") + "\0", okExit: [1] });
+  return new Set(new TextDecoder().decode(r.stdout).split("\0").filter(Boolean));
+}
 
 export const watch: Command = {
   name: "watch",
