@@ -37,7 +37,7 @@ import type { Repo } from "../core/repo.ts";
 import { indexLocked, operationFiles, operationMarker } from "../core/git-data/operation.ts";
 import { refFormatKept, refMigrationRunning } from "../core/git-data/refs/migration.ts";
 import { clearRecordingProblem, logLine, noteRecordingProblem } from "../core/worker-files.ts";
-import { CommandWatch, earlyReadIn, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
+import { CommandWatch, earlyReadIn, NO_PROCESS_QUIET_MS, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
 import { GuardDesk } from "./guard-desk.ts";
 import { dropOldAnswers, guardRequests, monitorSetting, writeGuardBound } from "../core/guard.ts";
 import { DEFAULT_CONFIG, gitBool } from "../core/repo.ts";
@@ -418,6 +418,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
           indexLocked: indexLocked(opened.repo),
           settleMs,
           settleMaxMs,
+          blindQuietMs: NO_PROCESS_QUIET_MS,
         };
         if (!filesSay && settleDelay({ ...view, operation: true }) !== settleDelay(view)) view.operation = await refsSay();
         const wait = settleDelay(view);
