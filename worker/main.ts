@@ -23,6 +23,7 @@ import {
   LEASE_RENEW_MS,
   lingerForMark,
   lingerMs,
+  lingerSetting,
   lowerPriority,
   MarkWatch,
   readMark,
@@ -174,7 +175,12 @@ async function migrationOver(gitDir: string, hold: GitDirHold): Promise<boolean>
 /** How many recordings may fail in a row before the worker leaves the mark to the next one. */
 const MAX_FAILURES = 3;
 
-async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: MarkWatch, hold: GitDirHold): Promise<void> {
+/**
+ * Follow the marks and record until the worker leaves. `lingerFromEnv` is
+ * GIT_UNDO_WORKER_LINGER as the entry point read it (lingerSetting): null
+ * when unset, the lingering then undo.linger's or the default.
+ */
+async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: MarkWatch, hold: GitDirHold, lingerFromEnv: number | null): Promise<void> {
   // Pin the repository the hook named; every Git the worker runs is given its folder.
   process.env.GIT_DIR = gitDir;
   process.chdir(cwd || gitDir);
@@ -377,7 +383,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
           }
           // Nothing to record: stay a while for the next mark, so that a burst
           // of commands with pauses starts one worker, not one per pause.
-          const lingerFor = lingerMs(process.env, opened ? { lingerMs: opened.repo.config.lingerMs, guard: watches.started || guardRegistered(opened.repo) } : undefined);
+          const lingerFor = lingerMs(lingerFromEnv, opened ? { lingerMs: opened.repo.config.lingerMs, guard: watches.started || guardRegistered(opened.repo) } : undefined);
           if ((await lingerForMark(undoDir, lingerFor, marks, () => hold.held())) || desk.readOnlyRunning) continue;
           // Leave the pid file first, then look again: a hook that saw us
           // alive may have marked in between, and then nobody else would record.
@@ -528,7 +534,7 @@ export async function main(argv: string[]): Promise<number> {
   const lease = setInterval(() => renewLease(undoDir), LEASE_RENEW_MS);
   const marks = new MarkWatch(undoDir);
   try {
-    await settleLoop(gitDir, cwd, undoDir, marks, hold);
+    await settleLoop(gitDir, cwd, undoDir, marks, hold, lingerSetting(process.env.GIT_UNDO_WORKER_LINGER));
   } catch (e) {
     if (await heldAfterFailure(hold)) noteRecordingProblem(undoDir, "worker stopped", e);
     trace("stop");

@@ -328,8 +328,9 @@ export function claimWorker(undoDir: string, gitDir: string, table: ProcessTable
 /**
  * How long a worker with nothing to record stays, watching for the next mark,
  * before it exits: a burst of Git commands with short pauses then starts one
- * worker, not one per pause. GIT_UNDO_WORKER_LINGER (milliseconds) sets it;
- * the test suite sets 0, so that a settled worktree has no worker left.
+ * worker, not one per pause. GIT_UNDO_WORKER_LINGER (milliseconds, read by
+ * worker/main.ts) sets it; the test suite sets 0, so that a settled worktree
+ * has no worker left.
  */
 export const LINGER_MS = 30_000;
 /**
@@ -339,11 +340,21 @@ export const LINGER_MS = 30_000;
  */
 export const GUARD_LINGER_MS = 600_000;
 
-export function lingerMs(env: Readonly<Record<string, string | undefined>>, config?: { lingerMs: number | null; guard: boolean }): number {
-  if (config !== undefined && env.GIT_UNDO_WORKER_LINGER === undefined) return config.lingerMs ?? (config.guard ? GUARD_LINGER_MS : LINGER_MS);
-  const v = env.GIT_UNDO_WORKER_LINGER;
-  const n = v === undefined || v.trim() === "" ? NaN : Number(v);
+/**
+ * GIT_UNDO_WORKER_LINGER's milliseconds: null when it is unset; set to
+ * anything but a number of milliseconds, LINGER_MS (undo.linger then counts
+ * for nothing either).
+ */
+export function lingerSetting(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const n = value.trim() === "" ? NaN : Number(value);
   return Number.isFinite(n) && n >= 0 ? n : LINGER_MS;
+}
+
+/** How long to linger: GIT_UNDO_WORKER_LINGER's (lingerSetting) when set, else undo.linger's, else the default for the guard or without it. */
+export function lingerMs(fromEnv: number | null, config?: { lingerMs: number | null; guard: boolean }): number {
+  if (fromEnv !== null) return fromEnv;
+  return config === undefined ? LINGER_MS : (config.lingerMs ?? (config.guard ? GUARD_LINGER_MS : LINGER_MS));
 }
 
 /**
