@@ -1,8 +1,8 @@
-// The worker's files that core writes too: worker.log (every recording and
-// store may log), the recording-problem note the next git-undo command warns
-// of, and a hook's reservation of worker.pid left empty for good, which every
-// recording clears. The rest of the worker's protocol (the mark, the pid
-// file's lease and claim) is worker/protocol.ts.
+// The worker's files that core writes too: worker.log (the store logs there
+// what it could not do), the recording-problem note the next git-undo command
+// warns of once (the CLI takes it), and a hook's reservation of worker.pid
+// left empty for good, which every recording clears. The rest of the worker's
+// protocol (the mark, the pid file's lease and claim) is worker/protocol.ts.
 import { renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { errorMessage, Refused, refusalFacts, type Refusal } from "./errors.ts";
 import { appendToFile, readUndoFile, replaceFile } from "./lock.ts";
