@@ -17,7 +17,7 @@ import { parseArgs } from "node:util";
 import { spawnCount } from "../core/git.ts";
 import { record } from "../core/record.ts";
 import { DEFAULT_CONFIG, openRepo } from "../core/repo.ts";
-import { hasMark, hasTaken } from "../core/worker-protocol.ts";
+import { hasMark, hasTaken } from "../worker/protocol.ts";
 import { idle, waitFor } from "../test/helpers/auto.ts";
 import { makeRepo, tempDir, TestRepo } from "../test/helpers/repo.ts";
 import {

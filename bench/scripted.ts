@@ -28,7 +28,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { hasMark, hasTaken } from "../core/worker-protocol.ts";
+import { hasMark, hasTaken } from "../worker/protocol.ts";
 import { idle, waitFor } from "../test/helpers/auto.ts";
 import { makeRepo, tempDir, type TestRepo } from "../test/helpers/repo.ts";
 import { BunFloor, childCpuMs, gitVersion, lineCount, loadAverage, median, progress, readWorkerTrace, stopWorker, workerCpuTotal } from "./common.ts";

@@ -31,7 +31,7 @@ import { appendFileSync, copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { rng as seeded } from "../test/helpers/rng.ts";
-import { hasMark, hasTaken } from "../core/worker-protocol.ts";
+import { hasMark, hasTaken } from "../worker/protocol.ts";
 import { idle, waitFor } from "../test/helpers/auto.ts";
 import {
   BunFloor,

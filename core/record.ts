@@ -4,7 +4,7 @@ import { refused, type Refused } from "./errors.ts";
 import { GitError } from "./git.ts";
 import { withLock } from "./lock.ts";
 import type { Repo } from "./repo.ts";
-import { clearStaleReservation } from "./worker-protocol.ts";
+import { clearStaleReservation } from "./worker-files.ts";
 import { withQuarantine } from "./git-data/quarantine.ts";
 import { dropCaches } from "./undo-files.ts";
 

@@ -31,7 +31,7 @@ export interface Config {
   guard: boolean | null;
   /** undo.guardTimeout: how long, in ms, a Git command may wait for the guard. */
   guardTimeoutMs: number;
-  /** undo.linger: how long, in ms, the worker stays after its last command; null for its default (core/worker-protocol.ts). */
+  /** undo.linger: how long, in ms, the worker stays after its last command; null for its default (worker/protocol.ts). */
   lingerMs: number | null;
   /** Values set for git-undo's keys that cannot be used: each key's fallback is in force instead. */
   problems: ConfigProblem[];

@@ -17,17 +17,17 @@ import { checkRepositoryThere } from "./repository-gone.ts";
 export const UNDO_FILES = {
   /** Written by init: the hooks record in this worktree while it exists (core/hooks/enabled.ts). */
   hooksEnabled: "hooks-enabled",
-  /** Appended to by the hooks after every change, the pid of the Git process a line: a recording is due (core/worker-protocol.ts). */
+  /** Appended to by the hooks after every change, the pid of the Git process a line: a recording is due (worker/protocol.ts). */
   pending: "pending",
-  /** The mark the worker is recording; a new `pending` made meanwhile means record again (core/worker-protocol.ts). */
+  /** The mark the worker is recording; a new `pending` made meanwhile means record again (worker/protocol.ts). */
   pendingTaken: "pending.taken",
-  /** The live worker's pid (a hook's while it starts one); its time is the worker's lease (core/worker-protocol.ts). */
+  /** The live worker's pid (a hook's while it starts one); its time is the worker's lease (worker/protocol.ts). */
   workerPid: "worker.pid",
   /** Touched by a hook that started a worker, or one to check on worker.pid: once per lease (hooks/hook.sh). */
   probe: "probe",
-  /** The worker's last messages (core/worker-protocol.ts). */
+  /** The worker's last messages (core/worker-files.ts). */
   workerLog: "worker.log",
-  /** The worker's last failure, until a recording succeeds; the next command warns of it once (core/worker-protocol.ts). */
+  /** The worker's last failure, until a recording succeeds; the next command warns of it once (core/worker-files.ts). */
   recordingProblem: "recording-problem",
   /** That failure once a command has warned of it (kept for doctor). */
   recordingProblemShown: "recording-problem.shown",

@@ -102,7 +102,7 @@ test("20 Git processes at once: never two workers in a worktree, and the final s
 // crash or a reboot the pid may be dead, given to another program, a zombie,
 // or the file may hold no pid at all. The worker's lease (worker.pid's time,
 // kept ahead of the clock) runs out, the next hook starts a worker, and that
-// worker checks the pid (core/worker-protocol.ts claimWorker) and takes over.
+// worker checks the pid (worker/protocol.ts claimWorker) and takes over.
 for (const backend of PROCESS_BACKENDS) {
   test(`a worker.pid that names no worker of ours is taken over by the next Git command (${backend})`, async () => {
     const r = makeRepo();

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { configHookCommand } from "../core/hooks/config.ts";
 import { findBlock, renderHook } from "../core/hooks/template.ts";
 import { processTable } from "../core/git-data/proc/index.ts";
-import { readMark } from "../core/worker-protocol.ts";
+import { readMark } from "../worker/protocol.ts";
 import { CommandWatch } from "../worker/settle.ts";
 import { markingRepo, waitFor } from "./helpers/auto.ts";
 import { OWN_PROCESS, PROCESS_BACKENDS, ROOT } from "./helpers/repo.ts";

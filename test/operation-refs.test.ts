@@ -4,8 +4,7 @@
 // worker waits for it as for any operation, and `watch` sees it.
 import { expect, test } from "bun:test";
 import { openRepo } from "../core/repo.ts";
-import { operationMarker } from "../core/git-data/operation.ts";
-import { busyReason } from "../core/worker-protocol.ts";
+import { busyReason, operationMarker } from "../core/git-data/operation.ts";
 import { autoRepo, expectRecorded, list, QUIET, settled } from "./helpers/auto.ts";
 import { gitAtLeast, makeRepo, refFormatOf, type TestRepo } from "./helpers/repo.ts";
 

@@ -7,7 +7,7 @@ import { appendFileSync, chmodSync, readFileSync, rmSync, symlinkSync, writeFile
 import { join } from "node:path";
 import { processTable, sameProcess } from "../core/git-data/proc/index.ts";
 import { parseElapsed, parsePsLine, psBackend, PS_KNOWN_FOR_MS } from "../core/git-data/proc/ps.ts";
-import { readMark } from "../core/worker-protocol.ts";
+import { readMark } from "../worker/protocol.ts";
 import { OWN_PROCESS, PROCESS_BACKENDS, tempDir } from "./helpers/repo.ts";
 
 test("ps's elapsed time and lines are read in every form POSIX allows", () => {

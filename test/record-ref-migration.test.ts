@@ -5,7 +5,8 @@ import { expect, test } from "bun:test";
 import { mkdirSync, renameSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { openRepo } from "../core/repo.ts";
-import { GitDirHold, refFormatKept, refMigrationRunning } from "../core/worker-protocol.ts";
+import { GitDirHold } from "../worker/protocol.ts";
+import { refFormatKept, refMigrationRunning } from "../core/git-data/refs/migration.ts";
 import { autoRepo, list, settled } from "./helpers/auto.ts";
 import { gitAtLeast, makeRepo, refFormatOf } from "./helpers/repo.ts";
 

@@ -5,7 +5,7 @@ import { autoRepo, list, settled, waitFor } from "./helpers/auto.ts";
 import { fingerprint, makeRepo } from "./helpers/repo.ts";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { liveWorker } from "../core/worker-protocol.ts";
+import { liveWorker } from "../worker/protocol.ts";
 
 test("git undo names the change it undid before where it went; redo the one it did again", async () => {
   const r = makeRepo();

@@ -13,7 +13,8 @@ import { spawnCount } from "../core/git.ts";
 import { appendToFile, replaceFile } from "../core/files.ts";
 import { openRepo } from "../core/repo.ts";
 import { RepositoryGone, writeOnlyWhile } from "../core/repository-gone.ts";
-import { GitDirHold, noteRecordingProblem } from "../core/worker-protocol.ts";
+import { GitDirHold } from "../worker/protocol.ts";
+import { noteRecordingProblem } from "../core/worker-files.ts";
 import { refused } from "../core/errors.ts";
 
 const alive = (pid: number): boolean => {

@@ -9,7 +9,7 @@ import { indexIdentity } from "../core/git-data/index/file.ts";
 import { CaptureTorn } from "../core/capture.ts";
 import { record } from "../core/record.ts";
 import { openRepo } from "../core/repo.ts";
-import { restoreMark, takeMark } from "../core/worker-protocol.ts";
+import { restoreMark, takeMark } from "../worker/protocol.ts";
 import { captureIntact } from "../worker/main.ts";
 import { markingRepo } from "./helpers/auto.ts";
 

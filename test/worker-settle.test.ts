@@ -4,7 +4,8 @@
 import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { claimWorker, hasMark, lastLogLines, LOG_LIMIT, logLine, releaseWorker, takeMark } from "../core/worker-protocol.ts";
+import { claimWorker, hasMark, releaseWorker, takeMark } from "../worker/protocol.ts";
+import { lastLogLines, LOG_LIMIT, logLine } from "../core/worker-files.ts";
 import { processTable } from "../core/git-data/proc/index.ts";
 import { scrubEnvironment } from "../worker/main.ts";
 import { NO_PROCESS_QUIET_MS, RUNNING_QUIET_MS, settleDelay, type SettleView } from "../worker/settle.ts";
@@ -22,6 +23,7 @@ const view = (over: Partial<SettleView> = {}): SettleView => ({
   indexLocked: false,
   settleMs: 150,
   settleMaxMs: 600_000,
+  blindQuietMs: NO_PROCESS_QUIET_MS,
   ...over,
 });
 
@@ -65,6 +67,16 @@ test("without process information, the mark must be quiet for the format's 700 m
   expect(settleDelay(view({ running: null, endedMs: null, now: 700, operation: true }))).toBeGreaterThan(0);
   // A larger undo.settle is kept.
   expect(settleDelay(view({ running: null, endedMs: null, now: 700, settleMs: 1000 }))).toBe(300);
+});
+
+test("`watch`'s edits: quiet for undo.settle alone, then Git not busy, bounded by undo.settleMax", () => {
+  const edits = (over: Partial<SettleView>) => view({ running: null, endedMs: null, blindQuietMs: 0, ...over });
+  expect(settleDelay(edits({ now: 100 }))).toBe(50);
+  expect(settleDelay(edits({ now: 150 }))).toBe(0);
+  expect(settleDelay(edits({ now: 150, operation: true }))).toBe(150);
+  expect(settleDelay(edits({ now: 150, indexLocked: true, settleMs: 0 }))).toBe(20);
+  expect(settleDelay(edits({ now: 1000, indexLocked: true, settleMs: 1000 }))).toBe(250);
+  expect(settleDelay(edits({ now: 100, markMs: 90, settleMaxMs: 100 }))).toBe(0);
 });
 
 /** A process whose command line looks like git-undo's worker for `gitDir` (as `ps` and /proc show it). */

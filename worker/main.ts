@@ -4,7 +4,7 @@
 // command the user started, and once every process of it has exited and
 // undo.settle more has passed without a new mark (worker/settle.ts), takes the
 // mark and records one change snapshot; it repeats while marks arrive, and
-// exits once nothing has been marked for a while (core/worker-protocol.ts lingerMs).
+// exits once nothing has been marked for a while (worker/protocol.ts lingerMs).
 // It never prints: errors go to <gitdir>/undo/worker.log.
 import { appendFileSync, closeSync, existsSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -18,31 +18,27 @@ import {
   dropTaken,
   GitDirHold,
   hasMark,
-  noteRecordingProblem,
-  clearRecordingProblem,
   hasTaken,
-  indexLocked,
   markStartedMs,
   LEASE_RENEW_MS,
   lingerForMark,
   lingerMs,
-  logLine,
+  lingerSetting,
   lowerPriority,
   MarkWatch,
-  operationFiles,
   readMark,
-  refFormatKept,
-  refMigrationRunning,
   releaseWorker,
   renewLease,
   restoreMark,
   takeMark,
   type MarkCursor,
   type MarkRead,
-} from "../core/worker-protocol.ts";
+} from "./protocol.ts";
 import type { Repo } from "../core/repo.ts";
-import { operationMarker } from "../core/git-data/operation.ts";
-import { CommandWatch, earlyReadIn, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
+import { indexLocked, operationFiles, operationMarker } from "../core/git-data/operation.ts";
+import { refFormatKept, refMigrationRunning } from "../core/git-data/refs/migration.ts";
+import { clearRecordingProblem, logLine, noteRecordingProblem } from "../core/worker-files.ts";
+import { CommandWatch, earlyReadIn, NO_PROCESS_QUIET_MS, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
 import { GuardDesk } from "./guard-desk.ts";
 import { dropOldAnswers, guardRequests, writeGuardBound } from "../core/guard.ts";
 import { monitorSetting } from "../core/monitor-setting.ts";
@@ -183,7 +179,12 @@ async function migrationOver(gitDir: string, hold: GitDirHold): Promise<boolean>
 /** How many recordings may fail in a row before the worker leaves the mark to the next one. */
 const MAX_FAILURES = 3;
 
-async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: MarkWatch, hold: GitDirHold): Promise<void> {
+/**
+ * Follow the marks and record until the worker leaves. `lingerFromEnv` is
+ * GIT_UNDO_WORKER_LINGER as the entry point read it (lingerSetting): null
+ * when unset, the lingering then undo.linger's or the default.
+ */
+async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: MarkWatch, hold: GitDirHold, lingerFromEnv: number | null): Promise<void> {
   // Pin the repository the hook named; every Git the worker runs is given its folder.
   process.env.GIT_DIR = gitDir;
   process.chdir(cwd || gitDir);
@@ -231,8 +232,23 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
   // per command of a script) until a recording goes through.
   let readAfterMs = READ_AFTER_MS;
   let tornByNextCommand = false;
+  /** The marks recorded, or gone: the next ones are followed afresh. */
+  const startOver = (): void => {
+    commands.reset();
+    cursor = null;
+    firstSeen = null;
+  };
   // The guard's bound (undo.guardTimeout) is written down for it once the configuration is read.
   let boundToWrite = true;
+  /** The repository open (waited for while it is opening), and the guard's bound written down once. */
+  const openedRepo = async (): Promise<Awaited<typeof opening>> => {
+    const o = (opened ??= await opening);
+    if (boundToWrite) {
+      if (guardRegistered(o.repo)) writeGuardBound(undoDir, o.repo.config.guardTimeoutMs);
+      boundToWrite = false;
+    }
+    return o;
+  };
   // The guard's requests (core/guard.ts): read as they come, even while a recording runs.
   const desk: GuardDesk = new GuardDesk(undoDir, table, {
     owed: (madeMs) => owedBefore(madeMs),
@@ -290,12 +306,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
    */
   const recordForGuard = async (): Promise<void> => {
     try {
-      opened ??= await opening;
-      if (boundToWrite) {
-        if (guardRegistered(opened.repo)) writeGuardBound(undoDir, opened.repo.config.guardTimeoutMs);
-        boundToWrite = false;
-      }
-      const { repo, record, CaptureTorn, indexIdentity } = opened;
+      const { repo, record, CaptureTorn, indexIdentity } = await openedRepo();
       if (!hasTaken(undoDir) && markStartedMs(undoDir) !== null) takeMark(undoDir);
       const before = indexIdentity(repo.indexFile);
       // A guard asked: its watch runs from here on, where the system has one.
@@ -312,9 +323,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       }
     } finally {
       desk.releaseAll();
-      commands.reset();
-      cursor = null;
-      firstSeen = null;
+      startOver();
     }
   };
   let firstLook = true;
@@ -329,9 +338,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         const migrated = refMigrationRunning(gitDir) || (open !== null && !refFormatKept(open.repo));
         if (!migrated || migrations >= MAX_FAILURES || !(await migrationOver(gitDir, hold))) throw e;
         debug(`a ref migration met: ${errorMessage(e)}`);
-        commands.reset();
-        cursor = null;
-        firstSeen = null;
+        startOver();
       }
     }
   } finally {
@@ -353,141 +360,159 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
         continue;
       }
       if (!hasTaken(undoDir)) {
-        const gone = desk.readOnlyGone();
-        const raw = readMark(undoDir, cursor);
-        desk.forgetReadOnly(gone);
-        // A hook's shell opens the mark before it writes its line (a busy machine can hold it there):
-        // whose mark it is, and so whether it is a change at all, is known once the line is there.
-        if (raw !== null && raw.cursor.offset === 0 && Date.now() - raw.markMs < UNWRITTEN_MARK_MS) {
-          await marks.wait(20);
-          continue;
-        }
-        // Nothing but the index refreshes of read-only commands: not a change to record.
-        if (raw !== null && onlyReadOnly(raw, readOnly) && takeMark(undoDir)) {
-          if (onlyReadOnly(readMark(undoDir, null, "pendingTaken"), readOnly)) dropTaken(undoDir);
-          else restoreMark(undoDir);
-          cursor = null;
-          continue;
-        }
-        const mark = raw === null ? null : withoutReadOnly(raw, readOnly);
-        if (mark === null) {
-          commands.reset();
-          cursor = null;
-          firstSeen = null;
-          // A read-only command the guard let go still runs: its index refresh is still to come.
-          if (desk.readOnlyRunning) {
-            await marks.wait(50);
-            continue;
-          }
-          // A guard's request with no line yet: its command is about to ask (a killed guard's is let be).
-          if (guardRequests(undoDir).some((r) => r.gitPid === null && Date.now() - r.madeMs < UNWRITTEN_MARK_MS)) {
-            await marks.wait(20);
-            continue;
-          }
-          // Nothing to record: stay a while for the next mark, so that a burst
-          // of commands with pauses starts one worker, not one per pause.
-          const lingerFor = lingerMs(process.env, opened ? { lingerMs: opened.repo.config.lingerMs, guard: watches.started || guardRegistered(opened.repo) } : undefined);
-          if ((await lingerForMark(undoDir, lingerFor, marks, () => hold.held())) || desk.readOnlyRunning) continue;
-          // Leave the pid file first, then look again: a hook that saw us
-          // alive may have marked in between, and then nobody else would record.
+        const next = await followMarks();
+        if (next === "leave") return;
+        if (next === "look again") continue;
+      }
+      if (!(await recordTaken())) return;
+      startOver();
+    }
+  }
+
+  /**
+   * Read the new marks and follow their commands: "take" once the mark is
+   * taken for a recording, "look again" after a wait, "leave" when the
+   * worker is to exit.
+   */
+  async function followMarks(): Promise<"take" | "look again" | "leave"> {
+    const gone = desk.readOnlyGone();
+    const raw = readMark(undoDir, cursor);
+    desk.forgetReadOnly(gone);
+    // A hook's shell opens the mark before it writes its line (a busy machine can hold it there):
+    // whose mark it is, and so whether it is a change at all, is known once the line is there.
+    if (raw !== null && raw.cursor.offset === 0 && Date.now() - raw.markMs < UNWRITTEN_MARK_MS) {
+      await marks.wait(20);
+      return "look again";
+    }
+    // Nothing but the index refreshes of read-only commands: not a change to record.
+    if (raw !== null && onlyReadOnly(raw, readOnly) && takeMark(undoDir)) {
+      if (onlyReadOnly(readMark(undoDir, null, "pendingTaken"), readOnly)) dropTaken(undoDir);
+      else restoreMark(undoDir);
+      cursor = null;
+      return "look again";
+    }
+    const mark = raw === null ? null : withoutReadOnly(raw, readOnly);
+    if (mark === null) {
+      startOver();
+      // A read-only command the guard let go still runs: its index refresh is still to come.
+      if (desk.readOnlyRunning) {
+        await marks.wait(50);
+        return "look again";
+      }
+      // A guard's request with no line yet: its command is about to ask (a killed guard's is let be).
+      if (guardRequests(undoDir).some((r) => r.gitPid === null && Date.now() - r.madeMs < UNWRITTEN_MARK_MS)) {
+        await marks.wait(20);
+        return "look again";
+      }
+      return (await lingered()) ? "look again" : "leave";
+    }
+    cursor = mark.cursor;
+    // An operation's files are looked at every time. The markers reftable keeps as
+    // refs take Git (when its refs changed): asked only where the answer counts,
+    // for new pids to follow or a settle that depends on it (not before the
+    // repository is open, on the first look: its ref storage is not known yet).
+    const filesSay = operationFiles(gitDir);
+    const refsSay = async () => !filesSay && opened !== null && (await operationMarker(opened.repo)) !== null;
+    const following = mark.pids.length > 0 && commands.sighted;
+    commands.add(mark.pids, mark.markMs, filesSay || (following && (await refsSay())));
+    // The pids' processes read, every decision from here on takes the repository's own settings.
+    const { repo } = await openedRepo();
+    hold.workTree = repo.workTree;
+    const now = Date.now();
+    firstSeen ??= now;
+    const { settleMs, settleMaxMs } = repo.config;
+    const view: SettleView = {
+      now,
+      markMs: mark.markMs,
+      firstSeenMs: firstSeen,
+      running: commands.running(now),
+      endedMs: commands.endedMs,
+      operation: filesSay,
+      indexLocked: indexLocked(repo),
+      settleMs,
+      settleMaxMs,
+      blindQuietMs: NO_PROCESS_QUIET_MS,
+    };
+    if (!filesSay && settleDelay({ ...view, operation: true }) !== settleDelay(view)) view.operation = await refsSay();
+    const wait = settleDelay(view);
+    debug(`pids=${mark.pids} markMs=${Math.round(mark.markMs)} ended=${commands.endedMs} wait=${wait} cmds=${commands.commandCount}`);
+    // Read early (READ_AFTER_MS after the end) and record once undo.settle has passed.
+    const early = wait > 0 ? earlyReadIn(view, readAfterMs) : 0;
+    if (wait > 0 && early !== 0) {
+      await marks.wait(early === null ? wait : Math.min(wait, early));
+      return "look again";
+    }
+    // `git refs migrate` running: nothing is read until it is done (core/snapshots/store.ts checks again before the ref).
+    if (refMigrationRunning(gitDir)) {
+      await marks.wait(50);
+      return "look again";
+    }
+    if (!takeMark(undoDir)) return "look again";
+    debug("take");
+    recordFrom = wait > 0 ? quietFrom(view) : 0;
+    return "take";
+  }
+
+  /**
+   * Nothing to record: stay a while for the next mark, so that a burst of
+   * commands with pauses starts one worker, not one per pause. False when the
+   * worker is to leave.
+   */
+  async function lingered(): Promise<boolean> {
+    const lingerFor = lingerMs(lingerFromEnv, opened ? { lingerMs: opened.repo.config.lingerMs, guard: watches.started || guardRegistered(opened.repo) } : undefined);
+    if ((await lingerForMark(undoDir, lingerFor, marks, () => hold.held())) || desk.readOnlyRunning) return true;
+    // Leave the pid file first, then look again: a hook that saw us
+    // alive may have marked in between, and then nobody else would record.
+    trace("stop");
+    releaseWorker(undoDir);
+    const asking = guardRequests(undoDir).some((r) => r.gitPid !== null || Date.now() - r.madeMs < UNWRITTEN_MARK_MS);
+    if (!hasMark(undoDir) && !hasTaken(undoDir) && !asking && !desk.readOnlyRunning) return false;
+    if (!hold.held() || !claimWorker(undoDir, gitDir, table, { waitForHook: false })) return false;
+    trace("start");
+    return true;
+  }
+
+  /** Record the taken mark. False when the worker is to leave (its repository gone, or too many failures). */
+  async function recordTaken(): Promise<boolean> {
+    opened ??= await opening;
+    const { repo, record, CaptureTorn, indexIdentity } = opened;
+    const before = indexIdentity(repo.indexFile);
+    const seq = watches.existing()?.now() ?? null;
+    try {
+      await record(repo, {
+        kind: "change",
+        commands: commands.commandCount,
+        intact: async () => {
+          tornByNextCommand = !(await quietUntil(undoDir, recordFrom, marks, readOnly));
+          return !tornByNextCommand && hold.held() && (await captureIntact(repo, undoDir, before));
+        },
+      });
+      recordedAt = seq;
+      dropTaken(undoDir);
+      clearRecordingProblem(undoDir);
+      readAfterMs = READ_AFTER_MS;
+      debug("recorded");
+      failures = 0;
+    } catch (e) {
+      if (e instanceof CaptureTorn) {
+        // Another command started during the capture: its own end is the next state to record.
+        restoreMark(undoDir);
+        if (tornByNextCommand) readAfterMs = Number.POSITIVE_INFINITY;
+        debug("torn");
+      } else {
+        failures++;
+        if (!(await heldAfterFailure(hold))) return false;
+        noteRecordingProblem(undoDir, "recording failed", e);
+        if (failures >= MAX_FAILURES) {
+          logLine(undoDir, `giving up after ${failures} failures; the next Git command tries again`);
           trace("stop");
           releaseWorker(undoDir);
-          const asking = guardRequests(undoDir).some((r) => r.gitPid !== null || Date.now() - r.madeMs < UNWRITTEN_MARK_MS);
-          if (!hasMark(undoDir) && !hasTaken(undoDir) && !asking && !desk.readOnlyRunning) return;
-          if (!hold.held() || !claimWorker(undoDir, gitDir, table, { waitForHook: false })) return;
-          trace("start");
-          continue;
+          return false;
         }
-        cursor = mark.cursor;
-        // An operation's files are looked at every time. The markers reftable keeps as
-        // refs take Git (when its refs changed): asked only where the answer counts,
-        // for new pids to follow or a settle that depends on it (not before the
-        // repository is open, on the first look: its ref storage is not known yet).
-        const filesSay = operationFiles(gitDir);
-        const refsSay = async () => !filesSay && opened !== null && (await operationMarker(opened.repo)) !== null;
-        const following = mark.pids.length > 0 && commands.sighted;
-        commands.add(mark.pids, mark.markMs, filesSay || (following && (await refsSay())));
-        // The pids' processes read, every decision from here on takes the repository's own settings.
-        opened ??= await opening;
-        if (boundToWrite) {
-          if (guardRegistered(opened.repo)) writeGuardBound(undoDir, opened.repo.config.guardTimeoutMs);
-          boundToWrite = false;
-        }
-        hold.workTree = opened.repo.workTree;
-        const now = Date.now();
-        firstSeen ??= now;
-        const { settleMs, settleMaxMs } = opened.repo.config;
-        const view: SettleView = {
-          now,
-          markMs: mark.markMs,
-          firstSeenMs: firstSeen,
-          running: commands.running(now),
-          endedMs: commands.endedMs,
-          operation: filesSay,
-          indexLocked: indexLocked(opened.repo),
-          settleMs,
-          settleMaxMs,
-        };
-        if (!filesSay && settleDelay({ ...view, operation: true }) !== settleDelay(view)) view.operation = await refsSay();
-        const wait = settleDelay(view);
-        debug(`pids=${mark.pids} markMs=${Math.round(mark.markMs)} ended=${commands.endedMs} wait=${wait} cmds=${commands.commandCount}`);
-        // Read early (READ_AFTER_MS after the end) and record once undo.settle has passed.
-        const early = wait > 0 ? earlyReadIn(view, readAfterMs) : 0;
-        if (wait > 0 && early !== 0) {
-          await marks.wait(early === null ? wait : Math.min(wait, early));
-          continue;
-        }
-        // `git refs migrate` running: nothing is read until it is done (core/snapshots/store.ts checks again before the ref).
-        if (refMigrationRunning(gitDir)) {
-          await marks.wait(50);
-          continue;
-        }
-        if (!takeMark(undoDir)) continue;
-        debug("take");
-        recordFrom = wait > 0 ? quietFrom(view) : 0;
+        await Bun.sleep(500 * failures);
       }
-      opened ??= await opening;
-      const { repo, record, CaptureTorn, indexIdentity } = opened;
-      const before = indexIdentity(repo.indexFile);
-      const seq = watches.existing()?.now() ?? null;
-      try {
-        await record(repo, {
-          kind: "change",
-          commands: commands.commandCount,
-          intact: async () => {
-            tornByNextCommand = !(await quietUntil(undoDir, recordFrom, marks, readOnly));
-            return !tornByNextCommand && hold.held() && (await captureIntact(repo, undoDir, before));
-          },
-        });
-        recordedAt = seq;
-        dropTaken(undoDir);
-        clearRecordingProblem(undoDir);
-        readAfterMs = READ_AFTER_MS;
-        debug("recorded");
-        failures = 0;
-      } catch (e) {
-        if (e instanceof CaptureTorn) {
-          // Another command started during the capture: its own end is the next state to record.
-          restoreMark(undoDir);
-          if (tornByNextCommand) readAfterMs = Number.POSITIVE_INFINITY;
-          debug("torn");
-        } else {
-          failures++;
-          if (!(await heldAfterFailure(hold))) return;
-          noteRecordingProblem(undoDir, "recording failed", e);
-          if (failures >= MAX_FAILURES) {
-            logLine(undoDir, `giving up after ${failures} failures; the next Git command tries again`);
-            trace("stop");
-            releaseWorker(undoDir);
-            return;
-          }
-          await Bun.sleep(500 * failures);
-        }
-      }
-      commands.reset();
-      cursor = null;
-      firstSeen = null;
     }
+    return true;
   }
 }
 
@@ -532,11 +557,11 @@ export async function main(argv: string[]): Promise<number> {
   });
   // The terminal Git ran in closing is no reason to stop (where there is no setsid to leave its session).
   process.on("SIGHUP", () => {});
-  // The lease tells the hooks a worker of ours lives under worker.pid (core/worker-protocol.ts).
+  // The lease tells the hooks a worker of ours lives under worker.pid (worker/protocol.ts).
   const lease = setInterval(() => renewLease(undoDir), LEASE_RENEW_MS);
   const marks = new MarkWatch(undoDir);
   try {
-    await settleLoop(gitDir, cwd, undoDir, marks, hold);
+    await settleLoop(gitDir, cwd, undoDir, marks, hold, lingerSetting(process.env.GIT_UNDO_WORKER_LINGER));
   } catch (e) {
     if (await heldAfterFailure(hold)) noteRecordingProblem(undoDir, "worker stopped", e);
     trace("stop");

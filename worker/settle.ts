@@ -1,11 +1,13 @@
-// When a snapshot is due: the worker's policy, per command. Each hook appends
+// When a snapshot is due: the worker's policy, per command, and `git undo
+// watch`'s for edits made outside Git (settleDelay). Each hook appends
 // the pid of the Git process it ran under to the mark; the worker follows that
 // process up to the command the user started (an alias's Git, `git pull` over
 // its fetch and merge, a rebase over its `exec` steps' Git) and records once
 // every Git process of it has exited and `undo.settle` more has passed with no
 // new mark. A new mark in that time (a script's next command) joins the same
 // recording. Where no process information exists, the mark must have been
-// quiet for NO_PROCESS_QUIET_MS instead.
+// quiet for NO_PROCESS_QUIET_MS instead. `watch` sees no processes either:
+// its edits must have been quiet for undo.settle, and Git busy with nothing.
 import { sameProcess, type ProcessInfo, type ProcessTable } from "../core/git-data/proc/index.ts";
 
 /** The quiet the worker waits for when it cannot see processes (the format's rule). */
@@ -36,6 +38,12 @@ export interface SettleView {
   indexLocked: boolean;
   settleMs: number;
   settleMaxMs: number;
+  /**
+   * The least quiet after the last mark when processes cannot be seen:
+   * NO_PROCESS_QUIET_MS for the hooks' marks (the format's rule), 0 for the
+   * edits `watch` sees (undo.settle alone).
+   */
+  blindQuietMs: number;
 }
 
 /** How long to wait before looking again; 0 to record now. */
@@ -43,9 +51,10 @@ export function settleDelay(v: SettleView): number {
   if (v.now - v.firstSeenMs >= v.settleMaxMs) return 0;
   const sinceMark = v.now - v.markMs;
   if (v.running === null) {
-    const quiet = Math.max(v.settleMs, NO_PROCESS_QUIET_MS);
+    const quiet = Math.max(v.settleMs, v.blindQuietMs);
     if (sinceMark < quiet) return quiet - sinceMark;
-    return v.operation || v.indexLocked ? Math.min(250, quiet) : 0;
+    // Git busy: look again within a quarter of a second, and no sooner than 20 ms (an undo.settle of 0).
+    return v.operation || v.indexLocked ? Math.max(20, Math.min(250, quiet)) : 0;
   }
   if (v.running) {
     // Still running: wait for it, unless it has long stopped marking and is no operation.

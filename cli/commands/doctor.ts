@@ -21,7 +21,8 @@ import { ownerTag } from "../../core/files.ts";
 import { killedWriteLocks, recordingRemoves, refLocks, STALE_REF_LOCK_MS } from "../../core/git-data/refs/locks.ts";
 import { readRefState } from "../../core/git-data/refs/store.ts";
 import { openRepo } from "../../core/repo.ts";
-import { lastLogLines, liveWorker, markAge } from "../../core/worker-protocol.ts";
+import { liveWorker, markAge } from "../../worker/protocol.ts";
+import { lastLogLines } from "../../core/worker-files.ts";
 import { processes } from "../../core/git-data/proc/index.ts";
 import { filesLeftOut } from "../../core/git-data/index/trees.ts";
 import { escapeControls } from "../../core/text.ts";
@@ -73,7 +74,7 @@ const STALE_WHY = { dead: "a process that is gone", reused: "a process that is g
 const REPEATED_FAILURES = 3;
 const FAILURE_WINDOW_MS = 3600_000;
 
-/** worker.log's "recording failed" lines (core/worker-protocol.ts logLine: "<ISO date> [<pid>] <message>") since `sinceMs`. */
+/** worker.log's "recording failed" lines (core/worker-files.ts logLine: "<ISO date> [<pid>] <message>") since `sinceMs`. */
 function recentFailures(lines: readonly string[], sinceMs: number): { count: number; last: string } {
   let count = 0;
   let last = "";

@@ -7,7 +7,7 @@ import { lostChanging, pickaxeProblem, snapshotsBetween, snapshotsChanging, type
 import { findLost } from "../../core/find/lost.ts";
 import { checkStates, decodeNewest, decodeSnapshots, position, readOwnSnapshots, streakOrigin } from "../../core/snapshots/history.ts";
 import { openRepo, snapshotPrefixFor, undoDirFor, type Repo } from "../../core/repo.ts";
-import { recordingPending } from "../../core/worker-protocol.ts";
+import { recordingPending } from "../../worker/protocol.ts";
 import { scanNewestUndoRefs, scanUndoRefs, type SnapshotRef } from "../../core/git-data/refs/index.ts";
 import { count, str, type Command } from "../command.ts";
 import { startPager } from "../pager.ts";

@@ -6,7 +6,7 @@ import { inspectSnapshot, headCommit } from "../../core/snapshots/read-state.ts"
 import { refLabel, userSummary } from "../../core/describe.ts";
 import { escapeControls } from "../../core/text.ts";
 import { openRepo } from "../../core/repo.ts";
-import { recordingPending } from "../../core/worker-protocol.ts";
+import { recordingPending } from "../../worker/protocol.ts";
 import { type Command } from "../command.ts";
 import { operationName } from "../plan-words.ts";
 import { startPager } from "../pager.ts";

@@ -12,7 +12,7 @@ import { removeHooks } from "../../core/hooks/index.ts";
 import { withLock } from "../../core/lock.ts";
 import { removedText } from "./init.ts";
 import { openRepo, type Repo } from "../../core/repo.ts";
-import { liveWorker } from "../../core/worker-protocol.ts";
+import { liveWorker } from "../../worker/protocol.ts";
 import { removeGuard } from "../../core/guard.ts";
 import type { Command } from "../command.ts";
 import { out } from "../ui.ts";

@@ -5,9 +5,9 @@
 import { watch as fsWatch, type FSWatcher } from "node:fs";
 import { refuse } from "../../core/errors.ts";
 import { record } from "../../core/record.ts";
-import { indexLockHeld } from "../../core/lock.ts";
-import { openRepo } from "../../core/repo.ts";
-import { busyReason, ignoredPaths, quietDelay } from "../../core/worker-protocol.ts";
+import { openRepo, type Repo } from "../../core/repo.ts";
+import { indexLocked, operationMarker } from "../../core/git-data/operation.ts";
+import { settleDelay, type SettleView } from "../../worker/settle.ts";
 import type { Command } from "../command.ts";
 import { out, write } from "../ui.ts";
 import { leftOutLine } from "./snapshot.ts";
@@ -15,6 +15,13 @@ import { escapeControls } from "../../core/text.ts";
 
 /** Paths inside a git directory (ours, or a submodule's) are Git's business, not edits. */
 const inGitDir = (rel: string): boolean => rel === ".git" || rel.startsWith(".git/") || rel.includes("/.git/") || rel.endsWith("/.git");
+
+/** The paths among `paths` (relative to the worktree top) that Git ignores; tracked files never are. */
+async function ignoredPaths(repo: Repo, paths: readonly string[]): Promise<Set<string>> {
+  if (paths.length === 0) return new Set();
+  const r = await repo.git.run(["check-ignore", "-z", "--stdin"], { input: paths.join("\0") + "\0", okExit: [1] });
+  return new Set(new TextDecoder().decode(r.stdout).split("\0").filter(Boolean));
+}
 
 export const watch: Command = {
   name: "watch",
@@ -80,12 +87,15 @@ export const watch: Command = {
         let wait = 1000;
         if (lastEdit !== null) {
           const now = Date.now();
-          const quiet = { quietMs: now - lastEdit, waitedMs: now - firstEdit!, settleMs, settleMaxMs };
-          wait = quietDelay({ ...quiet, busy: null });
+          // The worker's policy as for a mark with no processes to see: the edits quiet for undo.settle alone.
+          const view: SettleView = { now, markMs: lastEdit, firstSeenMs: firstEdit!, running: null, endedMs: null, operation: false, indexLocked: false, settleMs, settleMaxMs, blindQuietMs: 0 };
+          wait = settleDelay(view);
+          // A few ms past the quiet's end: woken sooner, the loop would only wait again.
+          if (wait > 0) wait += 5;
           // Whether Git is busy matters only once the edits are quiet (with reftable it may take Git).
-          if (wait === 0) wait = quietDelay({ ...quiet, busy: await busyReason(repo) });
+          else wait = settleDelay({ ...view, operation: (await operationMarker(repo)) !== null, indexLocked: indexLocked(repo) });
           // Past settleMax the worker records anyway; watch still never records under a live index.lock.
-          if (wait === 0 && indexLockHeld(repo.indexFile)) wait = 50;
+          if (wait === 0 && indexLocked(repo)) wait = 50;
           if (wait === 0) {
             lastEdit = firstEdit = null;
             await recordNow();

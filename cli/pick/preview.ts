@@ -8,7 +8,7 @@ import { listSnapshots } from "../../core/snapshots/history.ts";
 import type { GoBack } from "../../core/restore/index.ts";
 import { waysBack } from "../../core/restore/outcome.ts";
 import type { Repo } from "../../core/repo.ts";
-import { recordingPending } from "../../core/worker-protocol.ts";
+import { recordingPending } from "../../worker/protocol.ts";
 import { color, colorEnabled } from "../ui.ts";
 import { blockerText, operationName, planGist, conflictsPhrase, filesPhrase, headName, onlyLeftPhrase, plural, refMovePhrase, refMoveSubject, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase, waysBackPhrase } from "../plan-words.ts";
 import { printable } from "./text.ts";

@@ -10,6 +10,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { decodeBytes } from "../bytes.ts";
 import type { OperationMarker } from "../format/index.ts";
+import { indexLockHeld } from "../lock.ts";
 import { markerFiles } from "./operation-markers.ts";
 import { refStoreOf } from "./refs/store.ts";
 import type { Repo } from "../repo.ts";
@@ -37,6 +38,21 @@ export async function operationMarker(repo: Repo): Promise<OperationMarker | nul
   if (stamp !== null) refMarkersSeen.set(repo, { stamp, marker });
   return marker;
 }
+
+/** What Git is in the middle of: an operation, or index.lock (a command running now). */
+export async function busyReason(repo: Repo): Promise<string | null> {
+  return (await operationMarker(repo)) ?? (indexLockHeld(repo.indexFile) ? "index.lock" : null);
+}
+
+/** index.lock alone: a Git command writing the index right now. */
+export const indexLocked = (repo: Repo): boolean => indexLockHeld(repo.indexFile);
+
+/**
+ * Whether Git is in the middle of an operation, by the files it keeps for one:
+ * all of it with the files storage; with reftable, operationMarker also asks
+ * for the markers that are refs there.
+ */
+export const operationFiles = (gitDir: string): boolean => markerFiles(gitDir).length > 0;
 
 /** What bisect keeps besides refs/bisect/*: its files, and two pseudo-refs (refs with reftable). */
 const BISECT_FILES = ["BISECT_LOG", "BISECT_START", "BISECT_ANCESTORS_OK", "BISECT_NAMES", "BISECT_TERMS", "BISECT_RUN", "BISECT_FIRST_PARENT"];

@@ -4,7 +4,7 @@ import { expect } from "bun:test";
 import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fromTemplate, makeRepo, type RepoOptions, type SnapshotJson, type TestRepo } from "./repo.ts";
-import { LEASE_MS, LEASE_RENEW_MS } from "../../core/worker-protocol.ts";
+import { LEASE_MS, LEASE_RENEW_MS } from "../../worker/protocol.ts";
 
 /** Short settle times keep the suite fast; settleMax bounds waits on conflicts. */
 export const SETTLE_MS = 150;
@@ -156,7 +156,7 @@ export function markingRepo(files: Record<string, string> = { "a.txt": "a\n" }):
   const undo = join(r.gitDir(), "undo");
   const standIn = Bun.spawn({ cmd: ["sh", "-c", "sleep 60", "worker/main.ts", r.gitDir()], stdout: "ignore", stderr: "ignore" });
   writeFileSync(join(undo, "worker.pid"), `${standIn.pid}\n`);
-  // Its lease renewed as a worker renews it (core/worker-protocol.ts): one set far
+  // Its lease renewed as a worker renews it (worker/protocol.ts): one set far
   // ahead would be cleared by the next git-undo command, and a real worker started.
   const renew = () => {
     const lease = new Date(Date.now() + LEASE_MS);

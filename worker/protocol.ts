@@ -1,6 +1,9 @@
-// Automatic recording's shared rules: the marks the hooks leave, the worker's
-// pid file and log, and when a burst of Git activity has settled enough to
-// record. Used by worker/main.ts and `git undo watch`.
+// The worker's protocol with the hooks and the CLI: the marks the hooks
+// leave, worker.pid with its lease and claim, the wait for the next mark, and
+// the git dir the worker holds. Used by worker/main.ts and by the commands
+// that ask after the worker (doctor, list, show, the picker, uninstall). The
+// files core writes too (worker.log, the recording-problem note) are
+// core/worker-files.ts; when a snapshot is due is worker/settle.ts.
 import {
   closeSync,
   existsSync,
@@ -9,7 +12,6 @@ import {
   linkSync,
   lstatSync,
   openSync,
-  readdirSync,
   readSync,
   renameSync,
   rmSync,
@@ -17,24 +19,17 @@ import {
   unlinkSync,
   utimesSync,
   watch,
-  writeFileSync,
   type FSWatcher,
 } from "node:fs";
 import { join, resolve } from "node:path";
-import { errorMessage, Refused, refusalFacts, type Refusal } from "./errors.ts";
-import { checkRepositoryThere } from "./repository-gone.ts";
-import { operationMarker } from "./git-data/operation.ts";
-import { markerFiles } from "./git-data/operation-markers.ts";
-import { refStoreOf } from "./git-data/refs/store.ts";
-import { guardRequests } from "./guard.ts";
-import { claimFile, indexLockHeld, releaseFile } from "./lock.ts";
-import { appendToFile, readUndoFile, replaceFile, withUndoFile } from "./files.ts";
-import { processes, type ProcessTable } from "./git-data/proc/index.ts";
-import type { Repo } from "./repo.ts";
-import { guardFile, undoFile, UNDO_FILES } from "./undo-files.ts";
-
-/** worker.log is cut back to its newest half past this size. */
-export const LOG_LIMIT = 64 * 1024;
+import { checkRepositoryThere } from "../core/repository-gone.ts";
+import { refMigrationRunning } from "../core/git-data/refs/migration.ts";
+import { guardRequests } from "../core/guard.ts";
+import { claimFile, releaseFile } from "../core/lock.ts";
+import { readUndoFile, withUndoFile } from "../core/files.ts";
+import { processes, type ProcessTable } from "../core/git-data/proc/index.ts";
+import { guardFile, undoFile, UNDO_FILES } from "../core/undo-files.ts";
+import { logLine, safeMtime } from "../core/worker-files.ts";
 
 /** Milliseconds since the mark was last touched, or null when there is none. */
 export function markAge(undoDir: string, now = Date.now()): number | null {
@@ -91,11 +86,6 @@ export function dropTaken(undoDir: string): void {
   } catch {
     /* already gone */
   }
-}
-
-/** What Git is in the middle of: an operation (core/git-data/operation.ts), or index.lock (a command running now). */
-export async function busyReason(repo: Repo): Promise<string | null> {
-  return (await operationMarker(repo)) ?? (indexLockHeld(repo.indexFile) ? "index.lock" : null);
 }
 
 /**
@@ -161,65 +151,6 @@ export function readMark(undoDir: string, cursor: MarkCursor | null, which: "pen
     }
     return read;
   });
-}
-
-/**
- * Whether `git refs migrate` is moving this repository's refs to another
- * format: it builds the new store in <gitdir>/ref_migration.XXXXXX. Git's
- * manual warns that writes meanwhile can leave the repository inconsistent,
- * so nothing is read or written for a snapshot until it is done.
- */
-export function refMigrationRunning(gitDir: string): boolean {
-  try {
-    return readdirSync(gitDir).some((name) => name.startsWith("ref_migration."));
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Whether the ref format a capture began with is still the repository's: a
- * migration that ran meanwhile leaves, in place of the files backend's HEAD,
- * the stub reftable keeps for older Gits, or takes the reftable folder away.
- * Read from files alone, for every recording.
- */
-export function refFormatKept(repo: Pick<Repo, "gitDir" | "commonDir" | "settings">): boolean {
-  if (refMigrationRunning(repo.commonDir)) return false;
-  if (refStoreOf(repo).name === "reftable") return existsSync(join(repo.commonDir, "reftable"));
-  const head = readUndoFile(join(repo.gitDir, "HEAD"))?.toString("latin1") ?? "";
-  return !/^ref: refs\/heads\/\.invalid\s*$/.test(head);
-}
-
-/** index.lock alone: a Git command writing the index right now. */
-export const indexLocked = (repo: Repo): boolean => indexLockHeld(repo.indexFile);
-
-/**
- * Whether Git is in the middle of an operation, by the files it keeps for one:
- * all of it with the files storage; with reftable, operationMarker also asks
- * for the markers that are refs there.
- */
-export const operationFiles = (gitDir: string): boolean => markerFiles(gitDir).length > 0;
-
-/**
- * Edits seen by `git undo watch`: record once they have been quiet for
- * undo.settle and Git is not in the middle of something, or once
- * undo.settleMax has passed. Returns how long to wait, or 0 to record now.
- */
-export interface QuietInput {
-  /** ms since the last edit. */
-  quietMs: number;
-  /** ms since the first edit not yet recorded. */
-  waitedMs: number;
-  busy: string | null;
-  settleMs: number;
-  settleMaxMs: number;
-}
-
-export function quietDelay(s: QuietInput): number {
-  const overdue = s.waitedMs >= s.settleMaxMs || s.quietMs >= s.settleMaxMs;
-  if (overdue) return 0;
-  if (s.quietMs < s.settleMs) return Math.max(5, s.settleMs - s.quietMs + 5);
-  return s.busy !== null ? Math.max(20, Math.min(250, s.settleMs)) : 0;
 }
 
 /**
@@ -398,8 +329,9 @@ export function claimWorker(undoDir: string, gitDir: string, table: ProcessTable
 /**
  * How long a worker with nothing to record stays, watching for the next mark,
  * before it exits: a burst of Git commands with short pauses then starts one
- * worker, not one per pause. GIT_UNDO_WORKER_LINGER (milliseconds) sets it;
- * the test suite sets 0, so that a settled worktree has no worker left.
+ * worker, not one per pause. GIT_UNDO_WORKER_LINGER (milliseconds, read by
+ * worker/main.ts) sets it; the test suite sets 0, so that a settled worktree
+ * has no worker left.
  */
 export const LINGER_MS = 30_000;
 /**
@@ -409,11 +341,21 @@ export const LINGER_MS = 30_000;
  */
 export const GUARD_LINGER_MS = 600_000;
 
-export function lingerMs(env: Readonly<Record<string, string | undefined>>, config?: { lingerMs: number | null; guard: boolean }): number {
-  if (config !== undefined && env.GIT_UNDO_WORKER_LINGER === undefined) return config.lingerMs ?? (config.guard ? GUARD_LINGER_MS : LINGER_MS);
-  const v = env.GIT_UNDO_WORKER_LINGER;
-  const n = v === undefined || v.trim() === "" ? NaN : Number(v);
+/**
+ * GIT_UNDO_WORKER_LINGER's milliseconds: null when it is unset; set to
+ * anything but a number of milliseconds, LINGER_MS (undo.linger then counts
+ * for nothing either).
+ */
+export function lingerSetting(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const n = value.trim() === "" ? NaN : Number(value);
   return Number.isFinite(n) && n >= 0 ? n : LINGER_MS;
+}
+
+/** How long to linger: GIT_UNDO_WORKER_LINGER's (lingerSetting) when set, else undo.linger's, else the default for the guard or without it. */
+export function lingerMs(fromEnv: number | null, config?: { lingerMs: number | null; guard: boolean }): number {
+  if (fromEnv !== null) return fromEnv;
+  return config === undefined ? LINGER_MS : (config.lingerMs ?? (config.guard ? GUARD_LINGER_MS : LINGER_MS));
 }
 
 /**
@@ -584,123 +526,6 @@ export async function lowerPriority(): Promise<void> {
   }
 }
 
-/**
- * An empty pid file is a hook's reservation being written (hooks/*), which
- * the hooks leave alone; one left empty for good (the hook killed between
- * creating and writing it, a full disk) would keep every hook from starting a
- * worker, so every recording clears one older than a few seconds.
- */
-export function clearStaleReservation(undoDir: string): void {
-  const path = undoFile(undoDir, "workerPid");
-  try {
-    if (readUndoFile(path)?.toString("latin1").trim() === "" && Date.now() - safeMtime(path) >= 5000) unlinkSync(path);
-  } catch {
-    /* none, or not ours to remove */
-  }
-}
-
-function safeMtime(path: string): number {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
-
 export function releaseWorker(undoDir: string): void {
   releaseFile(undoFile(undoDir, "workerPid"));
-}
-
-/** Append a line to worker.log, keeping the file under LOG_LIMIT. */
-export function logLine(undoDir: string, message: string): void {
-  const path = undoFile(undoDir, "workerLog");
-  try {
-    const line = `${new Date().toISOString()} [${processes().selfPid}] ${message.replace(/\n+$/, "").replace(/\n/g, "\n    ")}\n`;
-    // A plain file or nothing: a FIFO planted there would hang the worker.
-    appendToFile(path, line);
-    if (statSync(path).size > LOG_LIMIT) {
-      const body = readUndoFile(path)?.toString("utf8") ?? "";
-      const tail = body.slice(body.length - LOG_LIMIT / 2);
-      writeFileSync(path, tail.slice(tail.indexOf("\n") + 1));
-    }
-  } catch {
-    /* a log that cannot be written must not stop the recording */
-  }
-}
-
-/**
- * A recording failed, or the worker stopped on an error (`what` happened,
- * `e` why): logged, and kept for the next git-undo command to warn of once
- * (takeRecordingProblem), so that recording never stops without a word. A
- * refusal is kept as its facts, for the CLI to word.
- */
-export function noteRecordingProblem(undoDir: string, what: string, e: unknown): void {
-  const message = errorMessage(e);
-  logLine(undoDir, `${what}: ${message}`);
-  const facts = e instanceof Refused ? `${refusalFacts(e.refusal)}\n` : "";
-  try {
-    replaceFile(undoFile(undoDir, "recordingProblem"), `${new Date().toISOString()} ${what}: ${message.split("\n")[0]}\n${facts}`);
-  } catch {
-    /* the log has it */
-  }
-}
-
-/** A problem the worker noted: when, what happened, the error's message, and a refusal's facts when it was one. */
-export interface RecordingProblem {
-  when: string;
-  what: string;
-  message: string;
-  refusal: Refusal | null;
-}
-
-/** A recording went through: a problem noted earlier is over. */
-export function clearRecordingProblem(undoDir: string): void {
-  for (const name of ["recordingProblem", "recordingProblemShown"] as const) {
-    try {
-      unlinkSync(undoFile(undoDir, name));
-    } catch {
-      /* none */
-    }
-  }
-}
-
-/** The problem the worker noted and no command has warned of yet, now marked as warned of; null for none. */
-export function takeRecordingProblem(undoDir: string): RecordingProblem | null {
-  const path = undoFile(undoDir, "recordingProblem");
-  const text = readUndoFile(path)?.toString("utf8").trim() ?? null;
-  if (text === null) return null;
-  try {
-    renameSync(path, undoFile(undoDir, "recordingProblemShown"));
-  } catch {
-    return null; // another command took it
-  }
-  if (!text) return null;
-  const [first = "", facts] = text.split("\n");
-  // "<ISO date> <what happened>: <message>"; an older worker's line may have no colon.
-  const [, when = "", what = first, message = ""] = /^(\S+) (.*?)(?:: (.*))?$/.exec(first) ?? [];
-  let refusal: Refusal | null = null;
-  try {
-    // Written by a worker of ours, maybe an older one: facts that do not parse are left out.
-    const parsed: unknown = facts ? JSON.parse(facts) : null;
-    if (parsed !== null && typeof parsed === "object" && typeof (parsed as { kind?: unknown }).kind === "string") refusal = parsed as Refusal;
-  } catch {
-    /* the message says it */
-  }
-  return { when, what, message, refusal };
-}
-
-/** The last `n` lines of worker.log. */
-export function lastLogLines(undoDir: string, n: number): string[] {
-  try {
-    return (readUndoFile(undoFile(undoDir, "workerLog"))?.toString("utf8") ?? "").split("\n").filter(Boolean).slice(-n);
-  } catch {
-    return [];
-  }
-}
-
-/** The paths among `paths` (relative to the worktree top) that Git ignores; tracked files never are. */
-export async function ignoredPaths(repo: Repo, paths: readonly string[]): Promise<Set<string>> {
-  if (paths.length === 0) return new Set();
-  const r = await repo.git.run(["check-ignore", "-z", "--stdin"], { input: paths.join("\0") + "\0", okExit: [1] });
-  return new Set(new TextDecoder().decode(r.stdout).split("\0").filter(Boolean));
 }
