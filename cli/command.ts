@@ -1,6 +1,6 @@
 // The shape of a command, and the parsing every command shares.
 import { usage } from "../core/errors.ts";
-import type { CommandIO } from "./io.ts";
+import type { CommandContext } from "./context.ts";
 
 /** A command's options by long name, as node's util.parseArgs describes them. */
 export interface OptionSpec {
@@ -27,8 +27,8 @@ export interface Command {
   takesArguments?: boolean;
   /** Added to the refusal of a stray argument (e.g. "use -m for a message"). */
   argumentHint?: string;
-  /** Runs in `io`'s folder with its environment (cli/io.ts); returns the exit code. */
-  run(args: Parsed, io: CommandIO): Promise<number>;
+  /** Runs in `ctx.io`'s folder with its environment, writing through `ctx.output` (cli/context.ts); returns the exit code. */
+  run(args: Parsed, ctx: CommandContext): Promise<number>;
 }
 
 /**

@@ -4,7 +4,7 @@
 // on the value.
 import { DEFAULT_CONFIG, type ConfigKey, type ConfigProblem, type Repo } from "../core/repo.ts";
 import { escapeControls } from "../core/text.ts";
-import { sizeText, write } from "./ui.ts";
+import { sizeText, type Output } from "./ui.ts";
 
 /** `undo.settle is 'abc', not a whole number of milliseconds from 0 to 10000`. */
 export function problemText(p: ConfigProblem): string {
@@ -44,34 +44,34 @@ export function fallbackText(key: ConfigKey): string {
   }
 }
 
-/** Keys the running command words itself (doctor: all of them; gc: undo.expire, which it acts on). */
-let ownWords: ReadonlySet<ConfigKey> | "all" = new Set();
-let warned = false;
+/** The one warning about unusable configuration values, given at most once in a command (cli/context.ts makes one per command). */
+export class ConfigWarnings {
+  /** Keys the running command words itself (doctor: all of them; gc: undo.expire, which it acts on). */
+  private ownWords: ReadonlySet<ConfigKey> | "all" = new Set();
+  private warned = false;
 
-/** A new command: nothing warned yet, nothing worded by it. */
-export function resetConfigWarnings(): void {
-  ownWords = new Set();
-  warned = false;
-}
+  constructor(private readonly output: Output) {}
 
-/** The running command says these problems itself: the warning leaves them out. */
-export function problemsWordedByCommand(keys: readonly ConfigKey[] | "all"): void {
-  ownWords = keys === "all" ? "all" : new Set(keys);
-}
+  /** The running command says these problems itself: the warning leaves them out. */
+  wordedByCommand(keys: readonly ConfigKey[] | "all"): void {
+    this.ownWords = keys === "all" ? "all" : new Set(keys);
+  }
 
-/**
- * One line on stderr, once a command, when the configuration has values
- * git-undo cannot use; the command goes on with what applies instead.
- */
-export function warnConfigProblems(repo: Repo): void {
-  if (warned || ownWords === "all") return;
-  const shown = repo.config.problems.filter((p) => !(ownWords as ReadonlySet<ConfigKey>).has(p.key));
-  if (!shown.length) return;
-  warned = true;
-  const [one] = shown;
-  const line =
-    shown.length === 1 && one
-      ? `${problemText(one)}; ${fallbackText(one.key)}`
-      : `${shown.length} configuration values git-undo cannot use (${shown.map((p) => p.key).join(", ")}); 'git undo doctor' says what applies instead`;
-  write(2, `warning: ${line}\n`);
+  /**
+   * One line on stderr, once a command, when the configuration has values
+   * git-undo cannot use; the command goes on with what applies instead.
+   */
+  warn(repo: Repo): void {
+    const ownWords = this.ownWords;
+    if (this.warned || ownWords === "all") return;
+    const shown = repo.config.problems.filter((p) => !ownWords.has(p.key));
+    if (!shown.length) return;
+    this.warned = true;
+    const [one] = shown;
+    const line =
+      shown.length === 1 && one
+        ? `${problemText(one)}; ${fallbackText(one.key)}`
+        : `${shown.length} configuration values git-undo cannot use (${shown.map((p) => p.key).join(", ")}); 'git undo doctor' says what applies instead`;
+    this.output.write(2, `warning: ${line}\n`);
+  }
 }

@@ -7,25 +7,7 @@
 // Below cli/main.ts, this is the one module that touches `process`.
 import { closeSync, fstatSync, openSync, readlinkSync, statSync } from "node:fs";
 import type { ProcessGuard } from "../core/restore/index.ts";
-import type { TerminalStreams } from "./io.ts";
-
-export interface ProcessHost {
-  /** Whether `fd` is a terminal (fdIsTerminal). */
-  isTerminal(fd: 0 | 1 | 2): Promise<boolean>;
-  /** The same for stdout, synchronously (the colours' question, asked at every write). */
-  stdoutIsTerminal(): boolean;
-  /** The terminal's columns at `fd`; null when it is no terminal. */
-  columns(fd: 1 | 2): number | null;
-  /** Hand the rest of a write that a full non-blocking pipe refused to the stream, which waits. */
-  writeRest(fd: 1 | 2, bytes: Uint8Array): void;
-  readonly stdin: NodeJS.ReadStream;
-  readonly stderr: NodeJS.WriteStream;
-  /** Run `fn` on Ctrl-C or SIGTERM instead of ending (watch stops cleanly), until the returned function is called. */
-  onInterrupt(fn: () => void): () => void;
-  /** Run `fn` when the process exits (the picker leaves the alternate screen), until the returned function is called. */
-  atExit(fn: () => void): () => void;
-  exit(code: number): never;
-}
+import type { ProcessHost, TerminalStreams } from "./io.ts";
 
 /** `fn` runs on each of `signals` instead of the default (ending the process), until the returned function is called. */
 function onSignals(signals: readonly NodeJS.Signals[], fn: () => void): () => void {
@@ -89,7 +71,14 @@ function sttyColumns(fd: number): number | null {
   }
 }
 
-export const processHost: ProcessHost = {
+/** Waits for the process's exit, until the returned function is called. */
+function atExit(fn: () => void): () => void {
+  process.once("exit", fn);
+  return () => process.off("exit", fn);
+}
+
+/** The process's own host; `processEnv` is the process's environment (picocolors reads it as it loads). */
+export const processHost = (processEnv: NodeJS.ProcessEnv): ProcessHost => ({
   async isTerminal(fd) {
     return fdIsTerminal(fd);
   },
@@ -110,24 +99,22 @@ export const processHost: ProcessHost = {
   get stderr() {
     return process.stderr;
   },
+  picocolors: () => loadPicocolors(processEnv),
   onInterrupt: (fn) => onSignals(["SIGINT", "SIGTERM"], fn),
-  atExit(fn) {
-    process.once("exit", fn);
-    return () => process.off("exit", fn);
-  },
+  atExit,
   exit(code) {
     process.exit(code);
   },
-};
+});
 
 /**
  * picocolors, loaded without its own look at the terminal: as it loads it
  * asks process.stdout whether it is one, which sets up Node's streams (about
  * 8 ms of a start). FORCE_COLOR, set while it loads, answers first; git-undo
- * decides on colour itself (cli/ui.ts) and uses only createColors.
+ * decides on colour itself (cli/ui.ts) and uses only createColors. `env` is
+ * the process's own (cli/main.ts passes it in): the one picocolors reads.
  */
-export function loadPicocolors(): typeof import("picocolors") {
-  const env = process.env;
+export function loadPicocolors(env: NodeJS.ProcessEnv): typeof import("picocolors") {
   const before = env.FORCE_COLOR;
   env.FORCE_COLOR = "1";
   try {
@@ -146,5 +133,5 @@ export function processTerminal(): TerminalStreams | null {
 /** This process keeps a restore whole: Ctrl-C, SIGTERM and a closing terminal wait for it, index.lock goes at exit. */
 export const processGuard: ProcessGuard = {
   holdInterruptions: () => onSignals(["SIGINT", "SIGTERM", "SIGHUP"], () => {}),
-  atExit: processHost.atExit,
+  atExit,
 };

@@ -5,7 +5,6 @@
 import type { Readable, Writable } from "node:stream";
 import type { Env } from "../core/git.ts";
 import type { ProcessGuard } from "../core/restore/index.ts";
-import type { ProcessHost } from "./host.ts";
 
 /** Where output goes instead of a file descriptor: each write's bytes, whole. */
 export type Sink = (bytes: Uint8Array) => void;
@@ -15,6 +14,27 @@ export interface TerminalStreams {
   input: Readable;
   /** With the terminal's `columns` and `rows`, emitting "resize" when they change. */
   output: Writable;
+}
+
+/** What only a real process on a real terminal has (cli/host.ts processHost). */
+export interface ProcessHost {
+  /** Whether `fd` is a terminal (fdIsTerminal). */
+  isTerminal(fd: 0 | 1 | 2): Promise<boolean>;
+  /** The same for stdout, synchronously (the colours' question, asked at every write). */
+  stdoutIsTerminal(): boolean;
+  /** The terminal's columns at `fd`; null when it is no terminal. */
+  columns(fd: 1 | 2): number | null;
+  /** Hand the rest of a write that a full non-blocking pipe refused to the stream, which waits. */
+  writeRest(fd: 1 | 2, bytes: Uint8Array): void;
+  readonly stdin: NodeJS.ReadStream;
+  readonly stderr: NodeJS.WriteStream;
+  /** picocolors, loaded without its own look at the terminal (cli/host.ts loadPicocolors). */
+  picocolors(): typeof import("picocolors");
+  /** Run `fn` on Ctrl-C or SIGTERM instead of ending (watch stops cleanly), until the returned function is called. */
+  onInterrupt(fn: () => void): () => void;
+  /** Run `fn` when the process exits (the picker leaves the alternate screen), until the returned function is called. */
+  atExit(fn: () => void): () => void;
+  exit(code: number): never;
 }
 
 export interface CommandIO {
@@ -34,18 +54,3 @@ export interface CommandIO {
   /** The process itself, for a real terminal's streams, widths, signals and exit (cli/host.ts); null in a test's own process. */
   host: ProcessHost | null;
 }
-
-/** Before any command (a test drawing the picker's frames): no folder, no variables, the file descriptors. */
-const NO_COMMAND: CommandIO = { cwd: "", env: {}, stdout: null, stderr: null, runtime: "", terminal: () => null, guard: null, host: null };
-let current: CommandIO = NO_COMMAND;
-
-/** The command now running gets `io`: its variables, folder and streams (cli/main.ts, once per command). */
-export function useIO(io: CommandIO): void {
-  current = io;
-}
-
-/** The running command's folder, environment and streams. */
-export const commandIO = (): CommandIO => current;
-
-/** One of the running command's environment variables. */
-export const commandEnv = (name: string): string | undefined => commandIO().env[name];

@@ -1,17 +1,16 @@
 // The words for lost work (core/find/lost.ts), for git undo rescue and log --lost.
 import type { LostItem } from "../core/find/lost.ts";
 import { escapeControls } from "../core/text.ts";
-import { sizeText } from "./ui.ts";
-import { color, relativeAge } from "./ui.ts";
+import { relativeAge, sizeText, type Palette } from "./ui.ts";
 
 /** Each item's line (kind, id, age, what it is) and the lines under it. */
-export function lostLines(items: readonly LostItem[], abbrev: number): string[] {
+export function lostLines(color: Palette, items: readonly LostItem[], abbrev: number): string[] {
   const ages = items.map((i) => (i.date === null ? "time unknown" : relativeAge(i.date)));
   const ageWidth = Math.max(0, ...ages.map((a) => a.length));
   const indent = " ".repeat(8 + abbrev);
   return items.flatMap((item, k) => [
     `${color.bold(item.kind.padEnd(6))} ${color.yellow(item.id.slice(0, abbrev))} ${color.dim(ages[k]!.padEnd(ageWidth))}  ${escapeControls(title(item))}`,
-    ...details(item).map((d) => `${indent}${d}`),
+    ...details(color, item).map((d) => `${indent}${d}`),
   ]);
 }
 
@@ -23,7 +22,7 @@ export function title(item: LostItem): string {
 }
 
 /** The lines under it: files, branch and reflogs, first lines. */
-export function details(item: LostItem): string[] {
+export function details(color: Palette, item: LostItem): string[] {
   const held = item.reflogs.length ? `only a reflog still holds it (${item.reflogs.map((r) => r.replace(/^refs\/(heads\/)?/, "")).join(", ")}), until git gc expires it` : null;
   if (item.kind === "stash") {
     const files = item.files.length > 5 ? `${item.files.slice(0, 5).join(", ")} and ${item.files.length - 5} more` : item.files.join(", ");

@@ -3,25 +3,15 @@
 import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { BUNDLE_DIR, runEntry, toolkitRoot } from "../core/bundle.ts";
-import { fatal, Refused, UndoError, usage, type Refusal } from "../core/errors.ts";
+import { fatal, Refused, UndoError, usage } from "../core/errors.ts";
 import { RestoreRefused } from "../core/restore/plan.ts";
 import { GitError } from "../core/git.ts";
 import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
-import { onRepoOpened } from "../core/repo.ts";
-import { clearFutureLease } from "../worker/protocol.ts";
-import { takeRecordingProblem } from "../core/worker-files.ts";
-import { escapeControls } from "../core/text.ts";
-import { resetConfigWarnings, warnConfigProblems } from "./config-words.ts";
 import { jitForShortLife } from "./jit-policy.ts";
 import { phase, traceEnd, traceStart } from "../core/trace.ts";
 import { seamsFromEnv } from "../core/seams.ts";
 import { processesFor, useProcesses, type OwnProcess } from "../core/git-data/proc/index.ts";
-import { endPager, resetPager, takePagerOptions } from "./pager.ts";
-import { resetOutput, setColorConfig, takeColorOptions, write } from "./ui.ts";
-import { useIO, type CommandIO } from "./io.ts";
-import { processGuard, processHost, processTerminal } from "./host.ts";
-import { fitToOutput } from "./wrap.ts";
 
 /** This process as the core is given it: its pid, and kill(pid, 0) sent from it. */
 const OWN_PROCESS: OwnProcess = { pid: process.pid, signal: (pid) => process.kill(pid, 0) };
@@ -31,6 +21,12 @@ function ownCpuMs(): number {
   const cpu = process.cpuUsage();
   return (cpu.user + cpu.system) / 1000;
 }
+import { takePagerOptions } from "./pager.ts";
+import { takeColorOptions, type Output } from "./ui.ts";
+import type { CommandIO } from "./io.ts";
+import { CommandContext, type GlobalOptions } from "./context.ts";
+import { processGuard, processHost, processTerminal } from "./host.ts";
+import { fitToOutput } from "./wrap.ts";
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
@@ -88,8 +84,8 @@ function takeDirectories(argv: string[], cwd: string): { argv: string[]; cwd: st
 }
 
 /** One message on stderr, broken at spaces to the terminal's width (a pipe gets it whole). */
-function say(line: string): void {
-  write(2, `${fitToOutput([line], 2).join("\n")}\n`);
+function say(output: Output, line: string): void {
+  output.write(2, `${fitToOutput(output.io, [line], 2).join("\n")}\n`);
 }
 
 /**
@@ -107,38 +103,29 @@ function checkCurrentDirectory(cwd: string): void {
 }
 
 /** Git's answer to an unknown command (help.c): the line, the most similar commands, exit 1. */
-function unknownCommand(name: string): number {
-  say(`git undo: '${name}' is not a git undo command. See 'git undo --help'.`);
+function unknownCommand(output: Output, name: string): number {
+  say(output, `git undo: '${name}' is not a git undo command. See 'git undo --help'.`);
   const similar = mostSimilar(name, ["help", ...COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])])]);
-  if (similar.length) write(2, `\nThe most similar ${similar.length === 1 ? "command is" : "commands are"}\n${similar.map((c) => `\t${c}\n`).join("")}`);
+  if (similar.length) output.write(2, `\nThe most similar ${similar.length === 1 ? "command is" : "commands are"}\n${similar.map((c) => `\t${c}\n`).join("")}`);
   return 1;
 }
 
-/** A refusal the worker kept as facts, in its words (loaded only then); null when the facts cannot be worded. */
-function wordedRefusal(refusal: Refusal): string | null {
-  return (require("./refusal-words.ts") as typeof import("./refusal-words.ts")).refusalTextOrNull(refusal);
+/**
+ * The options every command takes (--color, --no-color, --no-pager, anywhere
+ * before `--`, as Git accepts them) and Git's `-C <path>` before the command:
+ * the rest of argv, and the io the command runs with.
+ */
+function readCommandLine(rawArgv: string[], given: CommandIO): { argv: string[]; io: CommandIO; options: GlobalOptions } {
+  const colors = takeColorOptions(rawArgv);
+  const pager = takePagerOptions(colors.argv);
+  const { argv, cwd } = takeDirectories(pager.argv, given.cwd);
+  const io: CommandIO = cwd === given.cwd ? given : { ...given, cwd, env: { ...given.env, PWD: cwd } };
+  return { argv, io, options: { color: colors.when, noPager: pager.noPager } };
 }
 
-// The repository a command opens sets its colours and has its configuration
-// checked, and a failure of the background worker is told once.
-onRepoOpened((repo) => {
-  setColorConfig(repo.config.color);
-  warnConfigProblems(repo);
-  clearFutureLease(repo.undoDir);
-  const problem = takeRecordingProblem(repo.undoDir);
-  if (problem !== null) {
-    const why = problem.refusal ? wordedRefusal(problem.refusal) : null;
-    const what = why === null ? (problem.message ? `${problem.what}: ${problem.message}` : problem.what) : `${problem.what}: ${why}`;
-    write(2, `warning: automatic recording has a problem (${escapeControls(problem.when)}): ${escapeControls(what)}; 'git undo doctor' says more\n`);
-  }
-});
-
-async function main(rawArgv: string[], given: CommandIO): Promise<number> {
-  traceStart(given.env, ownCpuMs);
-  // Global options, accepted anywhere as Git accepts them: --color[=<when>], --no-color.
-  const { argv, cwd } = takeDirectories(takePagerOptions(takeColorOptions(rawArgv)), given.cwd);
-  const io: CommandIO = cwd === given.cwd ? given : { ...given, cwd, env: { ...given.env, PWD: cwd } };
-  useIO(io);
+/** The command argv names, run with `ctx`; `rawArgv` and `given` are what a hand-over starts again from. */
+async function dispatch(argv: string[], ctx: CommandContext, rawArgv: string[], given: CommandIO): Promise<number> {
+  const { write } = ctx.output;
   const [first, ...rest] = argv;
   if (first === "--version") {
     write(1, `${version()}\n`);
@@ -160,7 +147,7 @@ async function main(rawArgv: string[], given: CommandIO): Promise<number> {
       return 0;
     }
     const entry = findCommand(rest[0]);
-    if (!entry) return unknownCommand(rest[0]);
+    if (!entry) return unknownCommand(ctx.output, rest[0]);
     if (!entry.load) return handOver(rawArgv, given);
     write(1, `${helpText(await entry.load())}\n`);
     return 0;
@@ -168,7 +155,7 @@ async function main(rawArgv: string[], given: CommandIO): Promise<number> {
   // `git undo`, `git undo 3`, `git undo --dry-run`: the undo command itself
   // (a word starting with a digit is a step count, refused there when it is not one).
   if (first === undefined || /^\s*\+?[0-9]/.test(first) || first.startsWith("-")) {
-    checkCurrentDirectory(io.cwd);
+    checkCurrentDirectory(ctx.io.cwd);
     const load = findCommand("undo")!.load;
     if (!load) return handOver(rawArgv, given);
     const undoCommand = await phase("load undo", load);
@@ -177,19 +164,19 @@ async function main(rawArgv: string[], given: CommandIO): Promise<number> {
       write(1, `${helpText(undoCommand)}\n`);
       return 0;
     }
-    return undoCommand.run(parsedUndo, io);
+    return undoCommand.run(parsedUndo, ctx);
   }
   const entry = findCommand(first);
-  if (!entry) return unknownCommand(first);
+  if (!entry) return unknownCommand(ctx.output, first);
   if (!entry.load) return handOver(rawArgv, given);
-  checkCurrentDirectory(io.cwd);
+  checkCurrentDirectory(ctx.io.cwd);
   const command = await phase(`load ${entry.name}`, entry.load);
   const parsed = parse(command, rest, `git undo ${first}`);
   if (parsed === "help") {
     write(1, `${helpText(command)}\n`);
     return 0;
   }
-  return command.run(parsed, io);
+  return command.run(parsed, ctx);
 }
 
 /**
@@ -211,50 +198,51 @@ const oneLine = (message: string): string =>
     .filter(Boolean)
     .join(" ");
 
-async function report(e: unknown, env: CommandIO["env"]): Promise<number> {
+async function report(e: unknown, output: Output): Promise<number> {
   if (e instanceof RestoreRefused) {
     // Every reason, worded once (cli/plan-words.ts), one line each.
     const { blockerText } = await import("./plan-words.ts");
-    for (const b of e.blockers) say(`error: ${oneLine(blockerText(b))}`);
+    for (const b of e.blockers) say(output, `error: ${oneLine(blockerText(b))}`);
     return e.exitCode;
   }
   if (e instanceof UndoError) {
     const prefix = e.kind === "usage" ? "error" : e.kind === "refused" ? "error" : "fatal";
     // A typed refusal in its words (cli/refusal-words.ts), loaded only on this path.
     const text = e instanceof Refused ? (await import("./refusal-words.ts")).refusalText(e.refusal) : e.message;
-    say(`${prefix}: ${oneLine(text)}`);
+    say(output, `${prefix}: ${oneLine(text)}`);
     return e.exitCode;
   }
   if (e instanceof GitError) {
-    say(`fatal: ${oneLine(e.message)}`);
+    say(output, `fatal: ${oneLine(e.message)}`);
     return 128;
   }
   const err = e as Error;
-  say(`fatal: ${oneLine(err?.message ?? String(e))}`);
-  if (env.GIT_UNDO_DEBUG) write(2, `${err?.stack ?? ""}\n`);
+  say(output, `fatal: ${oneLine(err?.message ?? String(e))}`);
+  if (output.io.env.GIT_UNDO_DEBUG) output.write(2, `${err?.stack ?? ""}\n`);
   return 128;
 }
 
 /**
  * One command run to its end in `io`'s folder, with its environment and
- * streams: the exit code, every failure worded. Each starts from fresh output
- * state, so that several can run one after another in one process (the tests
- * do, each with its own io).
+ * streams: the exit code, every failure worded. Each gets its own context
+ * (cli/context.ts: its output's state), so that several can run one after
+ * another in one process (the tests do, each with its own io).
  */
 export async function runCommand(argv: string[], io: CommandIO): Promise<number> {
-  useIO(io);
-  resetOutput();
-  resetPager();
-  resetConfigWarnings();
   seamsFromEnv(io.env);
   useProcesses(processesFor(io.env.GIT_UNDO_PROCESS_TABLE, OWN_PROCESS));
+  // A command line that cannot be read is worded with the io as given.
+  let ctx = new CommandContext(io);
   let code: number;
   try {
-    code = await main(argv, io);
+    traceStart(io.env, ownCpuMs);
+    const line = readCommandLine(argv, io);
+    ctx = new CommandContext(line.io, line.options);
+    code = await dispatch(line.argv, ctx, argv, io);
   } catch (e) {
-    code = await report(e, io.env);
+    code = await report(e, ctx.output);
   }
-  await endPager();
+  await ctx.pager.end();
   traceEnd();
   return code;
 }
@@ -270,7 +258,7 @@ function processCwd(): string {
 
 /** The command line run to its end, in the process's folder, environment and terminal, as the process's exit code. */
 export async function run(argv: string[]): Promise<never> {
-  const io: CommandIO = { cwd: processCwd(), env: process.env, stdout: null, stderr: null, runtime: process.execPath, terminal: processTerminal, guard: processGuard, host: processHost };
+  const io: CommandIO = { cwd: processCwd(), env: process.env, stdout: null, stderr: null, runtime: process.execPath, terminal: processTerminal, guard: processGuard, host: processHost(process.env) };
   process.exit(await runCommand(argv, io));
 }
 

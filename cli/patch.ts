@@ -11,12 +11,10 @@ import { decodeBytes } from "../core/bytes.ts";
 import type { ObjectId } from "../core/format/index.ts";
 import { captureLive } from "../core/capture.ts";
 import type { Repo } from "../core/repo.ts";
-import { colorEnabled, colorFlagGiven, colorWhen, write, writeBytes } from "./ui.ts";
-import { startPager } from "./pager.ts";
 import { outputColumns } from "./wrap.ts";
-import { commandEnv } from "./io.ts";
+import type { CommandContext } from "./context.ts";
 
-export async function showPatch(repo: Repo, snaps: readonly SnapshotEntry[], snap: Snapshot, against: number | null): Promise<number> {
+export async function showPatch(ctx: CommandContext, repo: Repo, snaps: readonly SnapshotEntry[], snap: Snapshot, against: number | null): Promise<number> {
   const [base, target] = await Promise.all([
     // The current state is read as the recorder reads it (untracked files
     // included) without recording anything.
@@ -25,15 +23,16 @@ export async function showPatch(repo: Repo, snaps: readonly SnapshotEntry[], sna
   ]);
   const pair = treePair(base, target);
   if (!pair) throw refuse("no files to compare: this repository records refs and HEAD only");
-  return gitDiff(repo, (color) => diffArgs(pair, color));
+  return gitDiff(ctx, repo, (color) => diffArgs(pair, color));
 }
 
 /**
  * Git's own diff, run for the user to see: Git decides colour and paging
  * itself, unless the user told us. `args` gets the colour to pass on.
  */
-export async function gitDiff(repo: Repo, args: (color: "always" | "never" | "auto" | undefined) => string[]): Promise<number> {
-  const color = colorFlagGiven() ? colorWhen() : commandEnv("NO_COLOR") ? "never" : undefined;
+export async function gitDiff(ctx: CommandContext, repo: Repo, args: (color: "always" | "never" | "auto" | undefined) => string[]): Promise<number> {
+  const { output } = ctx;
+  const color = output.colorFlagGiven() ? output.colorWhen() : ctx.io.env.NO_COLOR ? "never" : undefined;
   const code = await repo.git.runInteractive(args(color));
   // A pager the user quit early is not an error (Git exits 141 on SIGPIPE).
   return code === 0 || code === 141 ? 0 : 128;
@@ -48,14 +47,15 @@ const FILE_SECTION = /^diff --git "?a\/(?:index|worktree)\//;
  * Git, because the refs, HEAD and stash records are a snapshot's text (a
  * fetched one's stash message may hold terminal sequences): every line from
  * them, every header and path, and every --stat or --name-only line goes
- * through the escaping every other output has (cli/ui.ts write). The lines of
+ * through the escaping every other output has (cli/ui.ts Output.write). The lines of
  * the files themselves are written as Git prints them, as `git diff` would
  * show them. Paged as `git undo show` is.
  */
-export async function printStateDiff(repo: Repo, from: ObjectId, to: ObjectId, format: DiffFormat): Promise<number> {
-  await startPager(repo);
-  const columns = outputColumns(1);
-  const { stdout } = await repo.git.run(stateDiffArgs(from, to, format, colorEnabled() ? "always" : "never"), columns === null ? {} : { env: { COLUMNS: String(columns) } });
+export async function printStateDiff(ctx: CommandContext, repo: Repo, from: ObjectId, to: ObjectId, format: DiffFormat): Promise<number> {
+  const { write, writeBytes } = ctx.output;
+  await ctx.pager.start(repo);
+  const columns = outputColumns(ctx.io, 1);
+  const { stdout } = await repo.git.run(stateDiffArgs(from, to, format, ctx.output.colorEnabled() ? "always" : "never"), columns === null ? {} : { env: { COLUMNS: String(columns) } });
   let fileSection = false; // a file's diff (index/, worktree/), not a record's
   let inHunks = false; // past its header
   let start = 0;

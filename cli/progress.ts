@@ -12,22 +12,21 @@
 // interrupt, and the interrupt ends the command with 130, as the shell counts it.
 import type { SpinnerResult } from "@clack/prompts";
 import { seams } from "../core/seams.ts";
-import { isTerminal } from "./ui.ts";
-import { commandIO } from "./io.ts";
-import type { ProcessHost } from "./host.ts";
+import type { Output } from "./ui.ts";
+import type { ProcessHost } from "./io.ts";
 
 /** Work done sooner shows nothing. */
 const SHOW_AFTER_MS = 400;
 /** 128 + SIGINT, the status a shell gives a command ended by Ctrl-C. */
 const INTERRUPTED = 130;
 
-/** Run `work` with a spinner saying `label` on stderr when stderr is a terminal and the work takes a while. */
-export async function withSpinner<T>(label: string, work: () => Promise<T>): Promise<T> {
+/** Run `work` with a spinner saying `label` on the command's stderr when that is a terminal and the work takes a while. */
+export async function withSpinner<T>(output: Output, label: string, work: () => Promise<T>): Promise<T> {
   const slow = seams.slowWorkMs;
   const run = slow ? () => Bun.sleep(slow).then(work) : work;
-  const io = commandIO();
+  const io = output.io;
   const host = io.host;
-  if (!host || io.env.CI === "true" || !(await isTerminal(2))) return run();
+  if (!host || io.env.CI === "true" || !(await output.isTerminal(2))) return run();
   let ended = false;
   let spin: SpinnerResult | null = null;
   const timer = setTimeout(() => {

@@ -1,7 +1,7 @@
 // Fitting output to the terminal's width in words: a long line is broken at
 // spaces (the terminal would break it mid-word), and a row of key hints drops
 // whole items rather than being cut inside one.
-import { commandEnv, commandIO } from "./io.ts";
+import type { CommandIO } from "./io.ts";
 
 /** Lines no longer than this are never measured against the terminal: asking its width starts a process (stty, cli/host.ts). */
 const NARROWEST = 60;
@@ -11,13 +11,12 @@ const SGR = /\x1b\[[0-9;:]*m/g;
 const widthOf = (s: string): number => Bun.stringWidth(s.replace(SGR, ""));
 
 /**
- * The columns output to `fd` has: COLUMNS when it is a positive number (as Git
+ * The columns output to `io`'s `fd` has: COLUMNS when it is a positive number (as Git
  * reads it), else the terminal's; null for a pipe or a file, whose lines stay whole.
  */
-export function outputColumns(fd: 1 | 2): number | null {
-  const env = commandEnv("COLUMNS");
+export function outputColumns(io: CommandIO, fd: 1 | 2): number | null {
+  const env = io.env.COLUMNS;
   if (env !== undefined && /^[1-9][0-9]*$/.test(env.trim())) return Number(env.trim());
-  const io = commandIO();
   if ((fd === 1 ? io.stdout : io.stderr) !== null || !io.host) return null;
   return io.host.columns(fd);
 }
@@ -47,10 +46,10 @@ export function wrapWords(line: string, width: number): string[] {
   return out;
 }
 
-/** Lines for `fd`, each fitted to its width in words; as they are where the width is unknown. */
-export function fitToOutput(lines: readonly string[], fd: 1 | 2): string[] {
+/** Lines for `io`'s `fd`, each fitted to its width in words; as they are where the width is unknown. */
+export function fitToOutput(io: CommandIO, lines: readonly string[], fd: 1 | 2): string[] {
   if (!lines.some((l) => widthOf(l) > NARROWEST)) return [...lines];
-  const columns = outputColumns(fd);
+  const columns = outputColumns(io, fd);
   // The last column stays free: a terminal that has just filled a line may wrap before the newline.
   return columns === null ? [...lines] : lines.flatMap((l) => wrapWords(l, Math.max(20, columns - 1)));
 }

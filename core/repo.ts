@@ -251,15 +251,7 @@ async function discover(at: Place, overrides: Record<string, string> = {}): Prom
     cwd: at.cwd,
     env: at.env,
   };
-  for (const listener of openListeners) listener(repo);
   return repo;
-}
-
-type RepoListener = (repo: Repo) => void;
-const openListeners: RepoListener[] = [];
-/** Called with every repository openRepo finds: lets the CLI apply color.ui without reading the config twice. */
-export function onRepoOpened(listener: RepoListener): void {
-  openListeners.push(listener);
 }
 
 /** What one `git config --list` gives: git-undo's settings, every key, and a digest of them all. */

@@ -115,10 +115,10 @@ test("loading picocolors leaves FORCE_COLOR as it was, set or not", () => {
   const before = process.env.FORCE_COLOR;
   try {
     delete process.env.FORCE_COLOR;
-    expect(loadPicocolors().createColors(true).red("x")).toBe("\x1b[31mx\x1b[39m");
+    expect(loadPicocolors(process.env).createColors(true).red("x")).toBe("\x1b[31mx\x1b[39m");
     expect("FORCE_COLOR" in process.env).toBe(false);
     process.env.FORCE_COLOR = "0";
-    loadPicocolors();
+    loadPicocolors(process.env);
     expect(process.env.FORCE_COLOR).toBe("0");
   } finally {
     if (before === undefined) delete process.env.FORCE_COLOR;

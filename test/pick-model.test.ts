@@ -8,7 +8,7 @@ import type { LostItem } from "../core/find/lost.ts";
 import { contentQuery, lostRowsOf, PickModel, rowsOf } from "../cli/pick/model.ts";
 import { renderFrame, type View } from "../cli/pick/render.ts";
 import { fit } from "../cli/pick/text.ts";
-import { setColor } from "../cli/ui.ts";
+import { fixedPalette } from "../cli/ui.ts";
 
 function snap(number: number, summary: string, head = "main", kind: "change" | "manual" | "restore" = "change"): SnapshotEntry {
   return {
@@ -116,14 +116,13 @@ test("a failed preview is reported, not retried in a loop", async () => {
 });
 
 test("fit cuts to the width with an ellipsis, keeps colours closed, expands tabs", async () => {
-  expect(fit("abcdef", 4)).toBe("abc…");
-  expect(fit("abc", 6, true)).toBe("abc   ");
-  setColor(true);
-  expect(fit("\x1b[31mred text\x1b[39m", 4)).toBe("\x1b[31mred…\x1b[0m");
-  setColor(false);
-  expect(Bun.stringWidth(fit("日本語のテキスト", 5))).toBeLessThanOrEqual(5);
-  expect(fit("a\tb", 20)).toBe("a       b");
-  expect(fit("new\nline", 20)).toBe("new\\nline");
+  const plain = fixedPalette(false);
+  expect(fit(plain, "abcdef", 4)).toBe("abc…");
+  expect(fit(plain, "abc", 6, true)).toBe("abc   ");
+  expect(fit(fixedPalette(true), "\x1b[31mred text\x1b[39m", 4)).toBe("\x1b[31mred…\x1b[0m");
+  expect(Bun.stringWidth(fit(plain, "日本語のテキスト", 5))).toBeLessThanOrEqual(5);
+  expect(fit(plain, "a\tb", 20)).toBe("a       b");
+  expect(fit(plain, "new\nline", 20)).toBe("new\\nline");
 });
 
 test("a filter starting with ? shows the rows a file search found, keeping the old rows while it runs", async () => {
@@ -188,7 +187,7 @@ test("the picker draws the lost section under its title; its preview says what r
   const m = new PickModel(rowsOf(snaps, 3));
   m.setLost(lostRowsOf(lostItems, 7));
   const pending = () => ({ state: "pending" }) as const;
-  const view: View = { model: m, phase: "active", mode: "summary", diffTop: 0, typing: false, confirmYes: true, action: { kind: "restore" }, note: null, preview: pending, gist: pending };
+  const view: View = { model: m, color: fixedPalette(false), phase: "active", mode: "summary", diffTop: 0, typing: false, confirmYes: true, action: { kind: "restore" }, note: null, preview: pending, gist: pending };
   m.end();
   m.move(-2); // the stash entry
   const frame = renderFrame(view, 140, 30);

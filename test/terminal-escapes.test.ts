@@ -9,7 +9,7 @@ import type { TestRepo } from "./helpers/repo.ts";
 import { hasTmux, Terminal } from "./helpers/tmux.ts";
 import { escapeControls } from "../core/text.ts";
 import { fit, printable } from "../cli/pick/text.ts";
-import { setColor, visibleSgr } from "../cli/ui.ts";
+import { fixedPalette, visibleSgr } from "../cli/ui.ts";
 
 const CONCEAL = "\x1b[8m";
 const SUMMARY = `fix ${CONCEAL}hidden\x1b[0m \u009b2J \u202eevil\u202c \u200bzero end`;
@@ -49,7 +49,6 @@ function hostileVictim(): TestRepo {
 const terminals: Terminal[] = [];
 afterEach(() => {
   for (const t of terminals.splice(0)) t.kill();
-  setColor(false);
 });
 
 test("list, show, restore --dry-run, restore and undo escape every hostile character; the plan stays visible", () => {
@@ -117,16 +116,14 @@ test("the picker's text: printable escapes C1 and bidi characters; fit draws onl
   expect(printable(`a\u009bb\u202ec\x1b[8md`)).toBe("a\\x9bb\\u{202e}c\\e[8md");
   // A line as Git's coloured diff gives it, holding the snapshot's file content.
   const line = `\x1b[32m+\x1b[2J\x1b[8msecret\u202e\x1b[m`;
-  setColor(true);
-  const drawn = fit(line, 60);
+  const drawn = fit(fixedPalette(true), line, 60);
   expect(drawn).toContain("\x1b[32m+");
   expect(drawn).not.toContain(CONCEAL);
   expect(drawn).not.toContain("\x1b[2J");
   expect(drawn).toContain("\\e[2J\\e[8msecret\\u{202e}");
-  setColor(false);
   // With colours off only reverse video and the reset are drawn (the picker's highlighted row).
-  expect(fit(line, 60)).toBe("\\e[32m+\\e[2J\\e[8msecret\\u{202e}\x1b[m\x1b[0m");
-  expect(fit("\x1b[7mrow\x1b[27m", 60)).toBe("\x1b[7mrow\x1b[27m\x1b[0m");
+  expect(fit(fixedPalette(false), line, 60)).toBe("\\e[32m+\\e[2J\\e[8msecret\\u{202e}\x1b[m\x1b[0m");
+  expect(fit(fixedPalette(false), "\x1b[7mrow\x1b[27m", 60)).toBe("\x1b[7mrow\x1b[27m\x1b[0m");
 });
 
 test.skipIf(!hasTmux())("the picker shows a hostile snapshot's summary, branch, plan and diff escaped", async () => {

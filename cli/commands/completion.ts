@@ -9,7 +9,6 @@ import { usage } from "../../core/errors.ts";
 import { TOOLKIT_ROOT } from "../../core/hooks/template.ts";
 import type { Command } from "../command.ts";
 import type { CommandIO } from "../io.ts";
-import { write } from "../ui.ts";
 
 /** cli/install-completion run with `args`, in the command's folder and environment. */
 export function runInstallCompletion(io: CommandIO, args: readonly string[]): { code: number; stdout: string; stderr: string } {
@@ -29,11 +28,12 @@ export const completion: Command = {
   ].join("\n"),
   options: {},
   takesArguments: true,
-  async run({ positionals }, io) {
+  async run({ positionals }, ctx) {
+    const { write } = ctx.output;
     if (positionals.length !== 1 || positionals[0] !== "install") {
       throw usage(`git undo completion takes one word, install${positionals.length ? ` (got '${positionals.join(" ")}')` : ""}: git undo completion install`);
     }
-    const r = runInstallCompletion(io, []);
+    const r = runInstallCompletion(ctx.io, []);
     write(1, r.stdout);
     write(2, r.stderr);
     return r.code === 0 ? 0 : 1;

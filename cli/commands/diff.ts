@@ -5,7 +5,7 @@ import { isReadable, type Snapshot, type SnapshotEntry } from "../../core/format
 import { listSnapshots, readableSnapshot, resolveSnapshotArg } from "../../core/snapshots/history.ts";
 import { loadState } from "../../core/snapshots/read-state.ts";
 import type { DiffFormat } from "../../core/patch.ts";
-import { hashLengthOf, openRepo } from "../../core/repo.ts";
+import { hashLengthOf } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
 import { printStateDiff } from "../patch.ts";
 
@@ -26,11 +26,11 @@ export const diff: Command = {
   ].join("\n"),
   options: { stat: { type: "boolean" }, "name-only": { type: "boolean" } },
   takesArguments: true,
-  async run({ values, positionals }, io) {
+  async run({ values, positionals }, ctx) {
     if (positionals.length < 1 || positionals.length > 2) throw usage("git undo diff takes one or two snapshot numbers, such as 'git undo diff 12' or 'git undo diff 10 12'");
     if (values.stat && values["name-only"]) throw usage("--stat and --name-only cannot be used together");
     const format: DiffFormat = values.stat ? "stat" : values["name-only"] ? "name-only" : "patch";
-    const repo = await openRepo(io);
+    const repo = await ctx.openRepo();
     const snaps = await listSnapshots(repo);
     const numbers = await Promise.all(positionals.map((arg) => resolveSnapshotArg(repo, arg, snaps)));
     const first = readableSnapshot(snaps, numbers[0]!);
@@ -42,7 +42,7 @@ export const diff: Command = {
         return loadState(repo, s.tree, `snapshot #${s.number}`);
       }),
     );
-    return printStateDiff(repo, from, to, format);
+    return printStateDiff(ctx, repo, from, to, format);
   },
 };
 

@@ -20,17 +20,16 @@ import { indexLockHolder, inspectLock } from "../../core/lock.ts";
 import { ownerTag } from "../../core/files.ts";
 import { killedWriteLocks, recordingRemoves, refLocks, STALE_REF_LOCK_MS } from "../../core/git-data/refs/locks.ts";
 import { readRefState } from "../../core/git-data/refs/store.ts";
-import { openRepo } from "../../core/repo.ts";
 import { liveWorker, markAge } from "../../worker/protocol.ts";
 import { lastLogLines } from "../../core/worker-files.ts";
 import { processes } from "../../core/git-data/proc/index.ts";
 import { filesLeftOut } from "../../core/git-data/index/trees.ts";
 import { escapeControls } from "../../core/text.ts";
 import type { Command } from "../command.ts";
-import { color, out, sizeText } from "../ui.ts";
+import { sizeText } from "../ui.ts";
 import { numberRuns, spaceLine } from "./gc.ts";
 import { brokenUndoFiles, undoFile, type UndoFile } from "../../core/undo-files.ts";
-import { fallbackText, problemsWordedByCommand, problemText } from "../config-words.ts";
+import { fallbackText, problemText } from "../config-words.ts";
 import { errorText, wordedLogMessage } from "../refusal-words.ts";
 import { runInstallCompletion } from "./completion.ts";
 
@@ -122,9 +121,10 @@ export const doctor: Command = {
   name: "doctor",
   usage: "git undo doctor\n\nExits 1 when it finds a problem.",
   options: {},
-  async run(_, io) {
-    problemsWordedByCommand("all"); // listed below, each with what applies instead
-    const repo = await openRepo(io);
+  async run(_, ctx) {
+    const { color, out } = ctx.output;
+    ctx.configWarnings.wordedByCommand("all"); // listed below, each with what applies instead
+    const repo = await ctx.openRepo();
     let problems = 0;
     const ok = (msg: string) => out(`${color.green("ok")}       ${msg}`);
     const bad = (msg: string) => {
@@ -170,7 +170,7 @@ export const doctor: Command = {
     }
     if (offSubmodules.length > 1) note("or turn it on in every submodule at once: git submodule foreach --recursive git undo init");
 
-    const bun = hookBun(io.env, io.runtime);
+    const bun = hookBun(ctx.io.env, ctx.io.runtime);
     const bunsSeen = new Set<string>();
     const files = hookStatus(folder, TOOLKIT_ROOT, bun);
     if (undoHook) {
@@ -229,7 +229,7 @@ export const doctor: Command = {
     }
     // Started as the hooks start it (cli/start-worker): the Bun they name, or the one the launcher would find.
     const startWorker = (named: string) =>
-      Bun.spawnSync({ cmd: ["sh", join(TOOLKIT_ROOT, "cli", "start-worker"), named, "--check"], cwd: repo.cwd, env: { ...io.env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+      Bun.spawnSync({ cmd: ["sh", join(TOOLKIT_ROOT, "cli", "start-worker"), named, "--check"], cwd: repo.cwd, env: { ...ctx.io.env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
     const starts = (r: ReturnType<typeof startWorker>) => r.exitCode === 0 && r.stdout.toString().trim() === "ok";
     for (const b of bunsSeen) {
       if (executable(b)) continue;
@@ -268,7 +268,7 @@ export const doctor: Command = {
     }
 
     // Shell completion, which npm's install script sets up (and npm 11.19+ skips): the files where this install puts them.
-    const completion = runInstallCompletion(io, ["--check"]);
+    const completion = runInstallCompletion(ctx.io, ["--check"]);
     const noCompletion = completion.stdout.split("\n").filter(Boolean).map((line) => line.split(" ")[0]);
     if (completion.code === 1 && noCompletion.length) {
       note(`shell completion is not set up for ${noCompletion.join(", ")}; 'git undo completion install' sets it up`);
@@ -344,7 +344,7 @@ export const doctor: Command = {
     // What answers to `git undo`: Git looks in its exec path, then PATH, and only then at aliases.
     const ours = real(join(TOOLKIT_ROOT, "cli", "git-undo"));
     const execPath = await repo.git.line(["--exec-path"]);
-    const dirs = [execPath, ...(io.env.PATH ?? "").split(":").filter(Boolean)];
+    const dirs = [execPath, ...(ctx.io.env.PATH ?? "").split(":").filter(Boolean)];
     const found = dirs.map((d) => join(d, "git-undo")).find(executable);
     const launcher = found === undefined ? undefined : launcherOf(found);
     const alias = await repo.git.run(["config", "--get", "alias.undo"], { okExit: [1] });

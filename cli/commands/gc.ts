@@ -1,14 +1,14 @@
 // git undo gc: forget snapshots older than undo.expire, never the newest, and
 // those that need objects the repository lost.
 import { refuse } from "../../core/errors.ts";
-import { problemsWordedByCommand, problemText } from "../config-words.ts";
+import { problemText } from "../config-words.ts";
 import { listSnapshots } from "../../core/snapshots/history.ts";
-import { openRepo, parseAge, type Repo } from "../../core/repo.ts";
+import { parseAge, type Repo } from "../../core/repo.ts";
 import { dropDamagedSnapshots, expireSnapshots, type DamagedDrop } from "../../core/snapshots/gc.ts";
 import { recordLocked } from "../../core/record.ts";
 import { objectStoreSize, snapshotSpace, spaceFreedBy } from "../../core/snapshots/space.ts";
 import { str, type Command } from "../command.ts";
-import { out, sizeText } from "../ui.ts";
+import { sizeText } from "../ui.ts";
 import { withSpinner } from "../progress.ts";
 
 export const gc: Command = {
@@ -27,41 +27,42 @@ export const gc: Command = {
     "deleted snapshots held stay in .git until 'git gc' prunes them.",
   ].join("\n"),
   options: { expire: { type: "string" }, "dry-run": { type: "boolean", short: "n" } },
-  async run({ values }, io) {
+  async run({ values }, ctx) {
+    const { out } = ctx.output;
     const given = str(values.expire);
     const ageGiven = given === undefined ? undefined : parseAge("--expire", given);
     // Without --expire, gc acts on undo.expire: a value it cannot read is its refusal, not a warning.
-    if (given === undefined) problemsWordedByCommand(["undo.expire"]);
-    const repo = await openRepo(io);
+    if (given === undefined) ctx.configWarnings.wordedByCommand(["undo.expire"]);
+    const repo = await ctx.openRepo();
     const bad = repo.config.problems.find((p) => p.key === "undo.expire");
     if (given === undefined && bad) throw refuse(`${problemText(bad)}; git undo gc deletes nothing until it is fixed (or is given --expire <age>)`);
     const age = ageGiven !== undefined ? ageGiven : repo.config.expireSeconds;
     const dryRun = Boolean(values["dry-run"]);
     // Snapshots that need objects the repository lost go first, whatever their age: Git's own gc fails on them.
-    const damaged = await withSpinner("checking the snapshots' objects", async () => dropDamagedSnapshots(repo, await listSnapshots(repo), recordLocked, { dryRun }));
+    const damaged = await withSpinner(ctx.output, "checking the snapshots' objects", async () => dropDamagedSnapshots(repo, await listSnapshots(repo), recordLocked, { dryRun }));
     if (damaged.doomed.length) for (const line of damagedLines(damaged, dryRun)) out(line);
     const gone = new Set(damaged.doomed.map((s) => s.number));
-    const doomed = await withSpinner(dryRun ? "finding expired snapshots" : "deleting expired snapshots", async () =>
+    const doomed = await withSpinner(ctx.output, dryRun ? "finding expired snapshots" : "deleting expired snapshots", async () =>
       expireSnapshots(repo, (await listSnapshots(repo)).filter((s) => !gone.has(s.number)), age, { dryRun }),
     );
     if (doomed.length === 0 && damaged.doomed.length) {
-      out(await withSpinner("measuring the snapshots' space", () => spaceLine(repo)));
+      out(await withSpinner(ctx.output, "measuring the snapshots' space", () => spaceLine(repo)));
       return 0;
     }
     if (doomed.length === 0) {
       out(age === null ? "nothing to delete: snapshots never expire" : "nothing to delete");
-      out(await withSpinner("measuring the snapshots' space", () => spaceLine(repo)));
+      out(await withSpinner(ctx.output, "measuring the snapshots' space", () => spaceLine(repo)));
       return 1; // nothing to do, as the README says
     }
     const numbers = numberRuns(doomed.map((s) => s.number));
     const n = `${doomed.length} snapshot${doomed.length === 1 ? "" : "s"}`;
     out(dryRun ? `would delete ${n}: ${numbers}` : `deleted ${n}: ${numbers}`);
     if (dryRun) {
-      const freed = await withSpinner("measuring what they hold", () => measured(() => spaceFreedBy(repo, doomed)));
+      const freed = await withSpinner(ctx.output, "measuring what they hold", () => measured(() => spaceFreedBy(repo, doomed)));
       if (typeof freed === "string") out(`what that would free is unknown: ${freed}`);
       else out(`that would free ${sizeText(freed.bytes)} (${objectCount(freed.objects)} only ${doomed.length === 1 ? "it holds" : "they hold"}; 'git gc' then prunes them)`);
     }
-    out(await withSpinner("measuring the snapshots' space", () => spaceLine(repo)));
+    out(await withSpinner(ctx.output, "measuring the snapshots' space", () => spaceLine(repo)));
     return 0;
   },
 };

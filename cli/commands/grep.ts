@@ -4,10 +4,9 @@ import { isReadable, type Snapshot } from "../../core/format/index.ts";
 import { grepLost, grepSnapshots, type GrepMatch, type GrepOptions } from "../../core/find/index.ts";
 import { findLost } from "../../core/find/lost.ts";
 import { listSnapshots, readableSnapshot, resolveSnapshotArg } from "../../core/snapshots/history.ts";
-import { openRepo } from "../../core/repo.ts";
 import { escapeControls } from "../../core/text.ts";
 import { type Command } from "../command.ts";
-import { color, json, out } from "../ui.ts";
+import type { Palette } from "../ui.ts";
 import { numberRuns } from "./gc.ts";
 import { withSpinner } from "../progress.ts";
 
@@ -44,12 +43,13 @@ export const grep: Command = {
     json: { type: "boolean" },
   },
   takesArguments: true,
-  async run({ values, positionals }, io) {
+  async run({ values, positionals }, ctx) {
+    const { json, out } = ctx.output;
     const [pattern, ...which] = positionals;
     if (pattern === undefined) throw usage("git undo grep needs a pattern, such as 'git undo grep TODO --all'");
     if (values.all && which.length) throw usage("git undo grep takes snapshot numbers or --all, not both");
     if (!values.all && !which.length && !values.lost) throw usage("git undo grep needs what to search: snapshot numbers (git undo grep <pattern> 12), --all or --lost");
-    const repo = await openRepo(io);
+    const repo = await ctx.openRepo();
     const opts: GrepOptions = { ignoreCase: Boolean(values["ignore-case"]), fixedStrings: Boolean(values["fixed-strings"]), extendedRegexp: Boolean(values["extended-regexp"]) };
     const searchSnapshots = async (): Promise<GrepMatch[]> => {
       if (!values.all && !which.length) return [];
@@ -69,16 +69,16 @@ export const grep: Command = {
       return { matches: await grepLost(repo, work, pattern, opts), abbrev: work.abbrev };
     };
     const label = values.all ? "searching every snapshot" : "searching";
-    const [inSnapshots, lost] = await withSpinner(label, () => Promise.all([searchSnapshots(), searchLost()]));
+    const [inSnapshots, lost] = await withSpinner(ctx.output, label, () => Promise.all([searchSnapshots(), searchLost()]));
     const matches = [...inSnapshots, ...lost.matches];
     if (values.json) json(matches);
-    else for (const m of matches) out(matchLine(m, lost.abbrev));
+    else for (const m of matches) out(matchLine(ctx.output.color, m, lost.abbrev));
     return matches.length ? 0 : 1;
   },
 };
 
 /** `#4-#6,#9 src/a.c:12:text`, `#3 stash@{0}:a.c:1:text`, `lost 1a2b3c4 a.c:1:text`. */
-function matchLine(m: GrepMatch, abbrev: number): string {
+function matchLine(color: Palette, m: GrepMatch, abbrev: number): string {
   const where = m.lost ? `lost ${m.lost.id.slice(0, abbrev)}` : numberRuns(m.snapshots).replace(/, /g, ",");
   const path = `${m.stash !== undefined ? `stash@{${m.stash}}:` : ""}${m.path === null ? "(no name)" : m.path}`;
   return `${color.yellow(where)} ${color.magenta(escapeControls(path))}:${color.green(String(m.line))}:${escapeControls(m.text)}`;

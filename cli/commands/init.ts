@@ -17,9 +17,8 @@ import { gitVersion, versionAtLeast } from "../../core/git.ts";
 import { hookBun, hookCallLine, TOOLKIT_ROOT } from "../../core/hooks/template.ts";
 import { refuse } from "../../core/errors.ts";
 import { record } from "../../core/record.ts";
-import { openRepo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
-import { isTerminal, out } from "../ui.ts";
+import type { Output } from "../ui.ts";
 import { escapeControls } from "../../core/text.ts";
 import { withSpinner } from "../progress.ts";
 import { installGuard, type GuardInstall } from "../../core/guard.ts";
@@ -91,8 +90,8 @@ const SAID_CONFIG: Record<ConfigHookAction, string> = {
  * (@clack/prompts' confirm); anywhere else (a script, a pipe) never: init
  * then refuses with the ways on, and --chain says yes in advance.
  */
-async function askToChain(hooks: readonly Unchained[]): Promise<boolean> {
-  if (!(await isTerminal(0)) || !(await isTerminal(1))) return false;
+async function askToChain(output: Output, hooks: readonly Unchained[]): Promise<boolean> {
+  if (!(await output.isTerminal(0)) || !(await output.isTerminal(1))) return false;
   const { confirm, isCancel } = await import("@clack/prompts");
   const which = hooks.map((u) => `${u.path} is ${u.why === "symlink" ? `a symbolic link (to ${u.detail})` : `not a shell script (${u.detail})`}`);
   const answer = await confirm({
@@ -123,9 +122,10 @@ export const init: Command = {
     "                     its exit status ('git undo uninstall' puts yours back)",
   ].join("\n"),
   options: { "global-hooks": { type: "boolean" }, "file-hooks": { type: "boolean" }, chain: { type: "boolean" } },
-  async run({ values }, io) {
-    const repo = await openRepo(io);
-    const bun = hookBun(io.env, io.runtime);
+  async run({ values }, ctx) {
+    const { out } = ctx.output;
+    const repo = await ctx.openRepo();
+    const bun = hookBun(ctx.io.env, ctx.io.runtime);
     const configHooks = versionAtLeast(await gitVersion(repo.git), CONFIG_HOOKS_SINCE);
     const viaConfig = !values["file-hooks"] && configHooks;
     if (viaConfig) {
@@ -144,7 +144,7 @@ export const init: Command = {
       const options = { bun, globalHooks: Boolean(values["global-hooks"]) };
       let plan = await planInstall(repo, { ...options, chain: Boolean(values.chain) });
       if (plan.unchained.length) {
-        if (!(await askToChain(plan.unchained))) throw refuse(unchainedText(plan.unchained, { configHooks, bun }));
+        if (!(await askToChain(ctx.output, plan.unchained))) throw refuse(unchainedText(plan.unchained, { configHooks, bun }));
         plan = await planInstall(repo, { ...options, chain: true });
       }
       applyInstall(repo, plan);
@@ -160,7 +160,7 @@ export const init: Command = {
     if ((await hideSnapshotDecorations(repo)) === "added") {
       out(`added log.excludeDecoration=${EXCLUDED_DECORATION} to ${repo.commonDir}/config (git log does not label commits with snapshot refs)`);
     }
-    const result = await withSpinner("recording the first snapshot", () => record(repo, { kind: "change" }));
+    const result = await withSpinner(ctx.output, "recording the first snapshot", () => record(repo, { kind: "change" }));
     if (result.created) out(`#${result.snapshot.number} ${escapeControls(result.snapshot.summary)}`);
     else out(`no change since #${result.latest.number}`);
     out("git-undo now records a snapshot after every Git command in this repository.");

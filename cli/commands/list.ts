@@ -6,14 +6,13 @@ import { escapeControls } from "../../core/text.ts";
 import { lostChanging, pickaxeProblem, snapshotsBetween, snapshotsChanging, type Pickaxe, type PickaxeProblem } from "../../core/find/index.ts";
 import { findLost } from "../../core/find/lost.ts";
 import { checkStates, decodeNewest, decodeSnapshots, position, readOwnSnapshots, streakOrigin } from "../../core/snapshots/history.ts";
-import { openRepo, snapshotPrefixFor, undoDirFor, type Repo } from "../../core/repo.ts";
+import { snapshotPrefixFor, undoDirFor, type Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../worker/protocol.ts";
 import { scanNewestUndoRefs, scanUndoRefs, type SnapshotRef } from "../../core/git-data/refs/index.ts";
 import { count, str, type Command } from "../command.ts";
-import { startPager } from "../pager.ts";
 import { fit } from "../pick/text.ts";
 import { outputColumns } from "../wrap.ts";
-import { color, isoDate, json, out, RECORDING_OFF, relativeAge } from "../ui.ts";
+import { isoDate, RECORDING_OFF, relativeAge, type Palette } from "../ui.ts";
 import { hooksEnabled } from "../../core/hooks/enabled.ts";
 
 interface Sequence {
@@ -86,8 +85,8 @@ const pad = (text: string, columns: number) => text + " ".repeat(Math.max(0, col
  * One row. A pipe gets it whole; on a terminal (its width known) it is cut
  * with an ellipsis so that it never wraps, as the branch name is to its column.
  */
-function line(s: SnapshotEntry, current: number | null, cols: Columns, before: number | null = null): string {
-  const fitted = (row: string) => (cols.width === null ? row : fit(row, cols.width - 1));
+function line(color: Palette, s: SnapshotEntry, current: number | null, cols: Columns, before: number | null = null): string {
+  const fitted = (row: string) => (cols.width === null ? row : fit(color, row, cols.width - 1));
   // `<`: where you were before the restores at the end (git undo restore <it> returns there).
   const mark = s.number === current ? color.green("*") : s.number === before ? color.yellow("<") : " ";
   const num = color.yellow(pad(`#${s.number}`, cols.number));
@@ -95,7 +94,7 @@ function line(s: SnapshotEntry, current: number | null, cols: Columns, before: n
   if (!isReadable(s)) return fitted(`${mark} ${num} ${color.red(pad("unreadable", 8))} ${age} ${s.foreign ? `${color.yellow("(fetched)")} ` : ""}${color.dim(escapeControls(s.reason))}`);
   const kind = (s.trailers.kind === "restore" ? color.magenta : color.dim)(pad(s.trailers.kind, 8));
   const branch = escapeControls(s.trailers.head);
-  const head = color.cyan(pad(cols.width === null ? branch : fit(branch, cols.head), cols.head));
+  const head = color.cyan(pad(cols.width === null ? branch : fit(color, branch, cols.head), cols.head));
   const elsewhere = s.foreign ? `${color.yellow("(fetched)")} ` : "";
   return fitted(`${mark} ${num} ${kind} ${color.dim(age)} ${head} ${elsewhere}${userSummary(s.summary)}`);
 }
@@ -151,8 +150,9 @@ export const list: Command = {
   },
   // Pathspecs, as `git log -- <path>` takes them.
   takesArguments: true,
-  async run({ values, positionals, afterDashes }, io) {
-    const repo = await openRepo(io);
+  async run({ values, positionals, afterDashes }, ctx) {
+    const { color, json, out } = ctx.output;
+    const repo = await ctx.openRepo();
     const limit = count("-n", str(values["max-count"]));
     const since = str(values.since);
     const until = str(values.until);
@@ -202,9 +202,9 @@ export const list: Command = {
       json(rows);
       return 0;
     }
-    await startPager(repo);
+    await ctx.pager.start(repo);
     // One set of columns for every row printed, so that the worktrees' lists line up too.
-    const cols = columnsFor(seqs.flatMap((q) => newestFirst(q)), outputColumns(1));
+    const cols = columnsFor(seqs.flatMap((q) => newestFirst(q)), outputColumns(ctx.io, 1));
     for (const [i, q] of seqs.entries()) {
       if (values["all-worktrees"]) {
         if (i > 0) out();
@@ -222,14 +222,14 @@ export const list: Command = {
       }
       const rows = newestFirst(q);
       const before = streakOrigin(q.snapshots);
-      for (const s of rows) out(line(s, p, cols, before));
+      for (const s of rows) out(line(color, s, p, cols, before));
       // The `*` is further down than the rows shown (-n, a range, a path): say where it is.
       if (p !== null && !rows.some((s) => s.number === p)) out(`you are at #${p}`);
     }
     if (found) {
       out();
       out(color.bold(lostShown.length ? "lost work ('git undo rescue <id>' brings it back):" : "no lost work found"));
-      for (const l of lostLines!(lostShown, found.work.abbrev)) out(`  ${l}`);
+      for (const l of lostLines!(color, lostShown, found.work.abbrev)) out(`  ${l}`);
     }
     return 0;
   },

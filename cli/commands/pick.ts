@@ -8,9 +8,9 @@ import { listSnapshots, position } from "../../core/snapshots/history.ts";
 import { changedPaths } from "../../core/patch.ts";
 import type { StateSide } from "../../core/restore/plan.ts";
 import { captureLive, unchanged } from "../../core/capture.ts";
-import { openRepo, type Repo } from "../../core/repo.ts";
+import type { Repo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
-import { color, out, RECORDING_OFF } from "../ui.ts";
+import { RECORDING_OFF, type Palette } from "../ui.ts";
 import { hooksEnabled } from "../../core/hooks/enabled.ts";
 import { PickModel, rowsOf } from "../pick/model.ts";
 import { planPreviews, type PreviewSource } from "../pick/preview.ts";
@@ -42,13 +42,14 @@ export const pick: Command = {
     "    Ctrl-C                              leave, changing nothing",
   ].join("\n"),
   options: {},
-  async run(_, io) {
+  async run(_, ctx) {
+    const { color, out } = ctx.output;
     // The picker is a conversation with a person: refuse before touching anything.
-    const terminal = io.terminal();
+    const terminal = ctx.io.terminal();
     if (!terminal) {
       throw refuse("git undo pick needs a terminal; use 'git undo list' to see the snapshots and 'git undo restore <n>' to restore one");
     }
-    const repo = await openRepo(io);
+    const repo = await ctx.openRepo();
     const snaps = await listSnapshots(repo);
     if (!snaps.length) throw refuse(`nothing to pick: ${hooksEnabled(repo) ? "no snapshots yet (git undo snapshot records one)" : RECORDING_OFF}`);
     const model = new PickModel(rowsOf(snaps, position(snaps)));
@@ -63,11 +64,12 @@ export const pick: Command = {
     const search = (text: string) => snapshotsHolding(repo, readable, text);
     const prompt = new PickPrompt({
       model,
-      previews: lazyPreviews(repo, from),
+      color: ctx.output.color,
+      previews: lazyPreviews(repo, from, ctx.output.color),
       search,
       input: terminal.input,
       output: terminal.output,
-      ...(io.host ? { atExit: io.host.atExit } : {}),
+      ...(ctx.io.host ? { atExit: ctx.io.host.atExit } : {}),
     });
 
     // Lost work (what no ref or snapshot holds) is found in the background and listed after the snapshots.
@@ -105,21 +107,21 @@ export const pick: Command = {
       // Exactly `git undo rescue <id>`: a named content goes back to its path.
       const work = await lost;
       const item = work.items.find((i) => i.id.startsWith(action.id))!;
-      return runRestore({ kind: "rescue", rescue: rescueTarget(work, action.id, item.kind === "file" ? item.path : null) }, {}, io);
+      return runRestore({ kind: "rescue", rescue: rescueTarget(work, action.id, item.kind === "file" ? item.path : null) }, {}, ctx);
     }
     // Exactly `git undo restore <n>`, `revert <n>` or `restore <n> -- <path>`: the same checks, restore and report.
-    if (action.kind === "revert") return runRestore({ kind: "revert", number }, {}, io);
+    if (action.kind === "revert") return runRestore({ kind: "revert", number }, {}, ctx);
     if (action.kind === "file") {
       const selection = { parts: ["index", "worktree"] as Part[], paths: [`:(top,literal)${action.path}`], refs: [] };
-      return runRestore({ kind: "partial", number, selection }, {}, io);
+      return runRestore({ kind: "partial", number, selection }, {}, ctx);
     }
-    return runRestore({ kind: "restore", number }, {}, io);
+    return runRestore({ kind: "restore", number }, {}, ctx);
   },
 };
 
 /** The session's previews, built once the state left is known (only previews wait for it). */
-function lazyPreviews(repo: Repo, from: Promise<StateSide>): PreviewSource {
-  const source = from.then((f) => planPreviews(repo, f));
+function lazyPreviews(repo: Repo, from: Promise<StateSide>, color: Palette): PreviewSource {
+  const source = from.then((f) => planPreviews(repo, f, color));
   // A failure reaches the user through each preview; it must not also end the process.
   source.catch(() => {});
   return {

@@ -5,12 +5,12 @@ import { posix, relative } from "node:path";
 import { usage } from "../../core/errors.ts";
 import { findLost, lostPreviews, stashFiles, type LostFile, type LostStash } from "../../core/find/lost.ts";
 import { rescueTarget } from "../../core/find/rescue.ts";
-import { openRepo, type Repo } from "../../core/repo.ts";
+import type { Repo } from "../../core/repo.ts";
 import { escapeControls } from "../../core/text.ts";
 import { count, str, type Command } from "../command.ts";
-import { startPager } from "../pager.ts";
 import { lostLines } from "../lost-words.ts";
-import { color, isoDate, json, out } from "../ui.ts";
+import { isoDate } from "../ui.ts";
+import type { CommandContext } from "../context.ts";
 import { RESTORE_OPTIONS, runRestore } from "./undo.ts";
 
 export const rescue: Command = {
@@ -42,19 +42,19 @@ export const rescue: Command = {
   // -n counts the list here, as in `git undo list`; --dry-run has no short form.
   options: { force: RESTORE_OPTIONS.force!, "dry-run": { type: "boolean" }, "max-count": { type: "string", short: "n" }, json: { type: "boolean" } },
   takesArguments: true,
-  async run({ values, positionals }, io) {
+  async run({ values, positionals }, ctx) {
     const limit = count("-n", str(values["max-count"]));
     if (positionals.length > 2) throw usage("git undo rescue takes one id, and a path for a file's content: git undo rescue <id> -- <path>");
-    const repo = await openRepo(io);
+    const repo = await ctx.openRepo();
     const [id, path] = positionals;
     if (id === undefined) {
       if (values["dry-run"] || values.force) throw usage("--dry-run and --force go with an id: git undo rescue <id> --dry-run");
-      return list(repo, limit, Boolean(values.json));
+      return list(ctx, repo, limit, Boolean(values.json));
     }
     if (limit !== undefined || values.json) throw usage("-n and --json are for the list: git undo rescue [-n <count>] [--json]");
     const work = await findLost(repo);
     const target = rescueTarget(work, id, path === undefined ? null : fromTop(repo, path));
-    return runRestore({ kind: "rescue", rescue: target }, values, io);
+    return runRestore({ kind: "rescue", rescue: target }, values, ctx);
   },
 };
 
@@ -68,7 +68,8 @@ function fromTop(repo: Repo, path: string): string {
   return rel;
 }
 
-async function list(repo: Repo, limit: number | undefined, asJson: boolean): Promise<number> {
+async function list(ctx: CommandContext, repo: Repo, limit: number | undefined, asJson: boolean): Promise<number> {
+  const { color, json, out } = ctx.output;
   const work = await findLost(repo);
   const shown = work.items.slice(0, limit ?? work.items.length);
   await Promise.all([
@@ -84,8 +85,8 @@ async function list(repo: Repo, limit: number | undefined, asJson: boolean): Pro
     out("nothing lost: every object is held by a ref, a snapshot, the index or the stash list");
     return 0;
   }
-  await startPager(repo);
-  for (const line of lostLines(shown, work.abbrev)) out(line);
+  await ctx.pager.start(repo);
+  for (const line of lostLines(color, shown, work.abbrev)) out(line);
   if (work.items.length > shown.length) out(color.dim(`… ${work.items.length - shown.length} more (without -n)`));
   out(color.dim("'git undo rescue <id>' brings one back; a file's content: 'git undo rescue <id> -- <path>'"));
   return 0;

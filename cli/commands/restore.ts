@@ -2,7 +2,6 @@
 import { PARTS, type Part, type PartialSelection } from "../../core/compose.ts";
 import { usage } from "../../core/errors.ts";
 import { resolveSnapshotArg } from "../../core/snapshots/history.ts";
-import { openRepo } from "../../core/repo.ts";
 import type { Command, Parsed } from "../command.ts";
 import { RESTORE_FLAGS, RESTORE_OPTIONS, runRestore } from "./undo.ts";
 
@@ -47,14 +46,14 @@ export const restore: Command = {
     only: { type: "string", multiple: true },
   },
   takesArguments: true,
-  async run({ values, positionals }, io) {
+  async run({ values, positionals }, ctx) {
     if (positionals.length === 0) throw usage("git undo restore takes a snapshot number, such as 'git undo restore 12'");
     const [arg, ...paths] = positionals as [string, ...string[]];
     const selection = partialSelection(values, paths);
     // A number needs no repository yet; a date is resolved against this worktree's snapshots.
-    const n = await resolveSnapshotArg(() => openRepo(io), arg);
-    if (selection === null) return runRestore({ kind: "restore", number: n }, values, io);
-    return runRestore({ kind: "partial", number: n, selection }, values, io);
+    const n = await resolveSnapshotArg(() => ctx.openRepo(), arg);
+    if (selection === null) return runRestore({ kind: "restore", number: n }, values, ctx);
+    return runRestore({ kind: "partial", number: n, selection }, values, ctx);
   },
 };
 

@@ -1,7 +1,6 @@
 // git undo revert <n>: take out the change snapshot n recorded, keeping everything since.
 import { usage } from "../../core/errors.ts";
 import { resolveSnapshotArg } from "../../core/snapshots/history.ts";
-import { openRepo } from "../../core/repo.ts";
 import type { Command } from "../command.ts";
 import { RESTORE_FLAGS, RESTORE_OPTIONS, runRestore } from "./undo.ts";
 
@@ -22,9 +21,9 @@ export const revert: Command = {
   ].join("\n"),
   options: RESTORE_OPTIONS,
   takesArguments: true,
-  async run({ values, positionals }, io) {
+  async run({ values, positionals }, ctx) {
     if (positionals.length !== 1) throw usage("git undo revert takes one snapshot number, such as 'git undo revert 17'");
-    const n = await resolveSnapshotArg(() => openRepo(io), positionals[0]!);
-    return runRestore({ kind: "revert", number: n }, values, io);
+    const n = await resolveSnapshotArg(() => ctx.openRepo(), positionals[0]!);
+    return runRestore({ kind: "revert", number: n }, values, ctx);
   },
 };

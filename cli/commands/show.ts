@@ -5,14 +5,12 @@ import { listSnapshots, resolveSnapshotArg, readableSnapshot, position } from ".
 import { inspectSnapshot, headCommit } from "../../core/snapshots/read-state.ts";
 import { refLabel, userSummary } from "../../core/describe.ts";
 import { escapeControls } from "../../core/text.ts";
-import { openRepo } from "../../core/repo.ts";
 import { recordingPending } from "../../worker/protocol.ts";
 import { type Command } from "../command.ts";
 import { operationName } from "../plan-words.ts";
-import { startPager } from "../pager.ts";
 import { showPatch } from "../patch.ts";
 import { snapshotJson } from "./list.ts";
-import { color, json, out, relativeAge, short } from "../ui.ts";
+import { relativeAge, short } from "../ui.ts";
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -30,14 +28,15 @@ export const show: Command = {
   ].join("\n"),
   options: { json: { type: "boolean" }, patch: { type: "boolean", short: "p" }, against: { type: "string" } },
   takesArguments: true,
-  async run({ values, positionals }, io) {
+  async run({ values, positionals }, ctx) {
+    const { color, json, out } = ctx.output;
     if (positionals.length !== 1) throw usage("git undo show takes one snapshot number, such as 'git undo show 12'");
-    const repo = await openRepo(io);
+    const repo = await ctx.openRepo();
     const snaps = await listSnapshots(repo);
     const snap = readableSnapshot(snaps, await resolveSnapshotArg(repo, positionals[0]!, snaps));
     if (values.patch || values.against !== undefined) {
       const against = values.against === undefined ? null : await resolveSnapshotArg(repo, String(values.against), snaps);
-      return showPatch(repo, snaps, snap, against);
+      return showPatch(ctx, repo, snaps, snap, against);
     }
     const d = await inspectSnapshot(repo, snap);
     const { state } = d;
@@ -64,7 +63,7 @@ export const show: Command = {
       });
       return 0;
     }
-    await startPager(repo);
+    await ctx.pager.start(repo);
     // What the user had first, under labels; the raw message and its trailers last.
     const label = (name: string) => color.bold(name.padEnd(11));
     const item = (name: string, text: string) => out(`${label(name)}${text}`);

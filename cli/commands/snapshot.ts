@@ -2,10 +2,9 @@
 import { foldSummary } from "../../core/format/index.ts";
 import type { LeftOutFile } from "../../core/git-data/index/trees.ts";
 import { record } from "../../core/record.ts";
-import { openRepo } from "../../core/repo.ts";
 import { escapeControls } from "../../core/text.ts";
 import { str, type Command } from "../command.ts";
-import { out, sizeText, write } from "../ui.ts";
+import { sizeText } from "../ui.ts";
 
 /** One line naming the files a recording left out for their size, and the setting that decides it. */
 export function leftOutLine(files: readonly LeftOutFile[], limit: number): string {
@@ -26,8 +25,9 @@ export const snapshot: Command = {
   ].join("\n"),
   options: { message: { type: "string", short: "m" } },
   argumentHint: "use -m for a message",
-  async run({ values }, io) {
-    const repo = await openRepo(io);
+  async run({ values }, ctx) {
+    const { out, write } = ctx.output;
+    const repo = await ctx.openRepo();
     // An empty -m says nothing: describe the change instead, as without -m.
     const given = str(values.message);
     const message = given !== undefined && foldSummary(given) !== "" ? given : undefined;

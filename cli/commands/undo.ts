@@ -5,11 +5,10 @@ import { hooksEnabled } from "../../core/hooks/enabled.ts";
 import { scanNewestUndoRefs } from "../../core/git-data/refs/index.ts";
 import { reportLines } from "../report.ts";
 import { restore, type RestoreRequest } from "../../core/restore/index.ts";
-import { openRepo } from "../../core/repo.ts";
 import { parseCount, type Command, type Options, type Parsed } from "../command.ts";
-import { color, out, RECORDING_OFF, relativeAge } from "../ui.ts";
+import { RECORDING_OFF, relativeAge } from "../ui.ts";
 import { fitToOutput } from "../wrap.ts";
-import type { CommandIO } from "../io.ts";
+import type { CommandContext } from "../context.ts";
 
 export const RESTORE_OPTIONS: Options = {
   force: { type: "boolean", short: "f" },
@@ -32,8 +31,9 @@ export function steps(positionals: string[], command: string): number {
 }
 
 /** Shared by undo, redo and restore: run the restore and print its report. */
-export async function runRestore(request: RestoreRequest, values: Parsed["values"], io: CommandIO): Promise<number> {
-  const repo = await openRepo(io);
+export async function runRestore(request: RestoreRequest, values: Parsed["values"], ctx: CommandContext): Promise<number> {
+  const { out, color } = ctx.output;
+  const repo = await ctx.openRepo();
   // Where init has not run and nothing was ever recorded, say so before the
   // restore reads the state (which would fill <gitdir>/undo with its caches).
   // A <gitdir>/undo folder says something was: no need to list the snapshots.
@@ -42,9 +42,9 @@ export async function runRestore(request: RestoreRequest, values: Parsed["values
     if ("number" in request) throw fatal(`no snapshot #${request.number}: ${RECORDING_OFF}`);
   }
   const force = Boolean(values.force);
-  const result = await restore(repo, request, { force, dryRun: Boolean(values["dry-run"]), skipMissing: Boolean(values["skip-missing"]), ...(io.guard ? { guard: io.guard } : {}) });
+  const result = await restore(repo, request, { force, dryRun: Boolean(values["dry-run"]), skipMissing: Boolean(values["skip-missing"]), ...(ctx.io.guard ? { guard: ctx.io.guard } : {}) });
   const lines = reportLines(result, { age: (t) => relativeAge(t), strong: color.bold, dim: color.dim }, force);
-  for (const l of fitToOutput(lines, 1)) out(l);
+  for (const l of fitToOutput(ctx.io, lines, 1)) out(l);
   return result.dryRun && result.plan.blockers.length ? 1 : 0;
 }
 
@@ -56,7 +56,7 @@ export function stepCommand(kind: "undo" | "redo"): Command {
     usage: [`${invokedAs} [<N>] [--force] [--dry-run]`, "", `Restores the state N snapshots ${kind === "undo" ? "before" : "after"} the current position (default 1).`, "", RESTORE_FLAGS].join("\n"),
     options: RESTORE_OPTIONS,
     takesArguments: true,
-    run: ({ values, positionals }, io) => runRestore({ kind, steps: steps(positionals, invokedAs) }, values, io),
+    run: ({ values, positionals }, ctx) => runRestore({ kind, steps: steps(positionals, invokedAs) }, values, ctx),
   };
 }
 

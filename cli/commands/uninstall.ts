@@ -11,11 +11,10 @@ import { findBlock, HOOK_NAMES } from "../../core/hooks/template.ts";
 import { removeHooks } from "../../core/hooks/index.ts";
 import { withLock } from "../../core/lock.ts";
 import { removedText } from "./init.ts";
-import { openRepo, type Repo } from "../../core/repo.ts";
+import type { Repo } from "../../core/repo.ts";
 import { liveWorker } from "../../worker/protocol.ts";
 import { removeGuard } from "../../core/guard.ts";
 import type { Command } from "../command.ts";
-import { out } from "../ui.ts";
 import { dropCaches, isGuardFile, undoFile } from "../../core/undo-files.ts";
 
 /** Every worktree's <gitdir>/undo of this repository. */
@@ -61,8 +60,9 @@ export const uninstall: Command = {
     "                     repository (every repository using that folder loses them)",
   ].join("\n"),
   options: { purge: { type: "boolean" }, "global-hooks": { type: "boolean" } },
-  async run({ values }, io) {
-    const repo = await openRepo(io);
+  async run({ values }, ctx) {
+    const { out } = ctx.output;
+    const repo = await ctx.openRepo();
     const folders = (await candidateFolders(repo)).filter((f) => !f.problem);
     const shared = folders.filter((f) => f.where === "outside" && HOOK_NAMES.some((n) => hasOurBlock(join(f.dir, n))));
     // A shared hooks folder serves other repositories too: without --global-hooks

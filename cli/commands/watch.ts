@@ -5,11 +5,10 @@
 import { watch as fsWatch, type FSWatcher } from "node:fs";
 import { refuse } from "../../core/errors.ts";
 import { record } from "../../core/record.ts";
-import { openRepo, type Repo } from "../../core/repo.ts";
+import type { Repo } from "../../core/repo.ts";
 import { indexLocked, operationMarker } from "../../core/git-data/operation.ts";
 import { settleDelay, type SettleView } from "../../worker/settle.ts";
 import type { Command } from "../command.ts";
-import { out, write } from "../ui.ts";
 import { leftOutLine } from "./snapshot.ts";
 import { escapeControls } from "../../core/text.ts";
 
@@ -27,8 +26,9 @@ export const watch: Command = {
   name: "watch",
   usage: "git undo watch\n\nRecords a change snapshot once edits have been quiet for undo.settle ms.",
   options: {},
-  async run(_, io) {
-    const repo = await openRepo(io);
+  async run(_, ctx) {
+    const { out, write } = ctx.output;
+    const repo = await ctx.openRepo();
     if (repo.workTree === null) throw refuse("git undo watch needs a working tree; this repository is bare");
     const top = repo.workTree;
     const { settleMs, settleMaxMs } = repo.config;
@@ -56,7 +56,7 @@ export const watch: Command = {
       stopping = true;
       poke();
     };
-    const stopListening = io.host?.onInterrupt(onSigint) ?? (() => {});
+    const stopListening = ctx.io.host?.onInterrupt(onSigint) ?? (() => {});
 
     // Files left out for their size are named when that list changes, not at every recording.
     let leftOutSaid = "";

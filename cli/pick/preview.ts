@@ -9,7 +9,7 @@ import type { GoBack } from "../../core/restore/index.ts";
 import { waysBack } from "../../core/restore/outcome.ts";
 import type { Repo } from "../../core/repo.ts";
 import { recordingPending } from "../../worker/protocol.ts";
-import { color, colorEnabled } from "../ui.ts";
+import type { Palette } from "../ui.ts";
 import { blockerText, operationName, planGist, conflictsPhrase, filesPhrase, headName, onlyLeftPhrase, plural, refMovePhrase, refMoveSubject, short, stashPhrase, submodulesLeftPhrase, submodulesPhrase, waysBackPhrase } from "../plan-words.ts";
 import { printable } from "./text.ts";
 
@@ -28,8 +28,8 @@ export interface PreviewSource {
 /** Longest diff the picker holds; `git undo show <n> -p` shows all of it. */
 const DIFF_LINES = 5000;
 
-/** Previews of restoring each snapshot from `from`, the state the picker was opened in. */
-export function planPreviews(repo: Repo, from: StateSide): PreviewSource {
+/** Previews of restoring each snapshot from `from`, the state the picker was opened in, in `color`. */
+export function planPreviews(repo: Repo, from: StateSide, color: Palette): PreviewSource {
   const plans = new Map<number, Promise<RestorePlan>>();
   // The snapshots before the state left, once: they tell which files only that state holds.
   const all = listSnapshots(repo);
@@ -47,7 +47,7 @@ export function planPreviews(repo: Repo, from: StateSide): PreviewSource {
   return {
     async summary(snap) {
       const p = await plan(snap);
-      const lines = describePlan(p, waysBack(await all, p.from, snap, false));
+      const lines = describePlan(color, p, waysBack(await all, p.from, snap, false));
       if (recordingPending(repo.undoDir, (await all.catch(() => [])).at(-1)?.date ?? null)) {
         lines.push(color.yellow("recording… a newer change is being recorded; the list may not show it yet"));
       }
@@ -60,7 +60,7 @@ export function planPreviews(repo: Repo, from: StateSide): PreviewSource {
       const p = await plan(snap);
       const pair = treePair(p.from.state, p.targetState);
       if (!pair) return [color.dim("no files recorded on one side: nothing to diff")];
-      const out = await repo.git.text(diffArgs(pair, colorEnabled() ? "always" : "never"));
+      const out = await repo.git.text(diffArgs(pair, color.on() ? "always" : "never"));
       if (!out) return [color.dim(`no file differs between the current state and #${snap.number}`)];
       const lines = out.replace(/\n$/, "").split("\n");
       if (lines.length <= DIFF_LINES) return lines;
@@ -69,7 +69,7 @@ export function planPreviews(repo: Repo, from: StateSide): PreviewSource {
   };
 }
 
-const stat = (added: number | null, removed: number | null) =>
+const stat = (color: Palette, added: number | null, removed: number | null) =>
   added === null || removed === null ? color.dim("binary") : `${color.green(`+${added}`)} ${color.red(`-${removed}`)}`;
 const ACTION_MARK = { created: "A", removed: "D", changed: "M" } as const;
 
@@ -78,7 +78,7 @@ const ACTION_MARK = { created: "A", removed: "D", changed: "M" } as const;
  * width), below the header the picker draws itself. What happens to HEAD, the
  * refs and the stash comes first: a long file list must not hide it.
  */
-export function describePlan(p: RestorePlan, back: readonly GoBack[]): string[] {
+export function describePlan(color: Palette, p: RestorePlan, back: readonly GoBack[]): string[] {
   const lines: string[] = [];
   for (const b of p.blockers) lines.push(color.red(`refused: ${printable(blockerText(b))}`));
   if (p.recordFirst) lines.push(color.yellow("Your unrecorded changes are saved as a new snapshot first."));
@@ -103,7 +103,7 @@ export function describePlan(p: RestorePlan, back: readonly GoBack[]): string[] 
   else if (filesOnDisk(wt).length) {
     lines.push(color.bold(`files  ${filesPhrase(filesOnDisk(wt))}`));
     // Counts before the path: a long path is cut at its end, the counts stay.
-    for (const f of filesOnDisk(wt)) lines.push(`  ${ACTION_MARK[f.action]} ${stat(f.added, f.removed)}  ${printable(f.path)}`);
+    for (const f of filesOnDisk(wt)) lines.push(`  ${ACTION_MARK[f.action]} ${stat(color, f.added, f.removed)}  ${printable(f.path)}`);
   }
   const submodules = submodulesPhrase(wt, p.target.number, 10);
   if (submodules) lines.push(printable(submodules));
@@ -121,7 +121,7 @@ export function describePlan(p: RestorePlan, back: readonly GoBack[]): string[] 
       /* only submodules' entries */
     } else if (!own.length) lines.push(`${color.bold("index")}  follows the files (${plural(e.length, "entry", "entries")})`);
     else lines.push(color.bold(`index  ${plural(e.length, "entry", "entries")} differ${e.length === 1 ? "s" : ""}`) + (also ? color.dim(` (${also} as the files)`) : ""));
-    for (const f of own) lines.push(`  ${ACTION_MARK[f.action]} ${stat(f.added, f.removed)}  ${printable(f.path)}`);
+    for (const f of own) lines.push(`  ${ACTION_MARK[f.action]} ${stat(color, f.added, f.removed)}  ${printable(f.path)}`);
     const conflicts = conflictsPhrase(p.index, 10);
     if (conflicts) lines.push(`  ${printable(conflicts)}`);
   }

@@ -10,6 +10,7 @@ import type { PickModel, Row } from "./model.ts";
 import type { PreviewSource } from "./preview.ts";
 import { rescueOutcome } from "../lost-words.ts";
 import { renderFrame, type Phase, type PickAction, type PreviewMode, type View } from "./render.ts";
+import type { Palette } from "../ui.ts";
 
 /** The picker's answer: a snapshot and what to do with it. */
 export interface PickChoice {
@@ -19,6 +20,8 @@ export interface PickChoice {
 
 export interface PickOptions {
   model: PickModel;
+  /** The colours it is drawn in. */
+  color: Palette;
   previews: PreviewSource;
   /** The numbers of the snapshots whose files hold a text (the "?" filter). */
   search: (text: string) => Promise<ReadonlySet<number>>;
@@ -58,6 +61,7 @@ export class PickPrompt extends Prompt<PickChoice> {
     this.gists = new LazyCache((s) => opts.previews.gist(s), redraw);
     const view: View = {
       model: opts.model,
+      color: opts.color,
       phase: "active",
       mode: "summary",
       diffTop: 0,

@@ -4,7 +4,7 @@
 // 60-column terminal shows a smaller picker, never a broken one.
 import { userSummary } from "../../core/describe.ts";
 import { isReadable } from "../../core/format/index.ts";
-import { color, relativeAge } from "../ui.ts";
+import { relativeAge, type Palette } from "../ui.ts";
 import type { Lazy } from "./lazy.ts";
 import { details, rescueOutcome, title } from "../lost-words.ts";
 import type { LostRow, PickModel, Row } from "./model.ts";
@@ -33,6 +33,8 @@ export type Phase = "active" | "confirm" | "submit" | "cancel";
 
 export interface View {
   model: PickModel;
+  /** The colours the picker is drawn in. */
+  color: Palette;
   phase: Phase;
   mode: PreviewMode;
   /** First diff line shown. */
@@ -65,29 +67,29 @@ export function shortAge(unixSeconds: number, now = Date.now() / 1000): string {
   return `${Math.floor(d / (365 * 86400))}y`;
 }
 
-function rowLine(row: Row, highlighted: boolean, numWidth: number, branchWidth: number, cols: number): string {
+function rowLine(color: Palette, row: Row, highlighted: boolean, numWidth: number, branchWidth: number, cols: number): string {
   const e = row.entry;
   const pointer = highlighted ? color.cyan(SYMBOL.on) : color.dim(SYMBOL.off);
   const here = row.current ? color.green("*") : " ";
   const num = color.yellow(`#${row.number}`.padEnd(numWidth + 1));
-  if (!isReadable(e)) return fit(`${pointer} ${here}${num} ${color.red("unreadable")} ${color.dim(printable(e.reason))}`, cols);
+  if (!isReadable(e)) return fit(color, `${pointer} ${here}${num} ${color.red("unreadable")} ${color.dim(printable(e.reason))}`, cols);
   const age = shortAge(e.date).padStart(3);
   const kind = e.trailers.kind === "restore" ? color.magenta(SYMBOL.restore) : " ";
-  const branch = color.cyan(fit(printable(e.trailers.head), branchWidth, true));
+  const branch = color.cyan(fit(color, printable(e.trailers.head), branchWidth, true));
   const summary = highlighted ? printable(userSummary(e.summary)) : color.dim(printable(userSummary(e.summary)));
-  const line = fit(`${pointer} ${here}${num} ${color.dim(age)} ${kind} ${branch} ${summary}`, cols, highlighted);
+  const line = fit(color, `${pointer} ${here}${num} ${color.dim(age)} ${kind} ${branch} ${summary}`, cols, highlighted);
   // The selected row stands out as a bar across the list, not only by its dot:
   // reverse video is no colour, so it stays under NO_COLOR too.
   return highlighted ? `\x1b[7m${line}\x1b[27m` : line;
 }
 
 /** A row of lost work: its kind, id, age and what it is. */
-function lostRowLine(row: LostRow, highlighted: boolean, cols: number): string {
+function lostRowLine(color: Palette, row: LostRow, highlighted: boolean, cols: number): string {
   const pointer = highlighted ? color.cyan(SYMBOL.on) : color.dim(SYMBOL.off);
   const l = row.lost;
   const age = (l.date === null ? "?" : shortAge(l.date)).padStart(3);
   const what = highlighted ? printable(title(l)) : color.dim(printable(title(l)));
-  const line = fit(`${pointer}  ${color.yellow(row.shortId)} ${color.dim(age)} ${color.magenta(l.kind.padEnd(6))} ${what}`, cols, highlighted);
+  const line = fit(color, `${pointer}  ${color.yellow(row.shortId)} ${color.dim(age)} ${color.magenta(l.kind.padEnd(6))} ${what}`, cols, highlighted);
   return highlighted ? `\x1b[7m${line}\x1b[27m` : line;
 }
 
@@ -95,6 +97,7 @@ function lostRowLine(row: LostRow, highlighted: boolean, cols: number): string {
 const LOST_HEADER = "lost work (no ref or snapshot holds it; Enter rescues)";
 
 function listLines(v: View, height: number, cols: number): string[] {
+  const { color } = v;
   const m = v.model;
   if (!m.length) return [color.dim(m.rows.length ? "no snapshot matches the filter" : "no snapshots yet")];
   // The lost work's section takes a line for its title.
@@ -105,22 +108,22 @@ function listLines(v: View, height: number, cols: number): string[] {
   // Branch names line up, but never take more than a quarter of the line.
   const longest = Math.max(4, ...shown.map((r) => (isReadable(r.entry) ? width(printable(r.entry.trailers.head)) : 0)));
   const branchWidth = Math.min(longest, 16, Math.max(6, Math.floor(cols / 4)));
-  const lines = shown.map((r, i) => rowLine(r, top + i === m.cursor, numWidth, branchWidth, cols));
+  const lines = shown.map((r, i) => rowLine(v.color, r, top + i === m.cursor, numWidth, branchWidth, cols));
   for (let i = Math.max(top, m.visible.length); i < top + rowsHigh && i < m.length; i++) {
-    if (i === m.visible.length) lines.push(fit(color.dim(`${SYMBOL.h.repeat(2)} ${LOST_HEADER} ${SYMBOL.h.repeat(2)}`), cols));
-    lines.push(lostRowLine(m.visibleLost[i - m.visible.length]!, i === m.cursor, cols));
+    if (i === m.visible.length) lines.push(fit(color, color.dim(`${SYMBOL.h.repeat(2)} ${LOST_HEADER} ${SYMBOL.h.repeat(2)}`), cols));
+    lines.push(lostRowLine(v.color, m.visibleLost[i - m.visible.length]!, i === m.cursor, cols));
   }
   return lines;
 }
 
 /** The preview of lost work: what it is, what it holds, and what rescuing it does. */
-function lostPreview(row: LostRow, height: number): string[] {
+function lostPreview(color: Palette, row: LostRow, height: number): string[] {
   const l = row.lost;
   const out = rescueOutcome(l, row.shortId.length);
   const lines = [
     `${color.bold(`${l.kind} ${row.shortId}`)} ${color.dim(`· ${l.date === null ? "time unknown" : relativeAge(l.date)}`)}`,
     `  ${printable(title(l))}`,
-    ...details(l).map((d) => `  ${printable(d)}`),
+    ...details(color, l).map((d) => `  ${printable(d)}`),
     "",
     ...(out.can
       ? [`Enter: ${out.text}`, color.dim(`  as git undo rescue ${row.shortId} does; plain git undo takes it back`)]
@@ -130,8 +133,9 @@ function lostPreview(row: LostRow, height: number): string[] {
 }
 
 function previewLines(v: View, height: number): { title: string; lines: string[] } {
+  const { color } = v;
   const lost = v.model.highlightedLost();
-  if (lost) return { title: "what rescuing it does", lines: lostPreview(lost, height) };
+  if (lost) return { title: "what rescuing it does", lines: lostPreview(v.color, lost, height) };
   const row = v.model.highlighted();
   const title = v.mode === "diff" ? `diff: now -> #${row?.number ?? "?"}` : "what restoring it does";
   if (!row) return { title, lines: [] };
@@ -182,6 +186,7 @@ function actionGist(action: PickAction, number: number): string | null {
 }
 
 function footer(v: View, cols: number): string {
+  const { color } = v;
   if (v.phase === "confirm") {
     const row = v.model.highlighted();
     const yes = `${v.confirmYes ? color.green(SYMBOL.on) : color.dim(SYMBOL.off)} Yes`;
@@ -211,23 +216,24 @@ const FOOTER_LEAD = 3;
 
 /** The whole frame for a terminal of `columns` x `rows`. */
 export function renderFrame(v: View, columns: number, rows: number): string {
+  const { color } = v;
   const cols = Math.max(20, columns - 1);
   const m = v.model;
   const row = m.highlighted();
   if (v.phase === "submit" || v.phase === "cancel") {
     const done = v.phase === "submit" ? `${color.green(SYMBOL.submit)}  ${actionDoing(v.action, row?.number ?? 0)}` : `${color.red(SYMBOL.cancel)}  git undo pick: nothing changed`;
-    return fit(done, cols);
+    return fit(color, done, cols);
   }
   const bar = color.cyan(SYMBOL.bar);
   const count = m.filter ? `${m.visible.length} of ${m.rows.length}` : `${m.rows.length}`;
   const searching = m.pendingSearch() !== null ? " · searching files…" : "";
   const lost = m.lostRows.length ? ` · ${m.filter ? `${m.visibleLost.length} of ` : ""}${m.lostRows.length} lost` : "";
-  const head = fit(`${color.cyan(SYMBOL.active)}  ${color.bold("Pick a state to restore")}  ${color.dim(`${count} snapshots${lost}${searching}`)}`, cols);
+  const head = fit(color, `${color.cyan(SYMBOL.active)}  ${color.bold("Pick a state to restore")}  ${color.dim(`${count} snapshots${lost}${searching}`)}`, cols);
   const filter =
     m.filter || v.typing
       ? `filter: ${printable(m.filter)}${color.cyan("█")}`
       : color.dim(cols < 90 ? "filter: number, summary, branch, file; ?text in files" : "filter: type a number, summary, branch or file; ?text searches the files (/ first for j or k)");
-  const lines: string[] = [head, fit(`${bar}  ${filter}`, cols)];
+  const lines: string[] = [head, fit(color, `${bar}  ${filter}`, cols)];
   // Everything must fit: rows minus the two lines above, the footer and one spare
   // (and, while confirming, the line that says what the restore would do).
   const confirming = v.phase === "confirm";
@@ -238,31 +244,31 @@ export function renderFrame(v: View, columns: number, rows: number): string {
     const right = inner - left - 3;
     const list = listLines(v, body - 1, left);
     const pv = previewLines(v, body - 1);
-    lines.push(fit(`${bar}  ${" ".repeat(left)} ${color.dim(SYMBOL.connect + SYMBOL.h)} ${color.dim(pv.title)}`, cols));
+    lines.push(fit(color, `${bar}  ${" ".repeat(left)} ${color.dim(SYMBOL.connect + SYMBOL.h)} ${color.dim(pv.title)}`, cols));
     for (let i = 0; i < body - 1; i++) {
-      const l = fit(list[i] ?? "", left, true);
+      const l = fit(color, list[i] ?? "", left, true);
       const r = pv.lines[i] ?? "";
-      lines.push(fit(`${bar}  ${l} ${color.dim(SYMBOL.bar)} ${fit(r, right)}`, cols));
+      lines.push(fit(color, `${bar}  ${l} ${color.dim(SYMBOL.bar)} ${fit(color, r, right)}`, cols));
     }
   } else {
     const listHeight = Math.max(2, Math.min(m.length + (m.visibleLost.length ? 1 : 0) || 1, Math.floor((body - 1) * 0.45)));
     const pvHeight = body - 1 - listHeight;
-    for (const l of listLines(v, listHeight, inner)) lines.push(fit(`${bar}  ${l}`, cols));
+    for (const l of listLines(v, listHeight, inner)) lines.push(fit(color, `${bar}  ${l}`, cols));
     for (let i = lines.length - 2; i < listHeight; i++) lines.push(bar);
     const pv = previewLines(v, pvHeight);
     const title = ` ${pv.title} `;
-    lines.push(fit(`${color.cyan(SYMBOL.connect)}${color.dim(SYMBOL.h.repeat(2) + title + SYMBOL.h.repeat(Math.max(0, cols - 3 - width(title))))}`, cols));
-    for (let i = 0; i < pvHeight; i++) lines.push(fit(`${bar}  ${pv.lines[i] ?? ""}`, cols));
+    lines.push(fit(color, `${color.cyan(SYMBOL.connect)}${color.dim(SYMBOL.h.repeat(2) + title + SYMBOL.h.repeat(Math.max(0, cols - 3 - width(title))))}`, cols));
+    for (let i = 0; i < pvHeight; i++) lines.push(fit(color, `${bar}  ${pv.lines[i] ?? ""}`, cols));
   }
   const lostRow = m.highlightedLost();
   if (confirming && lostRow) {
-    lines.push(fit(`${color.cyan(SYMBOL.connect)}  ${color.bold(`${lostRow.shortId}:`)} ${rescueOutcome(lostRow.lost, lostRow.shortId.length).text}; ${actionGist(v.action, 0)}`, cols));
+    lines.push(fit(color, `${color.cyan(SYMBOL.connect)}  ${color.bold(`${lostRow.shortId}:`)} ${rescueOutcome(lostRow.lost, lostRow.shortId.length).text}; ${actionGist(v.action, 0)}`, cols));
   } else if (confirming && row) {
     const gist = v.gist(row);
     const own = actionGist(v.action, row.number);
     const plan = own ?? (gist.state === "ready" ? printable(gist.value) : gist.state === "pending" ? color.dim("…") : color.red(printable(errorText(gist.error))));
-    lines.push(fit(`${color.cyan(SYMBOL.connect)}  ${color.bold(`#${row.number}:`)} ${plan}`, cols));
+    lines.push(fit(color, `${color.cyan(SYMBOL.connect)}  ${color.bold(`#${row.number}:`)} ${plan}`, cols));
   }
-  lines.push(fit(`${color.cyan(SYMBOL.end)}  ${footer(v, cols)}`, cols));
+  lines.push(fit(color, `${color.cyan(SYMBOL.end)}  ${footer(v, cols)}`, cols));
   return lines.join("\n");
 }

@@ -2,7 +2,7 @@
 // width (colours kept, tabs expanded, control characters made visible),
 // so nothing ever wraps and breaks the frame.
 import { escapeControls, TERMINAL_UNSAFE } from "../../core/text.ts";
-import { colorEnabled, visibleSgr } from "../ui.ts";
+import { visibleSgr, type Palette } from "../ui.ts";
 
 // Colour sequences (SGR) are drawn when colours are on and they hide nothing
 // (cli/ui.ts visibleSgr): the picker's own, and Git's in its diff, whose lines
@@ -22,16 +22,17 @@ export const printable = escapeControls;
 /**
  * At most `cols` columns of `s`: escapes kept, tabs expanded to the next
  * multiple of 8, other control characters escaped, a cut marked with `…`.
- * With `pad`, the result is filled with spaces to exactly `cols`.
+ * With `pad`, the result is filled with spaces to exactly `cols`. Colour
+ * sequences are drawn only while `color` is on.
  */
-export function fit(s: string, cols: number, pad = false): string {
+export function fit(color: Palette, s: string, cols: number, pad = false): string {
   if (cols <= 0) return "";
   let out = "";
   let col = 0;
   let styled = false;
   let cut = false;
   // Leave room for the ellipsis only if the line turns out to be too long.
-  const full = expand(s);
+  const full = expand(s, color.on());
   const fits = width(full) <= cols;
   const limit = fits ? cols : cols - 1;
   for (let i = 0; i < full.length; ) {
@@ -62,8 +63,7 @@ export function fit(s: string, cols: number, pad = false): string {
 }
 
 /** Tabs to spaces (stops every 8 columns) and other unsafe characters escaped, colour sequences that may be drawn untouched. */
-function expand(s: string): string {
-  const colours = colorEnabled();
+function expand(s: string, colours: boolean): string {
   // Reverse video is no colour: the highlighted row stays marked under NO_COLOR.
   const drawn = (sgr: string) => visibleSgr(sgr) && (colours || NO_COLOUR_SGR.test(sgr));
   if (!TERMINAL_UNSAFE.test(s.replace(SGR_ALL, (sgr) => (drawn(sgr) ? "" : sgr)))) return s;

@@ -10,7 +10,7 @@ import type { RunResult } from "./repo.ts";
 
 let running = false;
 
-/** `git undo <args>` with `io`; one at a time (the CLI's output state is per process). */
+/** `git undo <args>` with `io`; one at a time (the seams and the process table, core/seams.ts and core/git-data/proc/, are per process). */
 export async function runWithIO(args: string[], io: Omit<CommandIO, "runtime" | "guard" | "host">): Promise<number> {
   if (running) throw new Error("runWithIO: one command at a time");
   running = true;

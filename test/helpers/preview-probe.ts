@@ -5,6 +5,7 @@ import { listSnapshots, readableSnapshot } from "../../core/snapshots/history.ts
 import { captureLive, unchanged } from "../../core/capture.ts";
 import { openRepo, type Place } from "../../core/repo.ts";
 import { planPreviews } from "../../cli/pick/preview.ts";
+import { fixedPalette } from "../../cli/ui.ts";
 import { errorText } from "../../cli/refusal-words.ts";
 import { processesFor, useProcesses } from "../../core/git-data/proc/index.ts";
 import { OWN_PROCESS } from "./repo.ts";
@@ -15,7 +16,7 @@ export async function previewLines(n: number, at: Place = { cwd: process.cwd(), 
   const snap = readableSnapshot(await listSnapshots(repo), n);
   const capture = await captureLive(repo);
   // As the picker does (cli/commands/pick.ts): the state left is a snapshot when nothing changed since.
-  const previews = planPreviews(repo, { number: unchanged(capture)?.number ?? null, tree: capture.tree, state: capture.state });
+  const previews = planPreviews(repo, { number: unchanged(capture)?.number ?? null, tree: capture.tree, state: capture.state }, fixedPalette(false));
   return [...(await previews.summary(snap)), ...(await previews.diff(snap))];
 }
 
