@@ -10,7 +10,7 @@ import { helpText, mostSimilar, parse } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/index.ts";
 import { jitForShortLife } from "./jit-policy.ts";
 import { phase, traceEnd, traceStart } from "../core/trace.ts";
-import { seamsFromEnv } from "../core/seams.ts";
+import { seams, seamsFromEnv } from "../core/seams.ts";
 import { processesFor, useProcesses, type OwnProcess } from "../core/git-data/proc/index.ts";
 
 /** This process as the core is given it: its pid, and kill(pid, 0) sent from it. */
@@ -259,6 +259,8 @@ function processCwd(): string {
 /** The command line run to its end, in the process's folder, environment and terminal, as the process's exit code. */
 export async function run(argv: string[]): Promise<never> {
   const io: CommandIO = { cwd: processCwd(), env: process.env, stdout: null, stderr: null, runtime: process.execPath, terminal: processTerminal, guard: processGuard, host: processHost(process.env) };
+  // A restore told to pause after a step (a test's GIT_UNDO_TEST_PAUSE_AFTER) stops this process there.
+  seams.stopProcess = () => process.kill(process.pid, "SIGSTOP");
   process.exit(await runCommand(argv, io));
 }
 

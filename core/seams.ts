@@ -11,6 +11,8 @@ export interface Seams {
   pauseAfter: string | null;
   /** Where the paused restore writes the step's name (GIT_UNDO_TEST_PAUSE_FILE). */
   pauseFile: string | null;
+  /** How the process stops there, given by the entry point (cli/main.ts: SIGSTOP to itself, which a test's SIGKILL ends); null: it cannot. */
+  stopProcess: (() => void) | null;
   /** Every reuse of the kept worktree index is checked against a fresh copy (GIT_UNDO_VERIFY_KEPT). */
   verifyKept: boolean;
   /** Snapshots leave their keep entry out (GIT_UNDO_BENCH_NO_KEEP=1): bench/record.ts measures what it costs. */
@@ -21,7 +23,7 @@ export interface Seams {
   slowWorkMs: number;
 }
 
-export const seams: Seams = { failAfter: null, pauseAfter: null, pauseFile: null, verifyKept: false, noKeep: false, lockWaitMs: null, slowWorkMs: 0 };
+export const seams: Seams = { failAfter: null, pauseAfter: null, pauseFile: null, stopProcess: null, verifyKept: false, noKeep: false, lockWaitMs: null, slowWorkMs: 0 };
 
 /** The seams as these variables set them (unset: off). */
 export function seamsFromEnv(env: Readonly<Record<string, string | undefined>>): void {

@@ -26,9 +26,11 @@ export function failAfter(step: Step): void {
  */
 function pauseAfter(step: Step): void {
   if (seams.pauseAfter !== step) return;
+  if (!seams.stopProcess) throw new Error(`GIT_UNDO_TEST_PAUSE_AFTER=${step}, but this process cannot be stopped (no entry point gave it a way)`);
   const file = seams.pauseFile;
   if (file) writeFileSync(file, `${step}\n`);
-  Bun.sleepSync(60_000);
+  // Frozen as it is, with nothing after the step begun: what "killed right after it" means.
+  seams.stopProcess();
 }
 
 /** What applyPlan needs besides the repository. */
