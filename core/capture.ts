@@ -159,9 +159,7 @@ async function buildCapture(repo: Repo, scratch: string, scan: RefState, indexPa
   // Read with the refs (core/git-data/refs/store.ts), not after the files: a Git command that
   // moves HEAD meanwhile must not lend its message to a state from before it.
   const reflog = scan.headReflog;
-  const blobs: (string | Uint8Array)[] = [encodeHead(head), encodeRefs(state.refs)];
-  if (state.stash.length) blobs.push(encodeStash(state.stash));
-  if (state.state.length) blobs.push(encodeState(state.state));
+  const blobs = stateBlobs(state);
   const sequence = sequenceOf(repo, scan.undoRefs);
   // Our own newest: a fetched snapshot may hold a higher number without being the one we last wrote.
   const newestTree = ownOnly(sequence).at(-1)?.tree;
@@ -255,14 +253,20 @@ function knownStateTree(repo: Repo, state: StateTree, blobs: readonly (string | 
   return { tree, entries };
 }
 
+/** The state tree's blobs in the order assembleStateTree takes their ids: HEAD, refs, then stash and state when there are any. */
+const stateBlobs = (state: StateTree): (string | Uint8Array)[] => [
+  encodeHead(state.head),
+  encodeRefs(state.refs),
+  ...(state.stash.length ? [encodeStash(state.stash)] : []),
+  ...(state.state.length ? [encodeState(state.state)] : []),
+];
+
 /**
  * Write a whole state tree (blobs and tree) that no capture read: the targets
  * core/compose.ts builds from parts of others.
  */
 export async function writeStateTree(repo: Repo, scratch: string, state: StateTree): Promise<ObjectId> {
-  const blobs: (string | Uint8Array)[] = [encodeHead(state.head), encodeRefs(state.refs)];
-  if (state.stash.length) blobs.push(encodeStash(state.stash));
-  if (state.state.length) blobs.push(encodeState(state.state));
+  const blobs = stateBlobs(state);
   if (state.indexUnmerged) blobs.push(state.indexUnmerged);
   const ids = await writeBlobs(repo, scratch, blobs);
   return (await assembleStateTree(repo, state, ids)).tree;
