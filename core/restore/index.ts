@@ -4,7 +4,8 @@
 // failure at any later step plays the journal backwards so the repository is
 // exactly as before. This file is the orchestration; the calls go down from it
 // to apply.ts (the steps in order), worktree.ts, index-step.ts and journal.ts,
-// and to outcome.ts for what the result reports. None of them calls back up.
+// to target.ts for what a request restores, and to outcome.ts for what the
+// result reports. None of them calls back up.
 //
 // The spec's steps, and where each one is:
 //   1. an operation in progress: a blocker (core/restore/plan.ts); --force ends it with
@@ -26,7 +27,7 @@
 import { fatal, refused, UndoError } from "../errors.ts";
 import { RestoreRefused } from "./plan.ts";
 import { commitText, isReadable, reflogTrailer, type OperationMarker, type Snapshot, type SnapshotEntry } from "../format/index.ts";
-import { navigationTarget, readableSnapshot, streakOrigin, type Direction } from "../snapshots/history.ts";
+import { streakOrigin, type Direction } from "../snapshots/history.ts";
 import { acquireLock, clearDeadIndexLock, createIndexLock, indexLockPath, releaseIndexLock } from "../lock.ts";
 import { withScratch, writeTagObjects } from "../git-data/objects.ts";
 import { withQuarantine } from "../git-data/quarantine.ts";
@@ -40,12 +41,12 @@ import { restoreSummary } from "../describe.ts";
 import type { Repo } from "../repo.ts";
 import { headReflogHint } from "../git-data/refs/store.ts";
 import { currentMarkers, endBisect, operationFacts } from "../git-data/operation.ts";
-import { composePartial, composeRevert, type ComposedTarget, type CurrentState, type RevertConflict } from "../compose.ts";
-import { composeRescue } from "../find/rescue.ts";
+import type { ComposedTarget } from "../compose.ts";
 
 import { applyPlan, failAfter } from "./apply.ts";
 import { startNextIndex, type NextIndex } from "./index-step.ts";
 import { Journal } from "./journal.ts";
+import { composeTarget, pending, resolveTarget, revertBlocker } from "./target.ts";
 import { differences, goBack, partsAfter, sameButMarkers, steppedOver, waysBack } from "./outcome.ts";
 import type { ProcessGuard, RestoreOptions, RestoreRequest, RestoreResult } from "./types.ts";
 import { checkWorktree, mergeIndexFor, type MergeIndex } from "./worktree.ts";
@@ -54,51 +55,6 @@ import { checkWorktree, mergeIndexFor, type MergeIndex } from "./worktree.ts";
 export { STEPS, type GoBack, type PartDifference, type ProcessGuard, type RestoreOptions, type RestoreRequest, type RestoreResult, type Step, type SteppedChange } from "./types.ts";
 
 export const refusal = (blockers: readonly Blocker[]): RestoreRefused => new RestoreRefused(blockers);
-
-/** A snapshot as it would be if the capture were recorded now (for counting targets). */
-function pending(capture: LiveCapture): Snapshot {
-  const latest = capture.latest;
-  return {
-    number: (latest?.number ?? 0) + 1,
-    ref: "",
-    commit: "",
-    tree: capture.tree,
-    date: Math.floor(Date.now() / 1000),
-    summary: "",
-    trailers: { format: 1, kind: "change", head: "" },
-  };
-}
-
-function resolveTarget(snaps: readonly SnapshotEntry[], request: RestoreRequest): Snapshot {
-  if (request.kind === "rescue") throw new Error("a rescue is a composed target");
-  return "steps" in request ? navigationTarget(snaps, request.kind, request.steps) : readableSnapshot(snaps, request.number);
-}
-
-/** The snapshot a change snapshot's change started from: a restore's `from`, else the one before it. */
-function changeBase(snaps: readonly SnapshotEntry[], change: Snapshot): Snapshot {
-  const from = change.trailers.kind === "restore" ? change.trailers.from : undefined;
-  if (from !== undefined && snaps.some((s) => s.number === from)) return readableSnapshot(snaps, from);
-  const i = snaps.findIndex((s) => s.number === change.number);
-  if (i <= 0) throw refused({ kind: "revert-oldest", number: change.number });
-  return readableSnapshot(snaps, snaps[i - 1]!.number);
-}
-
-/** The target of a partial restore or a revert, built over the state `now`. */
-async function composeTarget(repo: Repo, scratch: string, request: RestoreRequest, snaps: readonly SnapshotEntry[], now: CurrentState): Promise<ComposedTarget | null> {
-  if (request.kind === "partial") return composePartial(repo, scratch, now, readableSnapshot(snaps, request.number), request.selection);
-  if (request.kind === "rescue") return composeRescue(repo, scratch, now, snaps, request.rescue);
-  if (request.kind !== "revert") return null;
-  const change = readableSnapshot(snaps, request.number);
-  return composeRevert(repo, scratch, now, change, changeBase(snaps, change));
-}
-
-/** A revert's conflicts as the blocker that refuses it. */
-function revertBlocker(number: number, conflicts: readonly RevertConflict[]): Blocker {
-  const names = conflicts.map((c) =>
-    c.kind === "ref" ? c.name : c.kind === "head" ? "HEAD" : c.kind === "conflicts" ? "the index's conflicts" : c.part === "index" ? `${c.path} (staged)` : c.path,
-  );
-  return { kind: "revert-conflict", target: number, names };
-}
 
 /** index.lock, taken the way Git takes it, so no Git command changes the index while we restore. */
 interface IndexLock {
