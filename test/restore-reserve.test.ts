@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { blobId } from "../core/git-data/objects.ts";
-import { reserveSpace } from "../core/restore/worktree.ts";
+import { reserveSpace } from "../core/restore/backup.ts";
 import { makeRepo, tempDir } from "./helpers/repo.ts";
 
 for (const objectFormat of ["sha1", "sha256"] as const) {

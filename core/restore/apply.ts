@@ -13,7 +13,8 @@ import { readRefState, type RefState } from "../git-data/refs/store.ts";
 import { type NextIndex, restoreIndex } from "./index-step.ts";
 import { Journal, putRefsBack, refLine, setHead, setRef, storeStash, transaction } from "./journal.ts";
 import type { Step, StepContext, WorktreeOutcome } from "./types.ts";
-import { type MergeIndex, reserveSpace, restoreWorktree, rollbackWrites } from "./worktree.ts";
+import { type MergeIndex, restoreWorktree } from "./worktree.ts";
+import { reserveSpace, rollbackWrites } from "./backup.ts";
 
 export function failAfter(step: Step): void {
   pauseAfter(step);

@@ -4,7 +4,8 @@
 // failure at any later step plays the journal backwards so the repository is
 // exactly as before. This file is the orchestration; the calls go down from it
 // to apply.ts (the steps in order), worktree.ts, index-step.ts and journal.ts,
-// and to outcome.ts for what the result reports. None of them calls back up.
+// to target.ts for what a request restores, and to outcome.ts for what the
+// result reports. None of them calls back up.
 //
 // The spec's steps, and where each one is:
 //   1. an operation in progress: a blocker (core/restore/plan.ts); --force ends it with
@@ -26,7 +27,7 @@
 import { fatal, refused, UndoError } from "../errors.ts";
 import { RestoreRefused } from "./plan.ts";
 import { commitText, isReadable, reflogTrailer, type OperationMarker, type Snapshot, type SnapshotEntry } from "../format/index.ts";
-import { navigationTarget, readableSnapshot, streakOrigin } from "../snapshots/history.ts";
+import { streakOrigin, type Direction } from "../snapshots/history.ts";
 import { acquireLock, clearDeadIndexLock, createIndexLock, indexLockPath, releaseIndexLock } from "../lock.ts";
 import { withScratch, writeTagObjects } from "../git-data/objects.ts";
 import { withQuarantine } from "../git-data/quarantine.ts";
@@ -35,17 +36,17 @@ import { addLineCounts, addOnlyLeft, planIsEmpty, planRestore, type Blocker, typ
 import { captureLive, captureWith, snapshotSequence, unchanged, type LiveCapture } from "../capture.ts";
 import { loadState } from "../snapshots/read-state.ts";
 import { scanUndoRefs, type SnapshotRef } from "../git-data/refs/index.ts";
-import { commitCapture } from "../snapshots/store.ts";
+import { commitCapture, type RecordOutcome } from "../snapshots/store.ts";
 import { restoreSummary } from "../describe.ts";
 import type { Repo } from "../repo.ts";
 import { headReflogHint } from "../git-data/refs/store.ts";
 import { currentMarkers, endBisect, operationFacts } from "../git-data/operation.ts";
-import { composePartial, composeRevert, type ComposedTarget, type CurrentState, type RevertConflict } from "../compose.ts";
-import { composeRescue } from "../find/rescue.ts";
+import type { ComposedTarget } from "../compose.ts";
 
 import { applyPlan, failAfter } from "./apply.ts";
 import { startNextIndex, type NextIndex } from "./index-step.ts";
 import { Journal } from "./journal.ts";
+import { composeTarget, pending, resolveTarget, revertBlocker } from "./target.ts";
 import { differences, goBack, partsAfter, sameButMarkers, steppedOver, waysBack } from "./outcome.ts";
 import type { ProcessGuard, RestoreOptions, RestoreRequest, RestoreResult } from "./types.ts";
 import { checkWorktree, mergeIndexFor, type MergeIndex } from "./worktree.ts";
@@ -54,51 +55,6 @@ import { checkWorktree, mergeIndexFor, type MergeIndex } from "./worktree.ts";
 export { STEPS, type GoBack, type PartDifference, type ProcessGuard, type RestoreOptions, type RestoreRequest, type RestoreResult, type Step, type SteppedChange } from "./types.ts";
 
 export const refusal = (blockers: readonly Blocker[]): RestoreRefused => new RestoreRefused(blockers);
-
-/** A snapshot as it would be if the capture were recorded now (for counting targets). */
-function pending(capture: LiveCapture): Snapshot {
-  const latest = capture.latest;
-  return {
-    number: (latest?.number ?? 0) + 1,
-    ref: "",
-    commit: "",
-    tree: capture.tree,
-    date: Math.floor(Date.now() / 1000),
-    summary: "",
-    trailers: { format: 1, kind: "change", head: "" },
-  };
-}
-
-function resolveTarget(snaps: readonly SnapshotEntry[], request: RestoreRequest): Snapshot {
-  if (request.kind === "rescue") throw new Error("a rescue is a composed target");
-  return "steps" in request ? navigationTarget(snaps, request.kind, request.steps) : readableSnapshot(snaps, request.number);
-}
-
-/** The snapshot a change snapshot's change started from: a restore's `from`, else the one before it. */
-function changeBase(snaps: readonly SnapshotEntry[], change: Snapshot): Snapshot {
-  const from = change.trailers.kind === "restore" ? change.trailers.from : undefined;
-  if (from !== undefined && snaps.some((s) => s.number === from)) return readableSnapshot(snaps, from);
-  const i = snaps.findIndex((s) => s.number === change.number);
-  if (i <= 0) throw refused({ kind: "revert-oldest", number: change.number });
-  return readableSnapshot(snaps, snaps[i - 1]!.number);
-}
-
-/** The target of a partial restore or a revert, built over the state `now`. */
-async function composeTarget(repo: Repo, scratch: string, request: RestoreRequest, snaps: readonly SnapshotEntry[], now: CurrentState): Promise<ComposedTarget | null> {
-  if (request.kind === "partial") return composePartial(repo, scratch, now, readableSnapshot(snaps, request.number), request.selection);
-  if (request.kind === "rescue") return composeRescue(repo, scratch, now, snaps, request.rescue);
-  if (request.kind !== "revert") return null;
-  const change = readableSnapshot(snaps, request.number);
-  return composeRevert(repo, scratch, now, change, changeBase(snaps, change));
-}
-
-/** A revert's conflicts as the blocker that refuses it. */
-function revertBlocker(number: number, conflicts: readonly RevertConflict[]): Blocker {
-  const names = conflicts.map((c) =>
-    c.kind === "ref" ? c.name : c.kind === "head" ? "HEAD" : c.kind === "conflicts" ? "the index's conflicts" : c.part === "index" ? `${c.path} (staged)` : c.path,
-  );
-  return { kind: "revert-conflict", target: number, names };
-}
 
 /** index.lock, taken the way Git takes it, so no Git command changes the index while we restore. */
 interface IndexLock {
@@ -239,10 +195,109 @@ async function planOnLatest(repo: Repo, scratch: string, request: RestoreRequest
   return { from: latest, target, ...(await fullPlan(repo, scratch, from, target, { ...ctx, snaps: snapshots, composed: null })) };
 }
 
+/** A promise awaited later (or settled on the way out): a failure before then is not an unhandled one. */
+function awaitedLater<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => {});
+  return p;
+}
+
+/** What every step of a restore under its locks shares. */
+interface Run {
+  repo: Repo;
+  scratch: string;
+  request: RestoreRequest;
+  opts: RestoreOptions;
+  holdsIndexLock: boolean;
+  /** Moves the objects written so far into the store (core/git-data/quarantine.ts), before anything names them. */
+  moveIn: () => void;
+}
+
+/** The state now, captured, and the plan from it to the target, checked. */
+interface Start {
+  capture: LiveCapture;
+  /** The latest snapshot when the capture is its state: nothing to record first. */
+  latest: SnapshotEntry | undefined;
+  /** The snapshots a navigation counts in: the capture among them as if recorded (record first ends the streak). */
+  snaps: SnapshotEntry[];
+  from: StateSide;
+  composed: ComposedTarget | null;
+  target: Snapshot;
+  ready: ReadyPlan;
+}
+
+/** What the steps work on: planned again, with its target, when ending an operation (--force) changed the state. */
+interface Work {
+  plan: RestorePlan;
+  target: Snapshot;
+  composed: ComposedTarget | null;
+  mergeIndex: MergeIndex | null;
+  nextIndex: Promise<NextIndex> | null;
+  /** Which files only the state left holds (addOnlyLeft), read beside the steps. */
+  onlyLeft: Promise<void>;
+}
+
+/** Whether the request steps through the history (undo, redo), counting the state now as recorded. */
+const navigating = (request: RestoreRequest): request is Extract<RestoreRequest, { kind: Direction }> => request.kind === "undo" || request.kind === "redo";
+
+/**
+ * The restore under its locks, as steps: capture and plan, then the dry run's
+ * answer or the blockers' refusal; then, each change leaving its undo in the
+ * journal: record first, end an operation (--force), apply the plan and record
+ * the restore snapshot. A failure there plays the journal backwards (rolledBack).
+ */
 async function restoreLocked(repo: Repo, scratch: string, request: RestoreRequest, opts: RestoreOptions, holdsIndexLock: boolean, moveIn: () => void): Promise<RestoreResult> {
+  const run: Run = { repo, scratch, request, opts, holdsIndexLock, moveIn };
+  const start = await captureAndPlan(run);
+  const { capture, latest, from, composed, target, ready } = start;
+  const result = resultBefore(run, start);
+  if (opts.dryRun) {
+    result.goBack = waysBack(capture.snapshots, from, target, composed !== null);
+    return result;
+  }
+  const { plan } = ready;
+  if (plan.blockers.length) {
+    await settleReady(ready);
+    throw refusal(plan.blockers);
+  }
+  // Which files only the state left holds: for the report only, and read from
+  // snapshots and the target's commits, which no step changes; from now on,
+  // beside the steps (with a long history it is the restore's longest read).
+  const onlyLeft = awaitedLater(addOnlyLeft(repo, plan, earlierThan(capture.snapshots, plan.from))); // awaited with the line counts
+  // A state not recorded yet is recorded first: beside the merge index, which it does not touch.
+  const recordingFirst = latest ? null : awaitedLater(commitCapture(repo, capture, { kind: "change", beforeRef: moveIn })); // awaited below
+  let mergeIndex: MergeIndex | null;
+  try {
+    mergeIndex = await ready.mergeIndex;
+  } catch (e) {
+    await Promise.all([settleReady(ready), recordingFirst?.catch(() => undefined)]);
+    throw e;
+  }
+
+  const work: Work = { plan, target, composed, mergeIndex, nextIndex: ready.nextIndex, onlyLeft };
+  const journal = new Journal();
+  const guard = opts.guard?.holdInterruptions() ?? (() => {});
+  try {
+    // The snapshot of the state left, recorded first when it is new.
+    let fromNumber = await recordFirst(run, capture, latest, recordingFirst, plan, result);
+    failAfter("record-first");
+    if (plan.operations.length && opts.force) fromNumber = await endOperationsFirst(run, capture, fromNumber, work, result);
+    await applyAndRecord(run, capture, fromNumber, journal, work, result);
+    return result;
+  } catch (e) {
+    throw await rolledBack(journal, e, work);
+  } finally {
+    await work.nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
+    guard();
+  }
+}
+
+/**
+ * Capture the state now and plan from it: the early plan (planOnLatest, made
+ * while the capture runs) when its guess holds, else a plan made now.
+ */
+async function captureAndPlan({ repo, scratch, request, opts, holdsIndexLock }: Run): Promise<Start> {
   // The snapshot refs, listed once for the capture and the early plan.
-  const undoRefs = scanUndoRefs(repo, repo.snapshotPrefix);
-  undoRefs.catch(() => {}); // awaited by both
+  const undoRefs = awaitedLater(scanUndoRefs(repo, repo.snapshotPrefix)); // awaited by both
   const early = planOnLatest(repo, scratch, request, { opts, holdsIndexLock }, undoRefs).catch(() => null);
   const capture = await captureLive(repo, { lockHeld: true, undoRefs }).catch(async (e) => {
     await settleReady(await early);
@@ -252,30 +307,28 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
   const latest = unchanged(capture);
   // Count the target as if the current state were already recorded (record first ends the streak).
   const snaps = latest ? capture.snapshots : [...capture.snapshots, pending(capture)];
-  const navigating = request.kind === "undo" || request.kind === "redo";
   const from: StateSide = { number: latest?.number ?? null, tree: capture.tree, state: capture.state };
-  let snapsNow = capture.snapshots;
-  let composed: ComposedTarget | null;
-  let target: Snapshot;
-  let ready: ReadyPlan;
   try {
-    composed = await composeTarget(repo, scratch, request, capture.snapshots, capture);
-    target = composed?.target ?? resolveTarget(navigating ? snaps : capture.snapshots, request);
+    const composed = await composeTarget(repo, scratch, request, capture.snapshots, capture);
+    const target = composed?.target ?? resolveTarget(navigating(request) ? snaps : capture.snapshots, request);
     const guessed = guess !== null && latest !== undefined && guess.from.number === latest.number && guess.from.tree === capture.tree && guess.target.number === target.number && guess.target.tree === target.tree;
     if (guessed) {
-      ready = guess;
-      ready.plan.from = from; // the same state: the capture's own reading of it
-    } else {
-      await settleReady(guess);
-      ready = await fullPlan(repo, scratch, from, target, { opts, holdsIndexLock, snaps: snapsNow, composed });
+      guess.plan.from = from; // the same state: the capture's own reading of it
+      return { capture, latest, snaps, from, composed, target, ready: guess };
     }
+    await settleReady(guess);
+    const ready = await fullPlan(repo, scratch, from, target, { opts, holdsIndexLock, snaps: capture.snapshots, composed });
+    return { capture, latest, snaps, from, composed, target, ready };
   } catch (e) {
     await settleReady(guess);
     throw e;
   }
-  let { plan, nextIndex } = ready;
+}
+
+/** The result as the checks leave it (all a dry run returns but its ways back); the steps fill in the rest. */
+function resultBefore({ request, opts }: Run, { capture, latest, snaps, composed, target, ready }: Start): RestoreResult {
   const result: RestoreResult = {
-    plan,
+    plan: ready.plan,
     dryRun: Boolean(opts.dryRun),
     recordedFirst: null,
     endedOperations: [],
@@ -283,127 +336,112 @@ async function restoreLocked(repo: Repo, scratch: string, request: RestoreReques
     differences: [],
     goBack: [],
     before: null,
-    stepped: navigating ? steppedOver(snaps, request.kind, target, latest ? null : capture.tree) : [],
+    stepped: navigating(request) ? steppedOver(snaps, request.kind, target, latest ? null : capture.tree) : [],
     kind: request.kind,
     keptFolder: null,
   };
   if (composed) result.composed = { description: composed.description, summary: composed.summary, ...(composed.branchAlone ? { branchAlone: composed.branchAlone } : {}) };
-  if (opts.dryRun) {
-    result.goBack = waysBack(capture.snapshots, from, target, composed !== null);
-    return result;
-  }
-  if (plan.blockers.length) {
-    await settleReady(ready);
-    throw refusal(plan.blockers);
-  }
-  // Which files only the state left holds: for the report only, and read from
-  // snapshots and the target's commits, which no step changes; from now on,
-  // beside the steps (with a long history it is the restore's longest read).
-  let onlyLeft = addOnlyLeft(repo, plan, earlierThan(snapsNow, plan.from));
-  onlyLeft.catch(() => {}); // awaited with the line counts
-  // A state not recorded yet is recorded first: beside the merge index, which it does not touch.
-  const recordingFirst = latest ? null : commitCapture(repo, capture, { kind: "change", beforeRef: moveIn });
-  recordingFirst?.catch(() => {}); // awaited below
-  let mergeIndex: MergeIndex | null;
-  try {
-    mergeIndex = await ready.mergeIndex;
-  } catch (e) {
-    await Promise.all([settleReady(ready), recordingFirst?.catch(() => undefined)]);
-    throw e;
-  }
+  return result;
+}
 
-  const journal = new Journal();
-  const guard = opts.guard?.holdInterruptions() ?? (() => {});
-  try {
-    let fromNumber = latest?.number ?? null;
-    if (fromNumber === null) {
-      const made = await (recordingFirst ?? commitCapture(repo, capture, { kind: "change", beforeRef: moveIn }));
-      if (made.created) {
-        result.recordedFirst = made.snapshot;
-        fromNumber = made.snapshot.number;
-        // The change recorded first is the one `git undo` undoes: named now that it has a number.
-        const first = made.snapshot;
-        result.stepped = result.stepped.map((c) => (c.number === null ? { number: first.number, summary: first.summary } : c));
-      } else fromNumber = made.latest.number;
-      plan.from.number = fromNumber;
-    }
-    failAfter("record-first");
+/**
+ * A state not recorded yet, recorded first (begun beside the merge index): the
+ * change `git undo` then undoes. Returns the number of the state left.
+ */
+async function recordFirst({ repo, moveIn }: Run, capture: LiveCapture, latest: SnapshotEntry | undefined, recordingFirst: Promise<RecordOutcome> | null, plan: RestorePlan, result: RestoreResult): Promise<number> {
+  if (latest) return latest.number;
+  let fromNumber: number;
+  const made = await (recordingFirst ?? commitCapture(repo, capture, { kind: "change", beforeRef: moveIn }));
+  if (made.created) {
+    result.recordedFirst = made.snapshot;
+    fromNumber = made.snapshot.number;
+    // The change recorded first is the one `git undo` undoes: named now that it has a number.
+    const first = made.snapshot;
+    result.stepped = result.stepped.map((c) => (c.number === null ? { number: first.number, summary: first.summary } : c));
+  } else fromNumber = made.latest.number;
+  plan.from.number = fromNumber;
+  return fromNumber;
+}
 
-    if (plan.operations.length && opts.force) {
-      result.endedOperations = await endOperations(repo);
-      moveIn(); // what Git's own --quit wrote
-      // Ending an operation can change more than its markers (rebase --quit stores an autostash).
-      const after = await captureLive(repo, { lockHeld: true });
-      if (!(await sameButMarkers(repo, capture.tree, after.tree))) {
-        const made = await commitCapture(repo, after, { kind: "change", message: `ended ${result.endedOperations.join(", ")} (git undo --force)`, beforeRef: moveIn });
-        if (made.created) {
-          fromNumber = made.snapshot.number;
-          result.recordedFirst ??= made.snapshot;
-        }
-        // A partial restore or a revert is built again over the state the operation left.
-        composed = await composeTarget(repo, scratch, request, after.snapshots, after);
-        if (composed) target = composed.target;
-        snapsNow = after.snapshots;
-        const again = await fullPlan(repo, scratch, { number: fromNumber, tree: after.tree, state: after.state }, target, { opts, holdsIndexLock, snaps: snapsNow, composed });
-        ({ plan, nextIndex } = again);
-        result.plan = plan;
-        if (plan.blockers.length) throw refusal(plan.blockers);
-        mergeIndex = await again.mergeIndex;
-        const before = onlyLeft;
-        onlyLeft = before.then(() => addOnlyLeft(repo, plan, earlierThan(snapsNow, plan.from)));
-        onlyLeft.catch(() => {});
-      }
-    }
-
-    nextIndex ??= startNextIndex(repo, scratch, plan);
-    await writeBackTags(repo, scratch, plan);
-    // From here refs, the index and files may name what this restore wrote (a
-    // composed target's trees, tags written back): into the store first.
-    moveIn();
-    const applying = applyPlan(repo, { plan, scratch, mergeIndex, force: Boolean(opts.force), journal, nextIndex });
-    // The line counts only fill the report (none shown when they fail) and read only objects
-    // no step changes. Started from a timer, which fires once the steps' first Git process
-    // is running: starting a process holds this thread for a millisecond or more.
-    const planNow = plan;
-    const leftNow = onlyLeft;
-    const counting = new Promise<void>((done) =>
-      setTimeout(() => void Promise.all([addLineCounts(repo, planNow), leftNow]).then(() => done(), () => done()), 0),
-    );
-    const applied = await applying;
-
-    const merged = plan.worktree.mode === "merge" && mergeIndex !== null;
-    result.keptFolder = applied.keptFolder;
-    // The configuration read for the first capture (the same process) keys the committer's kept answer.
-    const recorded = await captureWith(repo, await partsAfter(repo, scratch, plan, merged, applied.readFilesAgain), target.tree, capture.configDigest, applied.refsAfter ?? undefined);
-    // A partial restore or a revert makes a new state: a change, which plain `git undo` undoes.
-    const made = await commitCapture(
-      repo,
-      recorded,
-      composed
-        ? { kind: "change", message: composed.summary, beforeRef: moveIn }
-        : { kind: "restore", restored: target.number, from: fromNumber, message: restoreSummary(target.number, target.summary), beforeRef: moveIn },
-    );
-    if (!made.created) throw fatal("the restore snapshot was not recorded");
-    const snap = made.snapshot;
-    journal.push("record", () => repo.git.run(["update-ref", "-d", snap.ref, snap.commit]).then(() => undefined));
-    failAfter("record");
-    result.restoreSnapshot = snap;
-    if (recorded.tree !== target.tree) result.differences = await differences(repo, target, recorded);
-    result.goBack = goBack([...recorded.snapshots, snap], fromNumber);
-    const origin = streakOrigin([...recorded.snapshots, snap]);
-    if (origin !== fromNumber) result.before = origin;
-    await counting;
-    return result;
-  } catch (e) {
-    const failures = await journal.rollback();
-    const cause = e instanceof Error ? e : new Error(String(e));
-    if (failures.length) throw refused({ kind: "rollback-failed", number: target.number, cause, failures, before: plan.from.number }, "fatal");
-    if (e instanceof UndoError && e.kind === "refused" && journal.empty) throw e;
-    throw refused({ kind: "restore-rolled-back", number: target.number, cause }, "fatal");
-  } finally {
-    await nextIndex?.catch(() => undefined); // no Git left writing into the scratch directory
-    guard();
+/**
+ * --force with an operation in progress: end it with Git's own --quit, and
+ * when that changed more than its markers, record the state it left and plan
+ * again from there. Returns the number of the state left then.
+ */
+async function endOperationsFirst(run: Run, capture: LiveCapture, fromNumber: number, work: Work, result: RestoreResult): Promise<number> {
+  const { repo, scratch, request, opts, holdsIndexLock, moveIn } = run;
+  result.endedOperations = await endOperations(repo);
+  moveIn(); // what Git's own --quit wrote
+  // Ending an operation can change more than its markers (rebase --quit stores an autostash).
+  const after = await captureLive(repo, { lockHeld: true });
+  if (await sameButMarkers(repo, capture.tree, after.tree)) return fromNumber;
+  const made = await commitCapture(repo, after, { kind: "change", message: `ended ${result.endedOperations.join(", ")} (git undo --force)`, beforeRef: moveIn });
+  if (made.created) {
+    fromNumber = made.snapshot.number;
+    result.recordedFirst ??= made.snapshot;
   }
+  // A partial restore or a revert is built again over the state the operation left.
+  work.composed = await composeTarget(repo, scratch, request, after.snapshots, after);
+  if (work.composed) work.target = work.composed.target;
+  const again = await fullPlan(repo, scratch, { number: fromNumber, tree: after.tree, state: after.state }, work.target, { opts, holdsIndexLock, snaps: after.snapshots, composed: work.composed });
+  const plan = again.plan;
+  work.plan = plan;
+  work.nextIndex = again.nextIndex;
+  result.plan = plan;
+  if (plan.blockers.length) throw refusal(plan.blockers);
+  work.mergeIndex = await again.mergeIndex;
+  work.onlyLeft = awaitedLater(work.onlyLeft.then(() => addOnlyLeft(repo, plan, earlierThan(after.snapshots, plan.from))));
+  return fromNumber;
+}
+
+/** Steps 3 to 6 (applyPlan), each leaving its undo in the journal, then step 7: the restore snapshot. */
+async function applyAndRecord({ repo, scratch, opts, moveIn }: Run, capture: LiveCapture, fromNumber: number, journal: Journal, work: Work, result: RestoreResult): Promise<void> {
+  const { plan, target, composed, mergeIndex, onlyLeft } = work;
+  const nextIndex = (work.nextIndex ??= startNextIndex(repo, scratch, plan));
+  await writeBackTags(repo, scratch, plan);
+  // From here refs, the index and files may name what this restore wrote (a
+  // composed target's trees, tags written back): into the store first.
+  moveIn();
+  const applying = applyPlan(repo, { plan, scratch, mergeIndex, force: Boolean(opts.force), journal, nextIndex });
+  // The line counts only fill the report (none shown when they fail) and read only objects
+  // no step changes. Started from a timer, which fires once the steps' first Git process
+  // is running: starting a process holds this thread for a millisecond or more.
+  const counting = new Promise<void>((done) =>
+    setTimeout(() => void Promise.all([addLineCounts(repo, plan), onlyLeft]).then(() => done(), () => done()), 0),
+  );
+  const applied = await applying;
+
+  const merged = plan.worktree.mode === "merge" && mergeIndex !== null;
+  result.keptFolder = applied.keptFolder;
+  // The configuration read for the first capture (the same process) keys the committer's kept answer.
+  const recorded = await captureWith(repo, await partsAfter(repo, scratch, plan, merged, applied.readFilesAgain), target.tree, capture.configDigest, applied.refsAfter ?? undefined);
+  // A partial restore or a revert makes a new state: a change, which plain `git undo` undoes.
+  const made = await commitCapture(
+    repo,
+    recorded,
+    composed
+      ? { kind: "change", message: composed.summary, beforeRef: moveIn }
+      : { kind: "restore", restored: target.number, from: fromNumber, message: restoreSummary(target.number, target.summary), beforeRef: moveIn },
+  );
+  if (!made.created) throw fatal("the restore snapshot was not recorded");
+  const snap = made.snapshot;
+  journal.push("record", () => repo.git.run(["update-ref", "-d", snap.ref, snap.commit]).then(() => undefined));
+  failAfter("record");
+  result.restoreSnapshot = snap;
+  if (recorded.tree !== target.tree) result.differences = await differences(repo, target, recorded);
+  result.goBack = goBack([...recorded.snapshots, snap], fromNumber);
+  const origin = streakOrigin([...recorded.snapshots, snap]);
+  if (origin !== fromNumber) result.before = origin;
+  await counting;
+}
+
+/** What a restore that failed once it could have changed something ends with, the journal played backwards first. */
+async function rolledBack(journal: Journal, e: unknown, { target, plan }: Work): Promise<unknown> {
+  const failures = await journal.rollback();
+  const cause = e instanceof Error ? e : new Error(String(e));
+  if (failures.length) return refused({ kind: "rollback-failed", number: target.number, cause, failures, before: plan.from.number }, "fatal");
+  if (e instanceof UndoError && e.kind === "refused" && journal.empty) return e;
+  return refused({ kind: "restore-rolled-back", number: target.number, cause }, "fatal");
 }
 
 /**
