@@ -247,7 +247,7 @@ export function observe(v: TestRepo): Observation {
     state: userState(v),
     gitDir: listing(join(v.dir, ".git"), mayChange),
     // The tests start Bun on the CLI themselves, not through the launcher that
-    // turns Bun's caches off: its cache under $HOME/.bun is the test harness's (test/trust-internal.test.ts covers the launcher).
+    // turns Bun's caches off: its cache under $HOME/.bun is the test harness's (test/trust/trust-internal.test.ts covers the launcher).
     outside: listing(base, (rel) => rel === relative(base, v.dir) || rel === "home/.bun"),
   };
 }
@@ -291,7 +291,7 @@ export async function checkCase(c: HostileCase): Promise<void> {
   const base = baseOf(x);
   const crafted = c.craft(x, base);
   v.git(["fetch", "-q", x.dir, "+refs/undo/*:refs/undo/*"]);
-  // Fetched, it is no target of plain undo or redo (test/trust-fetched-snapshots.test.ts); written
+  // Fetched, it is no target of plain undo or redo (test/trust/trust-fetched-snapshots.test.ts); written
   // down as the victim's own (a snapshot damaged in place), undo and redo walk onto it and must refuse too.
   appendFileSync(join(v.gitDir(), "undo", "own-snapshots"), `${v.g("rev-parse", crafted.ref)} ${crafted.ref}\n`);
   const n = numberOf(crafted.ref);

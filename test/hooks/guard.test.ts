@@ -1,0 +1,293 @@
+// The guard (clarifications: "The guard"): git-undo's core.fsmonitor hook
+// records what a command could throw away before Git goes on, marks commands
+// that fire no hook, and never changes what Git does.
+import { expect, test } from "bun:test";
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { autoRepo, list, QUIET, settled, waitFor, workerPid } from "../helpers/auto.ts";
+import { copyToolkit, makeRepo, type SnapshotJson, type TestRepo } from "../helpers/repo.ts";
+import { commandEffect } from "../../core/guard.ts";
+
+const FILES = { "a.txt": "a\n", "sub/b.txt": "b\n" };
+
+/** The snapshots whose recorded working tree holds `content` at `path`. */
+function holding(r: TestRepo, snaps: SnapshotJson[], path: string, content: string): SnapshotJson[] {
+  return snaps.filter((s) => {
+    const res = r.git(["cat-file", "blob", `${s.commit}^{tree}:worktree/${path}`], { allowFail: true });
+    return res.code === 0 && res.stdout === content;
+  });
+}
+
+interface Case {
+  name: string;
+  /** The edit no Git command sees: [path, content]. */
+  edit: [string, string];
+  /** Before the edit, out of the hooks' sight. */
+  prepare?: (r: TestRepo) => void;
+  discard: (r: TestRepo) => void;
+}
+
+const CASES: Case[] = [
+  { name: "reset --hard", edit: ["a.txt", "edited\n"], discard: (r) => r.git(["reset", "-q", "--hard"]) },
+  { name: "checkout -- <path>", edit: ["sub/b.txt", "edited in a folder\n"], discard: (r) => r.git(["checkout", "--", "sub/b.txt"]) },
+  { name: "restore <path>", edit: ["a.txt", "restored away\n"], discard: (r) => r.git(["restore", "a.txt"]) },
+  { name: "clean -fd", edit: ["sub/new.txt", "untracked\n"], discard: (r) => r.git(["clean", "-q", "-f", "-d"]) },
+  {
+    name: "checkout -f other, staged then edited",
+    edit: ["a.txt", "staged, then edited\n"],
+    prepare: (r) => {
+      r.write("a.txt", "staged\n");
+      r.git(["add", "a.txt"], { env: QUIET });
+    },
+    discard: (r) => r.git(["checkout", "-q", "-f", "other"]),
+  },
+  {
+    name: "stash, then drop at once",
+    edit: ["a.txt", "stashed and dropped\n"],
+    discard: (r) => {
+      r.git(["stash", "-q"]);
+      r.git(["stash", "drop", "-q"]);
+    },
+  },
+];
+
+for (const c of CASES) {
+  test(`an edit no command saw is recorded before ${c.name}, and git undo restore brings it back`, async () => {
+    const r = autoRepo({ files: FILES, guard: true });
+    r.git(["branch", "other"], { env: QUIET });
+    c.prepare?.(r);
+    const [path, content] = c.edit;
+    r.write(path, content);
+    c.discard(r);
+    expect(existsSync(join(r.dir, path)) ? r.read(path) : null).not.toBe(content);
+    await settled(r.gitDir());
+    const snaps = list(r);
+    const found = holding(r, snaps, path, content);
+    expect(found).toHaveLength(1);
+    // It is an ordinary change snapshot, older than the discard's own.
+    expect(found[0]!.kind).toBe("change");
+    expect(found[0]!.number).toBeLessThan(snaps[0]!.number);
+    const res = r.undo(["restore", String(found[0]!.number)]);
+    expect(res.code).toBe(0);
+    expect(r.read(path)).toBe(content);
+  }, 60_000);
+}
+
+test("with the worker killed just before, and a second command started at once after, the edit is still recorded", async () => {
+  const r = autoRepo({ files: FILES, guard: true });
+  const undo = join(r.gitDir(), "undo");
+  const pid = workerPid(undo);
+  if (pid !== null) process.kill(pid, "SIGKILL");
+  r.write("a.txt", "before a killed worker\n");
+  r.git(["reset", "-q", "--hard"]);
+  r.write("sub/b.txt", "the next one\n");
+  r.git(["checkout", "--", "sub/b.txt"]);
+  await settled(r.gitDir());
+  const snaps = list(r);
+  expect(holding(r, snaps, "a.txt", "before a killed worker\n")).toHaveLength(1);
+  expect(holding(r, snaps, "sub/b.txt", "the next one\n")).toHaveLength(1);
+}, 60_000);
+
+test("clean, restore and checkout -- <path> get a snapshot of their own; status and diff record nothing", async () => {
+  const r = autoRepo({ files: FILES, guard: true });
+  await settled(r.gitDir());
+  r.write("new.txt", "new\n");
+  r.ok("snapshot");
+  const before = list(r);
+  r.git(["clean", "-q", "-f"]);
+  await settled(r.gitDir());
+  const afterClean = list(r);
+  expect(afterClean).toHaveLength(before.length + 1);
+  expect(afterClean[0]!.summary).toMatch(/removed untracked: new\.txt/);
+  // Read-only commands: the guard lets them go, and their index refresh is no change.
+  r.write("a.txt", "unseen\n");
+  for (let i = 0; i < 3; i++) {
+    const st = r.git(["status", "--porcelain"]);
+    expect(st.stdout).toBe(" M a.txt\n");
+    r.git(["diff", "--quiet"], { allowFail: true });
+  }
+  await settled(r.gitDir());
+  expect(list(r).map((s) => s.summary)).toEqual(afterClean.map((s) => s.summary));
+  // restore: the edit first, then the restore's own snapshot.
+  r.git(["restore", "a.txt"]);
+  await settled(r.gitDir());
+  const afterRestore = list(r);
+  expect(afterRestore).toHaveLength(afterClean.length + 2);
+  expect(afterRestore[0]!.summary).toMatch(/a\.txt/);
+}, 60_000);
+
+test("a commit, then reset --hard after an edit: the commit, the edit and the reset are three snapshots", async () => {
+  const r = autoRepo({ files: FILES, guard: true });
+  const before = list(r);
+  r.write("a.txt", "committed\n");
+  r.git(["commit", "-q", "-am", "two"]);
+  await settled(r.gitDir());
+  r.write("a.txt", "edited after the commit\n");
+  r.git(["reset", "-q", "--hard"]);
+  await settled(r.gitDir());
+  const after = list(r);
+  expect(after.slice(0, after.length - before.length).map((s) => s.summary)).toEqual([expect.stringMatching(/^reset/), expect.stringMatching(/a\.txt/), "commit: two"]);
+  expect(holding(r, after, "a.txt", "edited after the commit\n")).toHaveLength(1);
+}, 60_000);
+
+test("Git's output is the same with the guard as without a monitor, and it prints nothing of its own", () => {
+  const r = autoRepo({ files: FILES, guard: true });
+  r.write("a.txt", "changed\n");
+  r.write("sub/c.txt", "untracked\n");
+  const guarded = r.git(["status", "--porcelain=v2", "--untracked-files=all"]);
+  const plain = r.git(["-c", "core.fsmonitor=", "status", "--porcelain=v2", "--untracked-files=all"]);
+  expect(guarded.stdout).toBe(plain.stdout);
+  expect(guarded.stderr).toBe("");
+  const diff = r.git(["diff", "--stat"]);
+  expect(diff.stdout).toBe(r.git(["-c", "core.fsmonitor=", "diff", "--stat"]).stdout);
+  expect(diff.stderr).toBe("");
+});
+
+test("a toolkit gone: Git stays silent, works, and waits for nothing", () => {
+  const toolkit = copyToolkit();
+  const r = makeRepo();
+  r.commit("base", FILES);
+  r.git(["config", "undo.guard", "true"]);
+  const init = Bun.spawnSync({ cmd: [process.execPath, join(toolkit, "cli", "main.ts"), "init"], cwd: r.dir, env: { ...r.env, GIT_UNDO_BUN: process.execPath }, stdout: "pipe", stderr: "pipe" });
+  expect([init.exitCode, init.stderr.toString()]).toEqual([0, ""]);
+  expect(r.git(["config", "core.fsmonitor"]).stdout).toContain(join(toolkit, "hooks", "hook.sh"));
+  rmSync(toolkit, { recursive: true, force: true });
+  r.write("a.txt", "after the toolkit went\n");
+  const started = Date.now();
+  const st = r.git(["status", "--porcelain"]);
+  expect(st.stdout).toBe(" M a.txt\n");
+  expect(st.stderr).toBe("");
+  const reset = r.git(["reset", "-q", "--hard"]);
+  expect(reset.stdout + reset.stderr).toBe("");
+  expect(r.read("a.txt")).toBe("a\n");
+  expect(Date.now() - started).toBeLessThan(4000);
+});
+
+test("without undo.guard=true init registers no monitor; uninstall puts back what was there and drops the index's monitor data", () => {
+  const off = makeRepo();
+  off.commit("base", FILES);
+  expect(off.undo(["init"]).stdout).not.toMatch(/guard|fsmonitor/);
+  expect(off.git(["config", "core.fsmonitor"], { allowFail: true }).code).toBe(1);
+
+  const r = makeRepo();
+  r.commit("base", FILES);
+  r.git(["config", "undo.guard", "true"]);
+  r.git(["config", "core.fsmonitorHookVersion", "1"]);
+  expect(r.undo(["init"]).code).toBe(0);
+  expect(r.git(["config", "core.fsmonitorHookVersion"]).stdout).toBe("2\n");
+  r.git(["status"]);
+  // The index now carries the monitor's extension (FSMN).
+  const index = () => readFileSync(join(r.gitDir(), "index"));
+  expect(index().includes(Buffer.from("FSMN"))).toBe(true);
+  const un = r.undo(["uninstall"]);
+  expect(un.code).toBe(0);
+  expect(un.stdout).toMatch(/removed the guard/);
+  expect(r.git(["config", "core.fsmonitor"], { allowFail: true }).code).toBe(1);
+  expect(r.git(["config", "core.fsmonitorHookVersion"]).stdout).toBe("1\n");
+  expect(index().includes(Buffer.from("FSMN"))).toBe(false);
+});
+
+test("a monitor of the user's own stays, and init says what is off", () => {
+  const r = makeRepo();
+  r.commit("base", FILES);
+  r.git(["config", "undo.guard", "true"]);
+  r.git(["config", "core.fsmonitor", "/nowhere/their-watchman-hook"]);
+  const init = r.undo(["init"]);
+  expect(init.code).toBe(0);
+  expect(init.stdout).toMatch(/core\.fsmonitor is yours/);
+  expect(r.git(["config", "core.fsmonitor"]).stdout).toBe("/nowhere/their-watchman-hook\n");
+  r.undo(["uninstall"]);
+  expect(r.git(["config", "core.fsmonitor"]).stdout).toBe("/nowhere/their-watchman-hook\n");
+});
+
+test("which commands may discard work, from their command lines", () => {
+  const d = (line: string) => commandEffect(line).discards;
+  for (const line of ["git reset --hard", "git reset -q --merge HEAD", "/usr/bin/git checkout -- a", "git checkout -f main", "git switch --discard-changes x", "git restore a", "git clean -fd", "git stash", "git stash push -u", "git rm -f a", "git read-tree -u --reset HEAD", "git merge --abort", "git -C /x -c a=b reset --hard", "git-checkout-index -f -a", "git checkout HEAD~1 a.txt"]) {
+    expect([line, d(line)]).toEqual([line, true]);
+  }
+  for (const line of ["git status", "git diff", "git add a", "git commit -m x", "git reset --soft HEAD~1", "git stash drop", "git stash pop", "git clean -n", "git switch main", "git checkout -b topic", "git rm --cached a", "git restore --staged a"]) {
+    expect([line, d(line)]).toEqual([line, false]);
+  }
+  // `git checkout x`: a branch or a file; the worker asks Git which.
+  expect(commandEffect("git checkout main").unlessCommit).toBe("main");
+  // Commands that write files without firing a hook are marked.
+  for (const line of ["git clean -f", "git restore a", "git restore --staged a", "git apply p.diff", "git checkout -- a"]) expect([line, commandEffect(line).marks]).toEqual([line, true]);
+  for (const line of ["git status", "git apply --check p.diff", "git log"]) expect([line, commandEffect(line).marks]).toEqual([line, false]);
+  // Only known readers have their index writes taken for refreshes; a commit or an add never.
+  for (const line of ["git status", "git diff --quiet", "git log -1"]) expect([line, commandEffect(line).readOnly]).toEqual([line, true]);
+  for (const line of ["git commit -m x", "git add a", "git merge x", "git frobnicate"]) expect([line, commandEffect(line).readOnly ?? false]).toEqual([line, false]);
+});
+
+test("a command typed after the previous one ended waits for its recording: a stopped worker still records them apart", async () => {
+  const r = autoRepo({ files: FILES, guard: true });
+  const env = { GIT_UNDO_WORKER_LINGER: "60000" };
+  r.git(["status"], { env });
+  const undo = join(r.gitDir(), "undo");
+  await waitFor(() => workerPid(undo) !== null && !existsSync(join(undo, "pending")), "a warm worker");
+  const pid = workerPid(undo)!;
+  const before = list(r).length;
+  try {
+    // The worker falls behind (stopped): the commit is marked, not recorded.
+    process.kill(pid, "SIGSTOP");
+    r.write("a.txt", "committed\n");
+    // (Without its own guard, which would wait for the stopped worker up to undo.guardTimeout.)
+    r.git(["-c", "core.fsmonitor=", "commit", "-q", "-am", "behind"], { env });
+    await Bun.sleep(400);
+    // A command typed 0.4 s later: its guard waits for the worker.
+    r.write("sub/b.txt", "staged after\n");
+    const add = Bun.spawn({ cmd: ["git", "add", "sub/b.txt"], cwd: r.dir, env: { ...r.env, ...env }, stdout: "pipe", stderr: "pipe" });
+    await Bun.sleep(300);
+    expect(add.exitCode).toBeNull(); // still waiting for the guard
+    process.kill(pid, "SIGCONT");
+    expect(await add.exited).toBe(0);
+    await waitFor(() => !existsSync(join(undo, "pending")) && !existsSync(join(undo, "pending.taken")), "both recorded", 30_000);
+    const after = list(r);
+    const made = after.slice(0, after.length - before);
+    // Two snapshots: the commit alone (b.txt not staged yet), then the add.
+    expect(made.map((s) => s.summary)).toEqual([expect.stringMatching(/b\.txt/), "commit: behind"]);
+    expect(r.git(["cat-file", "blob", `${made[1]!.commit}^{tree}:index/sub/b.txt`]).stdout).toBe("b\n");
+    expect(r.git(["cat-file", "blob", `${made[0]!.commit}^{tree}:index/sub/b.txt`]).stdout).toBe("staged after\n");
+  } finally {
+    try {
+      process.kill(pid, "SIGCONT");
+      process.kill(pid, "SIGTERM");
+    } catch {
+      /* gone */
+    }
+  }
+}, 60_000);
+
+test("a request whose line comes late is answered as it comes, and the worker waits for it without spinning", async () => {
+  const r = autoRepo({ files: FILES, guard: true });
+  const env = { GIT_UNDO_WORKER_LINGER: "60000" };
+  r.git(["status"], { env });
+  const undo = join(r.gitDir(), "undo");
+  await waitFor(() => workerPid(undo) !== null && !existsSync(join(undo, "pending")), "a warm worker");
+  const worker = workerPid(undo)!;
+  // A guard's shell and its Git, stood in for by two processes that live on.
+  const shell = Bun.spawn(["sleep", "30"]);
+  const git = Bun.spawn(["sleep", "30"]);
+  const cpuMs = () => {
+    const fields = readFileSync(`/proc/${worker}/stat`, "latin1").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  };
+  try {
+    const request = join(undo, `guard.${shell.pid}`);
+    writeFileSync(request, ""); // opened by the guard's shell; its line not written yet
+    const cpu = cpuMs();
+    await Bun.sleep(1000);
+    expect(cpuMs() - cpu).toBeLessThan(500); // a spinning worker takes the whole second
+    expect(existsSync(request)).toBe(true);
+    appendFileSync(request, `${git.pid}\ngit-undo:0:0\n${r.dir}\n`);
+    await waitFor(() => !existsSync(request), "the answer", 5_000);
+    expect(readFileSync(join(undo, `answer.${shell.pid}`), "utf8").split("\n")[0]).toBe(String(git.pid));
+  } finally {
+    shell.kill();
+    git.kill();
+    try {
+      process.kill(worker, "SIGTERM");
+    } catch {
+      /* gone */
+    }
+  }
+}, 60_000);
