@@ -141,3 +141,9 @@ export const errorMessage = (e: unknown): string => (e instanceof Error ? e.mess
 
 /** A typed refusal (exit 1 unless `kind` says usage or fatal). */
 export const refused = (refusal: Refusal, kind: ErrorKind = "refused"): Refused => new Refused(refusal, kind);
+
+/** The file system is full (or the user's quota is): a system call's code, or Git's own message for it. */
+export function noSpaceLeft(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return code === "ENOSPC" || code === "EDQUOT" || (e instanceof Error && /No space left on device/i.test(e.message));
+}

@@ -39,10 +39,6 @@ export async function operationMarker(repo: Repo): Promise<OperationMarker | nul
   return marker;
 }
 
-/** What Git is in the middle of: an operation, or index.lock (a command running now). */
-export async function busyReason(repo: Repo): Promise<string | null> {
-  return (await operationMarker(repo)) ?? (indexLockHeld(repo.indexFile) ? "index.lock" : null);
-}
 
 /** index.lock alone: a Git command writing the index right now. */
 export const indexLocked = (repo: Repo): boolean => indexLockHeld(repo.indexFile);

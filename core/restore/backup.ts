@@ -9,6 +9,7 @@ import type { Repo } from "../repo.ts";
 import { MODE } from "../mode.ts";
 import { blobId } from "../git-data/objects.ts";
 import { lstatOrNull } from "../stat.ts";
+import { noSpaceLeft } from "../errors.ts";
 
 /*
  * The working tree's way back, without new disk space: a full disk is what
@@ -60,7 +61,6 @@ export interface WorktreeBackup {
   dirs: DirBefore[];
 }
 
-const noSpace = (e: unknown): boolean => ["ENOSPC", "EDQUOT"].includes((e as NodeJS.ErrnoException).code ?? "");
 
 /**
  * Hard links to S's files and symlinks at the paths the merge changes or
@@ -88,7 +88,7 @@ export function linkBackup(repo: Repo, scratch: string, plan: RestorePlan): Work
     });
   } catch (e) {
     rmSync(place, { recursive: true, force: true });
-    if (noSpace(e)) throw new Error("not enough disk space to keep the files it replaces until it is done");
+    if (noSpaceLeft(e)) throw new Error("not enough disk space to keep the files it replaces until it is done");
     return null;
   }
   const dirs = new Map<string, DirBefore>();
@@ -266,7 +266,7 @@ export function reserveSpace(scratch: string, bytes: number): { free(): void } {
     writeFileSync(file, randomBytes(bytes), { flag: "wx", mode: 0o600 });
   } catch (e) {
     rmSync(file, { force: true });
-    if (noSpace(e)) throw new Error(`not enough disk space to keep ${Math.ceil(bytes / 1024)} KiB for a rollback`);
+    if (noSpaceLeft(e)) throw new Error(`not enough disk space to keep ${Math.ceil(bytes / 1024)} KiB for a rollback`);
     throw e;
   }
   let held = true;

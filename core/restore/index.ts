@@ -24,7 +24,7 @@
 // step (record-first, refs, symbolic-refs, head, worktree, index, stash,
 // record), so tests can prove the rollback of each one, or to stop there, so
 // tests can kill it.
-import { fatal, refused, UndoError } from "../errors.ts";
+import { fatal, noSpaceLeft, refused, UndoError } from "../errors.ts";
 import { RestoreRefused } from "./plan.ts";
 import { commitText, isReadable, reflogTrailer, type OperationMarker, type Snapshot, type SnapshotEntry } from "../format/index.ts";
 import { streakOrigin, type Direction } from "../snapshots/history.ts";
@@ -158,8 +158,7 @@ export async function restore(repo: Repo, request: RestoreRequest, opts: Restore
       // state was still being read or checked, before any change.
       if (e instanceof UndoError) throw e;
       const cause = e instanceof Error ? e : new Error(String(e));
-      const diskFull = (e as NodeJS.ErrnoException).code === "ENOSPC" || /No space left on device/i.test(cause.message);
-      throw refused({ kind: "restore-not-started", cause, diskFull }, "fatal");
+      throw refused({ kind: "restore-not-started", cause, diskFull: noSpaceLeft(e) }, "fatal");
     } finally {
       indexLock?.release();
     }

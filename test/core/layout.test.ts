@@ -41,7 +41,7 @@ const FLOORS: readonly (readonly string[])[] = [
   // one reader per private Git format
   ["core/git-data/"],
   // the store and what writes into it
-  ["core/snapshots/", "core/capture.ts", "core/record.ts", "core/describe.ts", "core/change-facts.ts", "core/patch.ts", "core/hooks.ts", "core/hooks/", "core/guard.ts", "core/bundle.ts", "core/worker-files.ts"],
+  ["core/snapshots/", "core/capture.ts", "core/record.ts", "core/describe.ts", "core/change-facts.ts", "core/patch.ts", "core/hooks/", "core/guard.ts", "core/bundle.ts", "core/worker-files.ts"],
   // the use cases over snapshots
   ["core/restore/", "core/compose.ts", "core/find/"],
 ];

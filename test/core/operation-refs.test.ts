@@ -4,7 +4,7 @@
 // worker waits for it as for any operation, and `watch` sees it.
 import { expect, test } from "bun:test";
 import { openRepo } from "../../core/repo.ts";
-import { busyReason, operationMarker } from "../../core/git-data/operation.ts";
+import { operationMarker } from "../../core/git-data/operation.ts";
 import { autoRepo, expectRecorded, list, QUIET, settled } from "../helpers/auto.ts";
 import { gitAtLeast, makeRepo, refFormatOf, type TestRepo } from "../helpers/repo.ts";
 
@@ -46,10 +46,8 @@ for (const refFormat of FORMATS) {
       const repo = await openRepo(r.at());
       expect(await operationMarker(repo)).toBe(marker);
       expect(await operationMarker(repo)).toBe(marker);
-      expect(await busyReason(repo)).toBe(marker);
       r.git([op, "--abort"]);
       expect(await operationMarker(repo)).toBeNull();
-      expect(await busyReason(repo)).toBeNull();
       await settled(r.gitDir());
     }, 60_000);
   }

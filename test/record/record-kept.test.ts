@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renam
 import { join } from "node:path";
 import { captureLive } from "../../core/capture.ts";
 import { record } from "../../core/record.ts";
-import { worktreeChanges } from "../../core/git-data/index/command-output.ts";
+import { worktreeRecords } from "../../core/git-data/index/command-output.ts";
 import { cacheTreeRoot } from "../../core/git-data/index/file.ts";
 import { openRepo } from "../../core/repo.ts";
 import { makeRepo, sharedIndexOf, TestRepo } from "../helpers/repo.ts";
@@ -471,8 +471,8 @@ describe("the kept index's list of paths where the two indexes may differ", () =
   });
 });
 
-describe("worktreeChanges", () => {
-  const parse = (s: string) => worktreeChanges(Buffer.from(s))?.map((p) => Buffer.from(p).toString());
+describe("worktreeRecords", () => {
+  const parse = (s: string) => worktreeRecords(Buffer.from(s))?.map((r) => Buffer.from(r.path).toString());
   test("the paths add -A changes; staged-only entries and headers skipped; conflicts refused", () => {
     expect(parse("## main\0 M a.c\0A  staged.c\0AM both.c\0 D gone.c\0?? new dir/\0?? new.txt\0 T link\0")).toEqual([
       "a.c",

@@ -20,10 +20,6 @@ export interface WorktreeRecord {
  * (an untracked folder without its slash), or null when a record is not one
  * it expects: a conflict, which the kept index never has, or anything else.
  */
-export function worktreeChanges(out: Uint8Array): Uint8Array[] | null {
-  return worktreeRecords(out)?.map((r) => r.path) ?? null;
-}
-
 export function worktreeRecords(out: Uint8Array): WorktreeRecord[] | null {
   const records: WorktreeRecord[] = [];
   for (let at = 0; at < out.length; ) {
