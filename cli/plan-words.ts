@@ -2,7 +2,7 @@
 // says them, for the report of git undo / redo / restore / revert, the dry run,
 // and the picker's preview and confirmation. The core hands over typed plans
 // and blockers (core/restore/plan.ts); nothing there is worded for the user.
-import { headLabel } from "../core/describe.ts";
+import { headLabel, OPERATION_LABELS } from "../core/describe.ts";
 import { refParts, type HeadState, type OperationMarker, type RefLine } from "../core/format/index.ts";
 import { escapeControls, nameList } from "../core/text.ts";
 import { MODE } from "../core/mode.ts";
@@ -10,18 +10,9 @@ import { filesOnDisk, indexChanges, submoduleOnly, planIsEmpty, type Blocker, ty
 import type { GoBack } from "../core/restore/index.ts";
 import { PARTS, type PartialSelection } from "../core/compose.ts";
 
-/** An operation in progress, by the marker Git leaves for it. */
-const OPERATION_NAMES: Record<OperationMarker, string> = {
-  "rebase-merge": "a rebase",
-  "rebase-apply": "a rebase or git am",
-  MERGE_HEAD: "a merge",
-  CHERRY_PICK_HEAD: "a cherry-pick",
-  REVERT_HEAD: "a revert",
-  BISECT_LOG: "a bisect",
-  sequencer: "a cherry-pick or revert sequence",
-};
 
-export const operationName = (m: OperationMarker): string => OPERATION_NAMES[m];
+/** An operation in progress, by the marker Git leaves for it. */
+export const operationName = (m: OperationMarker): string => OPERATION_LABELS[m].name;
 
 
 export const short = (oid: string): string => oid.slice(0, 7);

@@ -235,15 +235,19 @@ function changeParts(facts: ChangeFacts, state: StateTree, opts: { duringOperati
   return parts;
 }
 
-/** Operations by the word people use, for summaries. */
-const OPERATION_WORDS: Record<OperationMarker, string> = {
-  "rebase-merge": "rebase",
-  "rebase-apply": "rebase",
-  MERGE_HEAD: "merge",
-  CHERRY_PICK_HEAD: "cherry-pick",
-  REVERT_HEAD: "revert",
-  BISECT_LOG: "bisect",
-  sequencer: "cherry-pick",
+/**
+ * Each operation's words, the one table of them: `word` for summaries
+ * ("rebase"), `name` for sentences about it ("a rebase or git am": the marker
+ * alone cannot tell which).
+ */
+export const OPERATION_LABELS: Record<OperationMarker, { word: string; name: string }> = {
+  "rebase-merge": { word: "rebase", name: "a rebase" },
+  "rebase-apply": { word: "rebase", name: "a rebase or git am" },
+  MERGE_HEAD: { word: "merge", name: "a merge" },
+  CHERRY_PICK_HEAD: { word: "cherry-pick", name: "a cherry-pick" },
+  REVERT_HEAD: { word: "revert", name: "a revert" },
+  BISECT_LOG: { word: "bisect", name: "a bisect" },
+  sequencer: { word: "cherry-pick", name: "a cherry-pick or revert sequence" },
 };
 
 /** The operation as a word (`merge`, `rebase`, `am`), by its markers and, when known, its facts. */
@@ -252,7 +256,7 @@ export function operationWord(markers: readonly OperationMarker[], facts?: Opera
   if (!m) return "operation";
   if (facts?.am) return "am";
   if (facts?.revert) return "revert";
-  return OPERATION_WORDS[m];
+  return OPERATION_LABELS[m].word;
 }
 
 /** The operation in progress in a few words: `merge of topic` (MERGE_MSG), `rebase of feature` (head-name), `am`, `cherry-pick`. */
