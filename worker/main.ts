@@ -38,7 +38,7 @@ import type { Repo } from "../core/repo.ts";
 import { indexLocked, operationFiles, operationMarker } from "../core/git-data/operation.ts";
 import { refFormatKept, refMigrationRunning } from "../core/git-data/refs/migration.ts";
 import { clearRecordingProblem, logLine, noteRecordingProblem } from "../core/worker-files.ts";
-import { CommandWatch, earlyReadIn, NO_PROCESS_QUIET_MS, quietFrom, READ_AFTER_MS, settleDelay, type SettleView } from "./settle.ts";
+import { CommandWatch, earlyReadIn, NO_PROCESS_QUIET_MS, quietFrom, READ_AFTER_MS, RUNNING_QUIET_MS, settleDelay, type SettleView } from "./settle.ts";
 import { GuardDesk } from "./guard-desk.ts";
 import { dropOldAnswers, guardRequests, writeGuardBound } from "../core/guard.ts";
 import { monitorSetting } from "../core/monitor-setting.ts";
@@ -407,33 +407,40 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       return (await lingered()) ? "look again" : "leave";
     }
     cursor = mark.cursor;
-    // An operation's files are looked at every time. The markers reftable keeps as
-    // refs take Git (when its refs changed): asked only where the answer counts,
-    // for new pids to follow or a settle that depends on it (not before the
+    // An operation's files and index.lock are looked at where the answer counts:
+    // new pids to follow, or a settle that depends on them (not while a command
+    // runs: `followingOnly`). The markers reftable keeps as refs take Git (when
+    // its refs changed): asked only where the answer counts (not before the
     // repository is open, on the first look: its ref storage is not known yet).
-    const filesSay = operationFiles(gitDir);
-    const refsSay = async () => !filesSay && opened !== null && (await operationMarker(opened.repo)) !== null;
+    let filesSaid: boolean | null = null;
+    const filesSay = (): boolean => (filesSaid ??= operationFiles(gitDir));
+    const refsSay = async () => !filesSay() && opened !== null && (await operationMarker(opened.repo)) !== null;
     const following = mark.pids.length > 0 && commands.sighted;
-    commands.add(mark.pids, mark.markMs, filesSay || (following && (await refsSay())));
+    if (mark.pids.length > 0) commands.add(mark.pids, mark.markMs, filesSay() || (following && (await refsSay())));
     // The pids' processes read, every decision from here on takes the repository's own settings.
     const { repo } = await openedRepo();
     hold.workTree = repo.workTree;
     const now = Date.now();
     firstSeen ??= now;
     const { settleMs, settleMaxMs } = repo.config;
+    const running = commands.running(now);
+    // A followed Git still runs and has marked within RUNNING_QUIET_MS: settleDelay
+    // waits pollMs whatever an operation or index.lock say, and nothing is read
+    // early (earlyReadIn), so this look (most of them while a script runs) reads neither.
+    const followingOnly = running === true && now - mark.markMs < RUNNING_QUIET_MS && now - firstSeen < settleMaxMs;
     const view: SettleView = {
       now,
       markMs: mark.markMs,
       firstSeenMs: firstSeen,
-      running: commands.running(now),
+      running,
       endedMs: commands.endedMs,
-      operation: filesSay,
-      indexLocked: indexLocked(repo),
+      operation: followingOnly ? false : filesSay(),
+      indexLocked: followingOnly ? false : indexLocked(repo),
       settleMs,
       settleMaxMs,
       blindQuietMs: NO_PROCESS_QUIET_MS,
     };
-    if (!filesSay && settleDelay({ ...view, operation: true }) !== settleDelay(view)) view.operation = await refsSay();
+    if (!followingOnly && !filesSay() && settleDelay({ ...view, operation: true }) !== settleDelay(view)) view.operation = await refsSay();
     const wait = settleDelay(view);
     debug(`pids=${mark.pids} markMs=${Math.round(mark.markMs)} ended=${commands.endedMs} wait=${wait} cmds=${commands.commandCount}`);
     // Read early (READ_AFTER_MS after the end) and record once undo.settle has passed.

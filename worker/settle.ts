@@ -143,11 +143,14 @@ export class CommandWatch {
     if (!this.table) return;
     for (const pid of pids) {
       if (this.followed.has(pid)) continue;
-      const chain = this.table.ancestry(pid, ANCESTRY_DEPTH);
+      // Started after the mark was written: not the process that wrote it, nor one above it.
+      const after = (p: ProcessInfo): boolean => p.startMs > markMs + this.table!.resolutionMs;
+      // Where the walk below stops: no ancestor above it is read (a script's Bun, its shell, up to init).
+      const last = (p: ProcessInfo): boolean => after(p) || (!isGit(p) && p.name !== "sh" && !operation);
+      const chain = this.table.ancestry(pid, ANCESTRY_DEPTH, last);
       let outer: ProcessInfo | null = null;
       for (const p of chain) {
-        // Started after the mark was written: not the process that wrote it, nor one above it.
-        if (p.startMs > markMs + this.table.resolutionMs) break;
+        if (after(p)) break;
         if (isGit(p)) {
           outer = p;
           if (!this.followed.has(p.pid)) this.followed.set(p.pid, { pid: p.pid, knownMs: Date.now() });

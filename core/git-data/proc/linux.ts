@@ -55,9 +55,9 @@ export function procBackend(self: OwnProcess): ProcessTable | null {
       }
       return found;
     },
-    ancestry(pid, depth) {
+    ancestry(pid, depth, last) {
       const chain: ProcessInfo[] = [];
-      for (let p = procStat(pid); p && chain.length < depth; p = p.ppid > 1 ? procStat(p.ppid) : null) chain.push(p);
+      for (let p = procStat(pid); p && chain.length < depth; p = p.ppid > 1 && !last?.(p) ? procStat(p.ppid) : null) chain.push(p);
       return chain;
     },
     commandLine(pid) {

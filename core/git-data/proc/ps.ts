@@ -96,12 +96,12 @@ export function psBackend(self: OwnProcess, ps: string | null = Bun.which("ps"),
       if (wanted.every((p) => known.has(p))) return new Map(wanted.map((p) => [p, known.get(p)!.info]));
       return read(["-p", wanted.join(",")]);
     },
-    ancestry(pid, depth) {
+    ancestry(pid, depth, last) {
       // A hook's Git has often ended by the time the worker looks: then there is no chain to read.
       if (!(Number.isInteger(pid) && pid > 0 && pidExists(self, pid))) return [];
       const all = read(["-A"]);
       const chain: ProcessInfo[] = [];
-      for (let p = all.get(pid); p && chain.length < depth; p = p.ppid > 1 ? all.get(p.ppid) : undefined) chain.push(p);
+      for (let p = all.get(pid); p && chain.length < depth; p = p.ppid > 1 && !last?.(p) ? all.get(p.ppid) : undefined) chain.push(p);
       return chain;
     },
     commandLine(pid) {

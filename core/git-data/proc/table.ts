@@ -11,7 +11,7 @@ export function completeTable(self: OwnProcess, reader: TableReader): ProcessTab
     backend: reader.backend,
     resolutionMs: reader.resolutionMs,
     get: (pids) => reader.get(pids),
-    ancestry: (pid, depth) => reader.ancestry(pid, depth),
+    ancestry: (pid, depth, last) => reader.ancestry(pid, depth, last),
     commandLine: (pid) => reader.commandLine(pid),
     // A taken pid the table does not show (another user's, hidden) may well hold what it holds.
     alive: (pid) => pidExists(self, pid) && !(lookUp(pid)?.zombie ?? false),

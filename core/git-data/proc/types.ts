@@ -31,8 +31,12 @@ export interface ProcessTable {
    * pid that is still taken: a zombie is flagged within that time.
    */
   get(pids: readonly number[]): Map<number, ProcessInfo>;
-  /** `pid` and its ancestors, nearest first, at most `depth` of them. */
-  ancestry(pid: number, depth: number): ProcessInfo[];
+  /**
+   * `pid` and its ancestors, nearest first, at most `depth` of them, and
+   * none above the first that `last` accepts (the caller reads no further:
+   * /proc is then not read for them).
+   */
+  ancestry(pid: number, depth: number, last?: (p: ProcessInfo) => boolean): ProcessInfo[];
   /** A process's command line, its arguments joined by spaces; null when it cannot be read. */
   commandLine(pid: number): string | null;
   /**
