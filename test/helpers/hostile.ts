@@ -53,16 +53,21 @@ export function victimAndAttacker(): { v: TestRepo; x: TestRepo } {
   return { v: victimCopy(built.victim), x: copyRepo(built.attacker) };
 }
 
-/** victimAndAttacker, the victim's recordings run in-process (checkCase runs hundreds). */
-async function victimAndAttackerIn(): Promise<{ v: TestRepo; x: TestRepo }> {
-  const built = pristine();
+/**
+ * victimAndAttacker, the victim's recordings run in-process (checkCase runs
+ * hundreds), with the base read once from the attacker as built: a copy holds
+ * the same objects and refs, so the same ids.
+ */
+async function victimAndAttackerIn(): Promise<{ v: TestRepo; x: TestRepo; base: Base }> {
+  const built = await pristineIn();
   built.attacker ??= attackerOf(built.victim);
+  built.base ??= baseOf(built.attacker);
   const v = copyRepo(built.victim);
   for (let i = 0; i < 2; i++) {
     const again = await v.run(["snapshot"]);
     if (again.code !== 1) throw new Error(`a copy of the victim recorded something: ${again.stdout}${again.stderr}`);
   }
-  return { v, x: copyRepo(built.attacker) };
+  return { v, x: copyRepo(built.attacker), base: { ...built.base } };
 }
 
 /**
@@ -81,14 +86,34 @@ function victimCopy(original: TestRepo): TestRepo {
   return v;
 }
 
-let built: { victim: TestRepo; attacker?: TestRepo } | undefined;
+let built: { victim: TestRepo; attacker?: TestRepo; base?: Base } | undefined;
+const stale = (b: typeof built): boolean => !b || !existsSync(b.victim.dir) || (b.attacker !== undefined && !existsSync(b.attacker.dir));
 /** The victim as built, never handed to a test; again after test/setup.ts removed it. */
-function pristine(): { victim: TestRepo; attacker?: TestRepo } {
-  if (!built || !existsSync(built.victim.dir) || (built.attacker && !existsSync(built.attacker.dir))) built = { victim: buildVictim() };
-  return built;
+function pristine(): { victim: TestRepo; attacker?: TestRepo; base?: Base } {
+  if (stale(built)) {
+    const v = victimBeforeSnapshots();
+    v.ok("snapshot");
+    v.write("notes.txt", "untracked, edited\n");
+    v.ok("snapshot");
+    built = { victim: v };
+  }
+  return built!;
 }
 
-function buildVictim(): TestRepo {
+/** pristine, the victim's two snapshots recorded in-process. */
+async function pristineIn(): Promise<{ victim: TestRepo; attacker?: TestRepo; base?: Base }> {
+  if (stale(built)) {
+    const v = victimBeforeSnapshots();
+    await v.okIn("snapshot");
+    v.write("notes.txt", "untracked, edited\n");
+    await v.okIn("snapshot");
+    built = { victim: v };
+  }
+  return built!;
+}
+
+/** The victim before its two snapshots (pristine and pristineIn record them, then edit notes.txt and record again). */
+function victimBeforeSnapshots(): TestRepo {
   const v = makeRepo();
   // Git 2.47+ runs its automatic maintenance detached after a fetch; a repack
   // finishing after the test's "before" writes info/refs into what it compares.
@@ -102,9 +127,6 @@ function buildVictim(): TestRepo {
   v.git(["stash", "push", "-q", "-m", "work in progress"]);
   v.write("notes.txt", "untracked\n");
   v.write("build.log", "ignored\n");
-  v.ok("snapshot");
-  v.write("notes.txt", "untracked, edited\n");
-  v.ok("snapshot");
   return v;
 }
 
@@ -287,13 +309,13 @@ const numberOf = (ref: string): number => Number(ref.slice(-10));
  * the repository stay byte-identical.
  */
 export async function checkCase(c: HostileCase): Promise<void> {
-  const { v, x } = await victimAndAttackerIn();
-  const base = baseOf(x);
+  const { v, x, base } = await victimAndAttackerIn();
   const crafted = c.craft(x, base);
   v.git(["fetch", "-q", x.dir, "+refs/undo/*:refs/undo/*"]);
   // Fetched, it is no target of plain undo or redo (test/trust/trust-fetched-snapshots.test.ts); written
   // down as the victim's own (a snapshot damaged in place), undo and redo walk onto it and must refuse too.
-  appendFileSync(join(v.gitDir(), "undo", "own-snapshots"), `${v.g("rev-parse", crafted.ref)} ${crafted.ref}\n`);
+  // (makeRepo's repository: its git dir is .git, where observe reads too.)
+  appendFileSync(join(v.dir, ".git", "undo", "own-snapshots"), `${v.g("rev-parse", crafted.ref)} ${crafted.ref}\n`);
   const n = numberOf(crafted.ref);
   const before = observe(v);
   const listed = async () => (await v.snapshotsIn()).map((s) => ({ number: s.number, unreadable: s.unreadable !== undefined }));

@@ -13,32 +13,33 @@ import { copyRepo, makeRepo, type TestRepo } from "../helpers/repo.ts";
 import { userFingerprint } from "../helpers/restore.ts";
 
 /** Three snapshots that differ in refs, HEAD, index, working tree and stash; their fingerprints by number. */
-function buildHistory(): { r: TestRepo; prints: Map<number, string> } {
+async function buildHistory(): Promise<{ r: TestRepo; prints: Map<number, string> }> {
   const r = makeRepo();
   const prints = new Map<number, string>();
-  const snap = () => {
-    const n = Number(/#(\d+)/.exec(r.ok("snapshot"))![1]);
+  // Recorded in-process (TestRepo.okIn): the history is the fixture, not what is tested.
+  const snap = async () => {
+    const n = Number(/#(\d+)/.exec(await r.okIn("snapshot"))![1]);
     prints.set(n, userFingerprint(r));
   };
   r.commit("one", { "a.txt": "1\n", "keep.txt": "k\n" });
-  snap();
+  await snap();
   r.commit("two", { "a.txt": "2\n", "b.txt": "b\n" });
   r.write("a.txt", "wip\n");
   r.git(["stash", "push", "-q", "-m", "wip"]);
   r.git(["branch", "side"]);
-  snap();
+  await snap();
   r.git(["switch", "-q", "side"]);
   r.write("a.txt", "3\n");
   r.git(["add", "a.txt"]);
   r.write("c.txt", "untracked\n");
-  snap();
+  await snap();
   return { r, prints };
 }
 
 let built: { r: TestRepo; prints: Map<number, string> } | undefined;
 /** A copy of the history, built once per file: what each test kills is the restore, not the making. */
-function history(): { r: TestRepo; prints: Map<number, string> } {
-  if (!built || !existsSync(built.r.dir)) built = buildHistory();
+async function history(): Promise<{ r: TestRepo; prints: Map<number, string> }> {
+  if (!built || !existsSync(built.r.dir)) built = await buildHistory();
   return { r: copyRepo(built.r), prints: built.prints };
 }
 
@@ -52,7 +53,7 @@ const leftovers = (r: TestRepo): string[] => {
 STEPS.forEach((step, i) => {
   const args = i % 2 === 0 ? [] : ["restore", "1"];
   test(`SIGKILL after '${step}' (git undo${args.length ? ` ${args.join(" ")}` : ""}): the next restore cleans up and completes; every snapshot restores exactly`, async () => {
-    const { r, prints } = history();
+    const { r, prints } = await history();
     await killAfter(r, step, args);
     // The kill left the locks and the scratch folder behind.
     const left = leftovers(r);
@@ -77,7 +78,7 @@ STEPS.forEach((step, i) => {
 });
 
 test("leftovers: a dead owner's scratch folders and half-written files go; a live owner's, another host's and unknown files stay", async () => {
-  const { r } = history();
+  const { r } = await history();
   const undo = join(r.gitDir(), "undo");
   const dead = await deadPid();
   const host = hostname().replace(/[^A-Za-z0-9._-]/g, "_");
@@ -92,7 +93,7 @@ test("leftovers: a dead owner's scratch folders and half-written files go; a liv
     mkdirSync(join(undo, stay[1]!));
     writeFileSync(join(undo, stay[2]!), "mine");
     r.write("a.txt", "4\n");
-    expect(r.undo(["snapshot"]).code).toBe(0);
+    expect((await r.run(["snapshot"])).code).toBe(0);
     const names = readdirSync(undo);
     for (const n of gone) expect(names).not.toContain(n);
     for (const n of stay) expect(names).toContain(n);
@@ -102,15 +103,15 @@ test("leftovers: a dead owner's scratch folders and half-written files go; a liv
 });
 
 test("index.lock: a killed restore's is removed; a Git command's, a live restorer's or another host's is never", async () => {
-  const { r } = history();
+  const { r } = await history();
   const undo = join(r.gitDir(), "undo");
   const lock = join(r.gitDir(), "index.lock");
   const owner = join(undo, "index-lock.owner");
   const dead = await deadPid();
   const sleeper = Bun.spawn({ cmd: ["sleep", "30"] });
-  const refusedWith = (what: string) => {
+  const refusedWith = async (what: string) => {
     const before = userFingerprint(r);
-    const res = r.undo([]);
+    const res = await r.run([]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain("index.lock");
     expect(userFingerprint(r)).toBe(before);
@@ -120,26 +121,26 @@ test("index.lock: a killed restore's is removed; a Git command's, a live restore
   try {
     // A Git command's (no owner file), empty as Git's is while it works.
     writeFileSync(lock, "");
-    refusedWith("");
+    await refusedWith("");
     // The owner file names a dead git-undo, but index.lock was made long after it (a Git command's since).
     writeFileSync(owner, `${dead} ${hostname()}\n`);
     backdate(owner, 600);
-    refusedWith("");
+    await refusedWith("");
     // The owner file names a dead git-undo, but index.lock has content: Git is writing it.
     writeFileSync(owner, `${dead} ${hostname()}\n`);
     writeFileSync(lock, "DIRC");
-    refusedWith("DIRC");
+    await refusedWith("DIRC");
     // A live restorer's, and another host's.
     writeFileSync(lock, "");
     writeFileSync(owner, `${sleeper.pid} ${hostname()}\n`);
-    refusedWith("");
+    await refusedWith("");
     writeFileSync(lock, "");
     writeFileSync(owner, `${dead} build-box.example.org\n`);
-    refusedWith("");
+    await refusedWith("");
     // A killed restore's: a dead owner on this host, index.lock the empty file made with the owner file.
     writeFileSync(owner, `${dead} ${hostname()}\n`);
     writeFileSync(lock, "");
-    const res = r.undo([]);
+    const res = await r.run([]);
     expect(res.stderr).toBe("");
     expect(res.code).toBe(0);
     expect(existsSync(lock)).toBe(false);
