@@ -23,7 +23,7 @@ interface Item {
   lines?: string[];
 }
 
-const lost = (r: TestRepo): Item[] => JSON.parse(r.ok("rescue", "--json")) as Item[];
+const lost = async (r: TestRepo): Promise<Item[]> => JSON.parse(await r.okIn("rescue", "--json")) as Item[];
 
 /** Every object a ref (snapshots included) or the index still reaches. */
 function reachable(r: TestRepo): Set<string> {
@@ -32,7 +32,7 @@ function reachable(r: TestRepo): Set<string> {
   return new Set([...objects, ...index]);
 }
 
-const snapshotCount = (r: TestRepo) => r.snapshots().length;
+const snapshotCount = async (r: TestRepo) => (await r.snapshotsIn()).length;
 
 describe("git undo rescue", () => {
   test("a stash dropped before git undo init is found with its files, brought back as a stash entry, and taken back by git undo", async () => {
@@ -43,10 +43,10 @@ describe("git undo rescue", () => {
     r.git(["stash", "push", "-q", "--include-untracked", "-m", "parser ideas"]);
     const stash = r.g("rev-parse", "stash@{0}");
     r.git(["stash", "drop", "-q"]);
-    expect(r.undo(["init"]).code).toBe(0);
+    expect((await r.run(["init"])).code).toBe(0);
     await settled(r.gitDir());
 
-    const items = lost(r);
+    const items = await lost(r);
     expect(items.map((i) => [i.kind, i.id])).toEqual([["stash", stash]]);
     expect(items[0]).toMatchObject({ message: "On main: parser ideas", files: ["a.txt", "new.txt"], reflogs: [] });
     const text = await r.okIn("rescue");
@@ -56,7 +56,7 @@ describe("git undo rescue", () => {
 
     const before = fingerprint(r);
     const beforeUser = userState(r);
-    const count = snapshotCount(r);
+    const count = await snapshotCount(r);
     // A dry run changes nothing.
     const dry = await r.run(["rescue", stash.slice(0, 8), "--dry-run"]);
     expect(dry.stdout).toContain("Would rescue stash entry 'On main: parser ideas'");
@@ -67,11 +67,11 @@ describe("git undo rescue", () => {
     expect(r.git(["stash", "list", "--format=%H %gs"]).stdout).toBe(`${stash} On main: parser ideas\n`);
     expect(r.git(["stash", "show", "-p"]).stdout).toContain("+work in progress");
     expect(r.g("show", "stash@{0}^3:new.txt")).toBe("an untracked idea"); // stash show --include-untracked: Git 2.32+
-    expect(snapshotCount(r)).toBe(count + 1);
+    expect(await snapshotCount(r)).toBe(count + 1);
     // Now a snapshot holds it: nothing is lost.
-    expect(lost(r)).toEqual([]);
+    expect(await lost(r)).toEqual([]);
 
-    expect(r.undo([]).code).toBe(0);
+    expect((await r.run([])).code).toBe(0);
     expect(userState(r)).toBe(beforeUser);
     expect(r.git(["stash", "list"]).stdout).toBe("");
   });
@@ -89,8 +89,8 @@ describe("git undo rescue", () => {
     expect(grep).toEqual({ code: 0, stdout: `lost ${blob.slice(0, 7)} (no name):1:my precious staged line\n`, stderr: "" });
     const json = JSON.parse(await r.okIn("grep", "--lost", "--json", "second")) as unknown[];
     expect(json).toEqual([{ snapshot: null, snapshots: [], lost: { id: blob, kind: "file" }, path: null, line: 2, text: "second line" }]);
-    expect(r.undo(["grep", "--lost", "written nowhere"]).code).toBe(1);
-    const items = lost(r);
+    expect((await r.run(["grep", "--lost", "written nowhere"])).code).toBe(1);
+    const items = await lost(r);
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ kind: "file", id: blob, path: null, lines: ["my precious staged line", "second line"] });
     expect(items[0]!.date).not.toBeNull(); // a loose object: its file's time
@@ -98,7 +98,7 @@ describe("git undo rescue", () => {
     expect(await r.okIn("log", "-S", "precious", "--lost")).toContain(`file   ${blob.slice(0, 7)}`);
 
     // Without a path it says how; the path is relative to the current directory.
-    expect(r.undo(["rescue", blob.slice(0, 7)]).code).toBe(129);
+    expect((await r.run(["rescue", blob.slice(0, 7)])).code).toBe(129);
     r.write("sub/keep.txt", "k\n");
     const before = userState(r);
     const res = await r.run(["rescue", blob.slice(0, 7), "--", "notes back.txt"], { cwd: r.path("sub") });
@@ -107,7 +107,7 @@ describe("git undo rescue", () => {
     expect(r.read("sub/notes back.txt")).toBe("my precious staged line\nsecond line\n");
     expect(r.g("status", "--porcelain")).toBe("?? sub/");
     // A plain git undo takes it back; the record-first snapshot kept sub/keep.txt.
-    expect(r.undo([]).code).toBe(0);
+    expect((await r.run([])).code).toBe(0);
     expect(existsSync(r.path("sub/notes back.txt"))).toBe(false);
     expect(userState(r)).toBe(before);
   });
@@ -119,7 +119,7 @@ describe("git undo rescue", () => {
     r.git(["add", "docs/plan.md"]);
     r.git(["write-tree"]);
     r.git(["reset", "-q", "--hard"]);
-    const files = lost(r).filter((i) => i.kind === "file");
+    const files = (await lost(r)).filter((i) => i.kind === "file");
     expect(files.map((f) => [f.path, f.lines])).toEqual([["docs/plan.md", ["the plan"]]]);
   });
 
@@ -132,13 +132,13 @@ describe("git undo rescue", () => {
       await r.okIn("snapshot");
     }
     expect((await r.snapshotsIn()).map((s) => s.number)).toEqual([4, 3]);
-    const items = lost(r);
+    const items = await lost(r);
     // Newest first; two written in the same second come in id order, so compared as a set.
     expect(items.map((i) => `${i.kind} ${i.path} ${i.lines?.join("|")}`).sort()).toEqual(["file notes/draft.txt draft 1", "file notes/draft.txt draft 2"]);
     // Back at its own path it would stand over the file there now: refused; elsewhere it goes.
     const first = items.find((i) => i.lines?.[0] === "draft 1")!;
-    expect(r.undo(["rescue", first.shortId, "--", "notes/draft.txt"]).code).toBe(1);
-    expect(r.undo(["rescue", first.shortId, "--", "notes/draft 1.txt"]).code).toBe(0);
+    expect((await r.run(["rescue", first.shortId, "--", "notes/draft.txt"])).code).toBe(1);
+    expect((await r.run(["rescue", first.shortId, "--", "notes/draft 1.txt"])).code).toBe(0);
     expect(r.read("notes/draft 1.txt")).toBe("draft 1\n");
   });
 
@@ -153,7 +153,7 @@ describe("git undo rescue", () => {
     r.git(["checkout", "-q", "main"]);
     r.git(["branch", "-q", "-D", "topic"]);
 
-    const items = lost(r);
+    const items = await lost(r);
     const amended = items.find((i) => i.id === old)!;
     expect(amended).toMatchObject({ kind: "commit", subject: "two", branch: "main", branchFrom: "reflog", earlier: 0 });
     expect(amended.reflogs).toEqual(["HEAD", "refs/heads/main"]);
@@ -163,7 +163,7 @@ describe("git undo rescue", () => {
     expect(items.filter((i) => i.kind === "commit")).toHaveLength(2); // the run's older commit is counted, not listed
     expect(await r.okIn("rescue")).toContain("only a reflog still holds it (HEAD, main)");
     // grep --lost searches what each lost run changed since the commit it left.
-    expect(r.ok("grep", "--lost", "^2$").split("\n").sort().filter(Boolean)).toEqual([`lost ${old.slice(0, 7)} a.txt:1:2`, `lost ${tip.slice(0, 7)} t.txt:1:2`].sort());
+    expect((await r.okIn("grep", "--lost", "^2$")).split("\n").sort().filter(Boolean)).toEqual([`lost ${old.slice(0, 7)} a.txt:1:2`, `lost ${tip.slice(0, 7)} t.txt:1:2`].sort());
 
     const before = userState(r);
     const res = await r.run(["rescue", tip.slice(0, 10)]);
@@ -174,8 +174,8 @@ describe("git undo rescue", () => {
     const again = await r.run(["rescue", old]);
     expect(again.code).toBe(0);
     expect(r.g("rev-parse", `rescued/${old.slice(0, 7)}`)).toBe(old);
-    expect(r.undo(["rescue", old]).code).toBe(1); // no longer lost: a snapshot holds it
-    expect(r.undo(["undo", "2"]).code).toBe(0);
+    expect((await r.run(["rescue", old])).code).toBe(1); // no longer lost: a snapshot holds it
+    expect((await r.run(["undo", "2"])).code).toBe(0);
     expect(userState(r)).toBe(before);
   });
 
@@ -206,14 +206,14 @@ describe("git undo rescue", () => {
     r.write("f.txt", "unrecorded, on disk\n");
     await r.okIn("show", "1", "-p");
 
-    expect(lost(r)).toEqual([]);
+    expect(await lost(r)).toEqual([]);
     expect(await r.okIn("rescue")).toBe("nothing lost: every object is held by a ref, a snapshot, the index or the stash list\n");
     // Only what nothing holds: one content staged and reset away unrecorded.
     r.write("g.txt", "truly lost\n");
     r.git(["add", "g.txt"]);
     const blob = r.g("rev-parse", ":g.txt");
     r.git(["reset", "-q", "--hard"]);
-    const items = lost(r);
+    const items = await lost(r);
     expect(items.map((i) => i.id)).toEqual([blob]);
     const held = reachable(r);
     for (const i of items) expect(held.has(i.id)).toBe(false);
@@ -230,7 +230,7 @@ describe("git undo rescue", () => {
     r.symlink("elsewhere", "link");
     await r.okIn("snapshot");
     const before = fingerprint(r);
-    const count = snapshotCount(r);
+    const count = await snapshotCount(r);
     for (const [path, said] of [
       ["a.txt", "'a.txt' exists"],
       ["build.log", "'build.log' exists"],
@@ -243,15 +243,15 @@ describe("git undo rescue", () => {
       expect(res.stderr).toContain(said);
       expect(res.stdout).toBe("");
     }
-    expect(r.undo(["rescue", blob, "--", ".git/hooks/x"]).code).toBe(129);
-    expect(r.undo(["rescue", blob, "--", "../outside.txt"]).code).toBe(129);
+    expect((await r.run(["rescue", blob, "--", ".git/hooks/x"])).code).toBe(129);
+    expect((await r.run(["rescue", blob, "--", "../outside.txt"])).code).toBe(129);
     expect(fingerprint(r)).toBe(before);
     expect(r.read("build.log")).toBe("ignored\n");
-    expect(snapshotCount(r)).toBe(count);
+    expect(await snapshotCount(r)).toBe(count);
     expect(existsSync(join(r.dir, "..", "outside.txt"))).toBe(false);
     // Ids: unknown, too short, or a commit given a path.
-    expect(r.undo(["rescue", "0000000"]).code).toBe(1);
-    expect(r.undo(["rescue", "ab"]).code).toBe(129);
+    expect((await r.run(["rescue", "0000000"])).code).toBe(1);
+    expect((await r.run(["rescue", "ab"])).code).toBe(129);
   });
 
   test("the picker lists lost work after the snapshots; Enter, y rescues it as git undo rescue does", async () => {
@@ -281,7 +281,7 @@ describe("git undo rescue", () => {
       await t.kill();
     }
     expect(r.git(["stash", "list", "--format=%H"]).stdout).toBe(`${stash}\n`);
-    expect(r.undo([]).code).toBe(0);
+    expect((await r.run([])).code).toBe(0);
     expect(userState(r)).toBe(before);
   });
 });
@@ -304,12 +304,12 @@ test("rescue lists the user's work only: git-undo's own records are set aside, a
   const seen = write("seen once by a capture\n");
   const worktree = r.git(["mktree"], { input: `100644 blob ${seen}\tdraft.txt\n` }).stdout.trim();
   r.git(["mktree"], { input: `100644 blob ${records[0]}\tHEAD\n100644 blob ${records[2]}\trefs\n040000 tree ${worktree}\tworktree\n` });
-  const items = lost(r);
+  const items = await lost(r);
   const ids = items.map((i) => i.id);
   for (const id of records) expect(ids).not.toContain(id);
   expect(ids).toContain(userBlob);
   expect(items.find((i) => i.id === seen)?.path).toBe("draft.txt");
-  const text = r.ok("rescue");
+  const text = await r.okIn("rescue");
   expect(text).toMatch(/draft\.txt[^\n]*\n\s+seen by git-undo, never recorded/);
   expect(text).toContain("a draft no commit holds");
 });

@@ -372,16 +372,30 @@ const sha = (b: Uint8Array | string) => createHash("sha1").update(b).digest("hex
  * Everything the user can see, as one string: refs (symbolic ones included),
  * HEAD, every index stage, every non-ignored file with its mode and content,
  * and the stash list. Two equal fingerprints mean nothing was lost or changed.
+ *
+ * Three or four Git commands: one ls-files gives both the index entries and
+ * the untracked files, and the stash list is read as `git stash list` reads it
+ * (`git log -g --first-parent refs/stash`, only when refs/stash exists), without
+ * the stash command starting that log as a second process.
  */
 export function fingerprint(repo: TestRepo): string {
   const parts: string[] = [];
   // Through Git, not .git/HEAD: with reftable that file is a placeholder.
   const symbolic = immediateSymref(repo, "HEAD");
   parts.push(`HEAD ${symbolic ? `ref: ${symbolic}` : repo.g("rev-parse", "HEAD")}`);
-  parts.push(repo.g("for-each-ref", "--format=%(refname) %(objectname) %(symref)"));
-  parts.push(repo.g("ls-files", "-s", "-z").split("\0").join("\n"));
-  parts.push(repo.git(["stash", "list", "--format=%H %gs"]).stdout);
-  const files = repo.git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"]).stdout.split("\0").filter(Boolean);
+  const refs = repo.g("for-each-ref", "--format=%(refname) %(objectname) %(symref)");
+  parts.push(refs);
+  // ls-files prints the untracked names first, then the index entries ("<mode> <id> <stage>\t<path>").
+  const listed = repo.git(["ls-files", "-z", "--stage", "--others", "--exclude-standard"]).stdout.split("\0");
+  listed.pop(); // after the last NUL
+  const isEntry = (rec: string) => /^[0-7]{6} [0-9a-f]{40}(?:[0-9a-f]{24})? [0-3]\t/.test(rec);
+  const firstEntry = listed.findIndex(isEntry);
+  const others = firstEntry < 0 ? listed : listed.slice(0, firstEntry);
+  const entries = firstEntry < 0 ? [] : listed.slice(firstEntry);
+  if (!entries.every(isEntry)) throw new Error(`fingerprint: cannot tell index entries from untracked names in ${repo.dir}`);
+  parts.push(entries.map((e) => `${e}\n`).join(""));
+  parts.push(refs.split("\n").some((l) => l.startsWith("refs/stash ")) ? repo.git(["log", "-g", "--first-parent", "--format=%H %gs", "refs/stash", "--"]).stdout : "");
+  const files = [...others, ...entries.map((e) => e.slice(e.indexOf("\t") + 1))];
   for (const f of [...new Set(files)].sort()) {
     const p = repo.path(f);
     let st;

@@ -12,14 +12,22 @@ import { record } from "../../core/record.ts";
 import { worktreeRecords } from "../../core/git-data/index/command-output.ts";
 import { cacheTreeRoot } from "../../core/git-data/index/file.ts";
 import { openRepo } from "../../core/repo.ts";
-import { makeRepo, sharedIndexOf, TestRepo } from "../helpers/repo.ts";
+import { copyRepo, makeRepo, sharedIndexOf, TestRepo } from "../helpers/repo.ts";
 import { seams } from "../../core/seams.ts";
+
+/** Each repository's git dir, asked of Git once (a test's repository keeps its git dir). */
+const gitDirs = new WeakMap<TestRepo, string>();
+function gitDirOf(r: TestRepo): string {
+  let dir = gitDirs.get(r);
+  if (dir === undefined) gitDirs.set(r, (dir = r.gitDir()));
+  return dir;
+}
 
 /** The spec's index and worktree trees, by plain Git on a copy of the real index. */
 function specTrees(r: TestRepo): { index: string; worktree: string } {
   const dir = mkdtempSync(join(r.dir, "..", "spec-"));
   const env = { GIT_INDEX_FILE: join(dir, "index") };
-  copyFileSync(join(r.gitDir(), "index"), env.GIT_INDEX_FILE);
+  copyFileSync(join(gitDirOf(r), "index"), env.GIT_INDEX_FILE);
   // The spec's order: unmerged paths out, then the index tree.
   const unmerged = new Set(
     r.git(["ls-files", "-u", "-z"], { env }).stdout.split("\0").filter(Boolean).map((rec) => rec.slice(rec.indexOf("\t") + 1)),
@@ -51,7 +59,7 @@ async function recordAndCompare(r: TestRepo): Promise<{ fromKept: boolean; check
 
 /** The shared index files in a git dir. */
 const sharedIndexes = (gitDir: string): string[] => readdirSync(gitDir).filter((f) => f.startsWith("sharedindex.")).sort();
-const keptIndexOf = (r: TestRepo): string => join(r.gitDir(), "undo", "worktree-index");
+const keptIndexOf = (r: TestRepo): string => join(gitDirOf(r), "undo", "worktree-index");
 
 /** Set every folder's time (and the files') back a day, so Git's untracked cache can trust them. */
 function ageFolders(r: TestRepo): void {
@@ -70,16 +78,22 @@ function ageFolders(r: TestRepo): void {
 
 /** A repository with untracked files in a few folders, recorded once (the kept index now exists). */
 async function withUntracked(): Promise<TestRepo> {
-  const r = makeRepo();
-  r.write(".gitignore", "*.log\n");
-  r.commit("base", { "src/a.c": "a\n", "src/deep/b.c": "b\n", "docs/readme.md": "r\n" });
-  r.write("src/new.c", "new\n");
-  r.write("notes/todo.txt", "todo\n");
-  r.write("notes/more/idea.txt", "idea\n");
-  r.write("build.log", "ignored\n");
+  // The files and the commit are made once per file and copied (copyRepo); the
+  // recording is each test's own, at the copy's path (the kept index names it).
+  if (!untrackedTemplate || !existsSync(untrackedTemplate.dir)) {
+    untrackedTemplate = makeRepo();
+    untrackedTemplate.write(".gitignore", "*.log\n");
+    untrackedTemplate.commit("base", { "src/a.c": "a\n", "src/deep/b.c": "b\n", "docs/readme.md": "r\n" });
+    untrackedTemplate.write("src/new.c", "new\n");
+    untrackedTemplate.write("notes/todo.txt", "todo\n");
+    untrackedTemplate.write("notes/more/idea.txt", "idea\n");
+    untrackedTemplate.write("build.log", "ignored\n");
+  }
+  const r = copyRepo(untrackedTemplate);
   expect((await recordAndCompare(r)).fromKept).toBe(false);
   return r;
 }
+let untrackedTemplate: TestRepo | undefined;
 
 describe("the kept worktree index", () => {
   test("edits, new, changed and deleted untracked files, and deleted tracked files: reused, same tree as a fresh copy", async () => {
@@ -163,7 +177,7 @@ describe("the kept worktree index", () => {
 
   test("a rule in .git/info/exclude", async () => {
     const r = await withUntracked();
-    writeFileSync(join(r.gitDir(), "info", "exclude"), "src/new.c\n");
+    writeFileSync(join(gitDirOf(r), "info", "exclude"), "src/new.c\n");
     expect((await recordAndCompare(r)).fromKept).toBe(false);
   });
 
@@ -200,7 +214,7 @@ describe("the kept worktree index", () => {
     const r = await withUntracked();
     r.write("notes/crlf.txt", "one\r\ntwo\r\n");
     await recordAndCompare(r);
-    writeFileSync(join(r.gitDir(), "info", "attributes"), "*.txt text\n");
+    writeFileSync(join(gitDirOf(r), "info", "attributes"), "*.txt text\n");
     expect((await recordAndCompare(r)).fromKept).toBe(false);
     expect((await recordAndCompare(r)).fromKept).toBe(true);
     r.git(["config", "core.autocrlf", "input"]);
@@ -223,7 +237,7 @@ describe("the kept worktree index", () => {
 
   test("a capture without capture.lock (a preview) neither uses nor keeps the kept index", async () => {
     const r = await withUntracked();
-    const kept = join(r.gitDir(), "undo", "worktree-index");
+    const kept = join(gitDirOf(r), "undo", "worktree-index");
     const before = readFileSync(kept);
     const described = readFileSync(`${kept}.json`);
     r.write("src/a.c", "previewed\n");
@@ -247,9 +261,9 @@ describe("the kept worktree index", () => {
     const r = await withUntracked();
     // Same content, another mtime: status refreshes the entry and rewrites the index.
     utimesSync(r.path("src/a.c"), 1_000_000_000, 1_000_000_000);
-    const before = readFileSync(join(r.gitDir(), "index"));
+    const before = readFileSync(join(gitDirOf(r), "index"));
     r.git(["status", "--porcelain"]);
-    expect(readFileSync(join(r.gitDir(), "index")).equals(before)).toBe(false);
+    expect(readFileSync(join(gitDirOf(r), "index")).equals(before)).toBe(false);
     expect((await recordAndCompare(r)).fromKept).toBe(true);
     // A mode change is a change of entries: followed through the index trees.
     r.git(["update-index", "--chmod=+x", "src/a.c"]);
@@ -374,7 +388,7 @@ describe("the kept index's untracked cache, and no split index", () => {
     expect((await recordAndCompare(r)).fromKept).toBe(true);
     expect(sharedIndexOf(r, keptIndexOf(r))).toBeNull();
     r.git(["commit", "-q", "-am", "two"]);
-    expect(cacheTreeRoot(readFileSync(join(r.gitDir(), "index")), 32)).toBe(r.git(["rev-parse", "HEAD^{tree}"]).stdout.trim());
+    expect(cacheTreeRoot(readFileSync(join(gitDirOf(r), "index")), 32)).toBe(r.git(["rev-parse", "HEAD^{tree}"]).stdout.trim());
     expect((await recordAndCompare(r)).fromKept).toBe(true);
     r.write("docs/b.md", "staged\n");
     r.git(["add", "docs/b.md"]);
@@ -391,25 +405,25 @@ describe("the kept index's untracked cache, and no split index", () => {
     for (let i = 0; i < 40; i++) r.write(`bulk/${i}.c`, `${i} edited\n`);
     expect((await recordAndCompare(r)).fromKept).toBe(true);
     expect(sharedIndexOf(r, keptIndexOf(r))).toBeNull();
-    expect(sharedIndexes(r.gitDir())).toEqual([]);
+    expect(sharedIndexes(gitDirOf(r))).toEqual([]);
     // A kept index split as an earlier version left it: Git reads its shared index and writes it whole.
     const splitKept = () => r.git(["update-index", "--split-index"], { env: { GIT_INDEX_FILE: keptIndexOf(r) } });
     splitKept();
-    const shared = sharedIndexes(r.gitDir());
+    const shared = sharedIndexes(gitDirOf(r));
     expect(shared).toHaveLength(1);
     r.write("src/a.c", "again\n");
     expect((await recordAndCompare(r)).fromKept).toBe(true);
     expect(sharedIndexOf(r, keptIndexOf(r))).toBeNull();
     // Its shared index is left to Git: the real index may link to the same file.
-    expect(sharedIndexes(r.gitDir())).toEqual(shared);
+    expect(sharedIndexes(gitDirOf(r))).toEqual(shared);
     // Its shared index deleted (by hand, or by Git's expiry): dropped, and the
     // recording goes on from a fresh copy, nothing said; the next one reuses again.
     splitKept();
-    for (const f of sharedIndexes(r.gitDir())) rmSync(join(r.gitDir(), f));
+    for (const f of sharedIndexes(gitDirOf(r))) rmSync(join(gitDirOf(r), f));
     r.write("src/a.c", "once more\n");
     expect((await recordAndCompare(r)).fromKept).toBe(false);
     splitKept();
-    for (const f of sharedIndexes(r.gitDir())) rmSync(join(r.gitDir(), f));
+    for (const f of sharedIndexes(gitDirOf(r))) rmSync(join(gitDirOf(r), f));
     r.write("src/a.c", "and again\n");
     const recorded = await r.run(["snapshot"]);
     expect(recorded.code).toBe(0);
@@ -417,7 +431,7 @@ describe("the kept index's untracked cache, and no split index", () => {
     expect(r.git(["status", "--porcelain"]).code).toBe(0);
     r.write("notes/todo.txt", "yet again\n");
     expect((await recordAndCompare(r)).fromKept).toBe(true);
-    expect(sharedIndexes(r.gitDir())).toEqual([]);
+    expect(sharedIndexes(gitDirOf(r))).toEqual([]);
     // No hooks were installed (exit 1, nothing to remove), yet the recorder's files go.
     expect(r.undo(["uninstall"]).code).toBe(1);
     expect(existsSync(keptIndexOf(r))).toBe(false);
@@ -425,7 +439,7 @@ describe("the kept index's untracked cache, and no split index", () => {
 });
 
 describe("the kept index's list of paths where the two indexes may differ", () => {
-  const listed = (r: TestRepo): string[] => (JSON.parse(readFileSync(join(r.gitDir(), "undo", "worktree-index.json"), "utf8")) as { paths: string[] }).paths;
+  const listed = (r: TestRepo): string[] => (JSON.parse(readFileSync(join(gitDirOf(r), "undo", "worktree-index.json"), "utf8")) as { paths: string[] }).paths;
 
   test("grown past 128 by paths since committed, it is cut to where they differ now; the recordings stay those of a fresh copy", async () => {
     const r = makeRepo();
@@ -520,7 +534,7 @@ describe("the ignore rules the kept index was checked under", () => {
   for (const [what, change] of [
     ["a new .gitignore in a folder above a kept path", (r: TestRepo) => r.write("notes/more/.gitignore", "idea.txt\n")],
     ["a rule added to the top .gitignore", (r: TestRepo) => r.write(".gitignore", "*.log\nsrc/new.c\n")],
-    ["a rule in .git/info/exclude", (r: TestRepo) => writeFileSync(join(r.gitDir(), "info", "exclude"), "notes/todo.txt\n")],
+    ["a rule in .git/info/exclude", (r: TestRepo) => writeFileSync(join(gitDirOf(r), "info", "exclude"), "notes/todo.txt\n")],
     ["a rule in the user's excludes file", (r: TestRepo) => r.write(join("..", "home", ".config", "git", "ignore"), "notes/\n")],
   ] as const) {
     test(`${what}: checked, and the file it ignores leaves the tree`, async () => {

@@ -113,6 +113,48 @@ function gitShim(command: string, script: string): { path: string; ran: string }
   return { path: `${dir}:${process.env.PATH}`, ran };
 }
 
+/**
+ * The repository the later-step tests start from, on a tmpfs of 2048 KiB of
+ * its own: built once per file (on a tmpfs it keeps), then copied (cp -a, its
+ * HOME too) onto a fresh tmpfs of the same size for each test.
+ */
+async function laterStepRepo(): Promise<{ r: TestRepo; root: string; one: Record<string, string> }> {
+  if (!laterTemplate) {
+    const { r, root } = repoOnTmpfs(2048);
+    // S's files are the big ones, more than the room set aside for the refs:
+    // putting them back by writing them would not fit.
+    const one: Record<string, string> = { "a.txt": "1\n", "gone/x.txt": "only in #1\n" };
+    for (const f of BIG) one[f] = `small in #1: ${f}\n`;
+    r.commit("one", one);
+    r.git(["branch", "old"]);
+    r.write("a.txt", "stashed in #1\n");
+    r.git(["stash", "-q"]);
+    await r.okIn("snapshot"); // #1
+    r.remove("gone");
+    const two: Record<string, string> = { "a.txt": "2\n", gone: "a file where #1 has a directory\n" };
+    for (const f of BIG) two[f] = noise(FILE);
+    r.git(["checkout", "-q", "-b", "topic"]);
+    r.commit("two", two);
+    r.git(["branch", "-f", "main", "topic"]);
+    r.git(["branch", "-D", "old"]);
+    r.write("a.txt", "stashed in #2\n");
+    r.git(["stash", "-q", "-m", "second"]);
+    r.write("untracked.txt", "untracked in #2\n");
+    await r.okIn("snapshot"); // #2, the state left: refs, HEAD, files, index and stash all differ
+    laterTemplate = { r, root, one };
+  }
+  const root = mkdtempSync(join(tmpdir(), "git-undo-enospc-"));
+  const why = mount(root, 2048);
+  if (why) throw new Error(`mount failed: ${why}`);
+  const cp = Bun.spawnSync({ cmd: ["cp", "-a", `${join(laterTemplate.root, "repo")}`, `${join(laterTemplate.root, "home")}`, root], stdout: "ignore", stderr: "pipe" });
+  if (cp.exitCode !== 0) throw new Error(`cp -a failed: ${cp.stderr.toString()}`);
+  const r = new TestRepo(join(root, "repo"), join(root, "home"));
+  // The copied files are new to the file system: the index's stat data refreshed, as copyRepo does.
+  r.git(["update-index", "-q", "--refresh"], { env: { GIT_UNDO_INTERNAL: "1" }, allowFail: true });
+  return { r, root, one: laterTemplate.one };
+}
+let laterTemplate: { r: TestRepo; root: string; one: Record<string, string> } | undefined;
+
 const mergeFailed = (o: Outcome) => /working-tree merge failed/.test(o.message);
 
 describe.skipIf(cannotMount !== null)("out of disk space during a restore: nothing changes", () => {
@@ -155,28 +197,7 @@ describe.skipIf(cannotMount !== null)("out of disk space during a restore: nothi
   ];
   for (const [step, command] of later) {
     test(`at the ${step} step, after the merge, with the disk full to the last block`, async () => {
-      const { r, root } = repoOnTmpfs(2048);
-      // S's files are the big ones, more than the room set aside for the refs:
-      // putting them back by writing them would not fit.
-      const one: Record<string, string> = { "a.txt": "1\n", "gone/x.txt": "only in #1\n" };
-      for (const f of BIG) one[f] = `small in #1: ${f}\n`;
-      r.commit("one", one);
-      r.git(["branch", "old"]);
-      r.write("a.txt", "stashed in #1\n");
-      r.git(["stash", "-q"]);
-      await r.okIn("snapshot"); // #1
-      r.remove("gone");
-      const two: Record<string, string> = { "a.txt": "2\n", gone: "a file where #1 has a directory\n" };
-      for (const f of BIG) two[f] = noise(FILE);
-      r.git(["checkout", "-q", "-b", "topic"]);
-      r.commit("two", two);
-      r.git(["branch", "-f", "main", "topic"]);
-      r.git(["branch", "-D", "old"]);
-      r.write("a.txt", "stashed in #2\n");
-      r.git(["stash", "-q", "-m", "second"]);
-      r.write("untracked.txt", "untracked in #2\n");
-      await r.okIn("snapshot"); // #2, the state left: refs, HEAD, files, index and stash all differ
-
+      const { r, root, one } = await laterStepRepo();
       // Fill the disk, then note the blocks left free (none).
       const free = join(tempDir("enospc-free"), "free");
       const shim = gitShim(command, `cat /dev/zero > '${join(root, "filler")}' 2>/dev/null; stat -f -c %a '${root}' > '${free}'`);

@@ -2,9 +2,9 @@
 // --ref, --stash, --only. Exactly the named parts change; everything else the
 // user has stays byte for byte; the result is a change snapshot that plain
 // `git undo` takes back; refusals change nothing.
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { fingerprint, fromTemplate, makeRepo, type TestRepo } from "../helpers/repo.ts";
+import { copyRepo, fingerprint, makeRepo, type TestRepo } from "../helpers/repo.ts";
 import { expectWellFormed, trailersOf, userFingerprint, expectRefusedIn } from "../helpers/restore.ts";
 
 /** The fingerprint without the lines naming `paths` (files and index entries) and git-undo's refs. */
@@ -20,16 +20,24 @@ const without = (r: TestRepo, ...paths: string[]) =>
  * space and a leading dash. #1 has the first versions of the files.
  */
 function mixedState(opts: { merge?: boolean } = {}): TestRepo {
-  // Built once per file for each kind, copied for every test.
-  return fromTemplate(`mixed state, merge ${opts.merge ?? true}`, () => buildMixedState(opts));
+  // Built once per file for each kind (beforeAll), copied for every test.
+  const template = templates.get(opts.merge ?? true);
+  if (!template) throw new Error("mixedState: the templates are built in beforeAll");
+  return copyRepo(template);
 }
 
-function buildMixedState(opts: { merge?: boolean }): TestRepo {
+const templates = new Map<boolean, TestRepo>();
+// The snapshots of the templates are taken in-process (okIn), as the tests' own commands are.
+beforeAll(async () => {
+  for (const merge of [true, false]) templates.set(merge, await buildMixedState({ merge }));
+});
+
+async function buildMixedState(opts: { merge?: boolean }): Promise<TestRepo> {
   const r = makeRepo();
   r.commit("base", { "a.txt": "a1\n", "b.txt": "b1\n", "sp ace.txt": "s1\n", "-dash.txt": "d1\n", "dir/deep/x.txt": "x1\n", ".gitignore": "*.log\n", "c.txt": "c\n" });
   r.git(["branch", "topic"]);
   r.git(["tag", "v1"]);
-  r.ok("snapshot"); // #1
+  await r.okIn("snapshot"); // #1
   r.commit("two", { "a.txt": "a2\n", "b.txt": "b2\n", "sp ace.txt": "s2\n", "-dash.txt": "d2\n", "dir/deep/x.txt": "x2\n", "c.txt": "c main\n" });
   r.git(["switch", "-q", "topic"]);
   r.commit("topic", { "c.txt": "c topic\n" });
@@ -42,7 +50,7 @@ function buildMixedState(opts: { merge?: boolean }): TestRepo {
   r.write("u.txt", "untracked\n");
   r.write("build.log", "ignored\n");
   r.write("b.txt", "b4 unrecorded edit\n");
-  r.ok("snapshot"); // #2
+  await r.okIn("snapshot"); // #2
   return r;
 }
 
