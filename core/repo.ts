@@ -109,7 +109,7 @@ export interface Repo {
   config: Config;
   /**
    * Everything `git config --list` printed when the config was read, last
-   * value per key (keys lowercased); extensions.refStorage among them, which
+   * value per key (keys lowercased); extensions.refstorage among them, which
    * core/git-data/refs/store.ts refStoreOf reads the ref storage from.
    */
   settings: ReadonlyMap<string, string | null>;

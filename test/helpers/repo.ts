@@ -110,9 +110,9 @@ export function immediateSymref(repo: TestRepo, name: string, cwd = repo.dir): s
   return content.startsWith("ref: ") ? content.slice(5).trim() : "";
 }
 
-/** The ref storage of a test repository (extensions.refStorage, read the same way by every Git). */
+/** The ref storage of a test repository (extensions.refstorage, read the same way by every Git). */
 export function refFormatOf(repo: TestRepo): "files" | "reftable" {
-  const r = repo.git(["config", "extensions.refStorage"], { allowFail: true });
+  const r = repo.git(["config", "extensions.refstorage"], { allowFail: true });
   return r.code === 0 && r.stdout.trim() === "reftable" ? "reftable" : "files";
 }
 

@@ -14,7 +14,7 @@ export interface ProcessInfo {
 /**
  * What only the running process knows or does itself, given by its entry
  * point (cli/main.ts, worker/main.ts): its pid, and kill(pid, 0), which throws
- * as process.kill does (ESRCH: no such process; EPERM: someone else's).
+ * as kill(2) fails (ESRCH: no such process; EPERM: someone else's).
  */
 export interface OwnProcess {
   readonly pid: number;
