@@ -80,9 +80,46 @@ export async function waitFor(pred: () => boolean, what: string, timeoutMs = 20_
   }
 }
 
-/** Wait until the worker of the worktree whose git dir is `gitDir` is done. */
-export async function settled(gitDir: string, timeoutMs?: number): Promise<void> {
-  await waitFor(() => idle(join(gitDir, "undo")), `the worker in ${gitDir} to finish`, timeoutMs);
+/**
+ * Wait until the worker of the worktree whose git dir is `gitDir` is done.
+ * Past the deadline the error says what the worker was doing then, and
+ * whether it finished within 30 s more (a slow machine) or not (stuck).
+ */
+export async function settled(gitDir: string, timeoutMs = 20_000): Promise<void> {
+  const undoDir = join(gitDir, "undo");
+  const deadline = Date.now() + timeoutMs;
+  while (!idle(undoDir)) {
+    if (Date.now() > deadline) {
+      const then = workerState(undoDir);
+      const late = Date.now();
+      while (!idle(undoDir) && Date.now() - late < 30_000) await Bun.sleep(50);
+      const after = idle(undoDir) ? `it finished ${Date.now() - late} ms later` : "it was still not done 30 s later";
+      throw new Error(`timed out waiting for the worker in ${gitDir} to finish (${timeoutMs} ms); ${after}. At the deadline:\n${then}`);
+    }
+    await Bun.sleep(25);
+  }
+}
+
+/** What a worker's folder and process show: for a test that timed out waiting for it. */
+function workerState(undoDir: string): string {
+  const read = (name: string): string => {
+    try {
+      return readFileSync(join(undoDir, name), "utf8");
+    } catch {
+      return "(none)";
+    }
+  };
+  const pid = Number(read("worker.pid").trim());
+  let proc = "no live worker";
+  if (pid > 0 && pidAlive(pid)) {
+    try {
+      proc = `worker ${pid}: ${readFileSync(`/proc/${pid}/stat`, "utf8").trim()}`;
+    } catch {
+      proc = `worker ${pid} alive`;
+    }
+  }
+  const tail = read("worker.log").trimEnd().split("\n").slice(-8).join("\n");
+  return [`pending: ${JSON.stringify(read("pending"))}`, `pending.taken: ${JSON.stringify(read("pending.taken"))}`, proc, `worker.log (end):\n${tail}`].join("\n");
 }
 
 /**

@@ -153,6 +153,8 @@ export function isolatedEnv(home: string, extra: Record<string, string> = {}): R
     XDG_CONFIG_HOME: join(home, ".config"),
     GIT_CONFIG_NOSYSTEM: "1",
     ...(processTable ? { GIT_UNDO_PROCESS_TABLE: processTable } : {}),
+    // The worker's settling decisions, logged when the run asks (worker/main.ts debug).
+    ...(process.env.GIT_UNDO_DEBUG_SETTLE ? { GIT_UNDO_DEBUG_SETTLE: process.env.GIT_UNDO_DEBUG_SETTLE } : {}),
     // Every reuse of the kept worktree index is checked against a fresh copy (core/git-data/index/trees.ts).
     ...(VERIFY_KEPT ? { GIT_UNDO_VERIFY_KEPT: "1" } : {}),
     // A worker exits as soon as it has nothing to record, so that "settled" means no worker left.
