@@ -153,6 +153,12 @@ export class Git {
     env.GIT_UNDO_INTERNAL = "1";
     env[FALSE_VAR] = "false";
     env.GIT_TERMINAL_PROMPT = "0";
+    // No optional locks: `add -A` runs `git status` in each checked-out
+    // submodule, on the submodule's own index (Git drops GIT_INDEX_FILE for
+    // it), and that status would take its index.lock to write its refresh
+    // back, failing the user's command there that needs the lock. A Git
+    // inherits this; the kept index's status asks for them (kept.ts).
+    env.GIT_OPTIONAL_LOCKS = "0";
     // Git's messages are parsed in a few places (unmerged paths, existing refs).
     env.LC_ALL = "C";
     delete env.LANGUAGE;

@@ -236,6 +236,28 @@ describe("the private index copy", () => {
     expect(existsSync(join(r.gitDir(), "undo", "capture.lock"))).toBe(false);
   });
 
+  test("nor is a submodule's: the git status Git runs in it for add -A takes no index.lock there", async () => {
+    const r = makeRepo();
+    const sub = makeRepo();
+    sub.commit("sub one", { "s.txt": "1\n" });
+    r.commit("one", { "a.c": "a\n" });
+    r.git(["-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.dir, "sub"]);
+    r.git(["commit", "-q", "-m", "add sub"]);
+    // The same content with a new mtime: a git status in the submodule refreshes the entry and writes its index back.
+    utimesSync(r.path("sub/s.txt"), new Date(Date.now() + 5000), new Date(Date.now() + 5000));
+    const subIndex = join(r.gitDir(), "modules", "sub", "index");
+    const before = readFileSync(subIndex);
+    const { ino, mtimeMs } = statSync(subIndex);
+    r.write("a.c", "edited\n");
+    const s = await snapIn(r);
+    expect(r.g("cat-file", "blob", `${s.tree}:worktree/a.c`)).toBe("edited");
+    // Written back, it would be a new file (Git renames index.lock over it): the user's next
+    // command in the submodule (git submodule update's checkout) could meet that lock.
+    expect(statSync(subIndex).ino).toBe(ino);
+    expect(statSync(subIndex).mtimeMs).toBe(mtimeMs);
+    expect(readFileSync(subIndex).equals(before)).toBe(true);
+  });
+
   test("a same-size edit made right after git add is recorded (the copy keeps the index's mtime)", async () => {
     const r = makeRepo();
     r.commit("one", { "a.c": "aaaa\n" });
