@@ -87,17 +87,12 @@ export async function waitFor(pred: () => boolean, what: string, timeoutMs = 20_
  */
 export async function settled(gitDir: string, timeoutMs = 20_000): Promise<void> {
   const undoDir = join(gitDir, "undo");
-  const deadline = Date.now() + timeoutMs;
-  while (!idle(undoDir)) {
-    if (Date.now() > deadline) {
-      const then = workerState(undoDir);
-      const late = Date.now();
-      while (!idle(undoDir) && Date.now() - late < 30_000) await Bun.sleep(50);
-      const after = idle(undoDir) ? `it finished ${Date.now() - late} ms later` : "it was still not done 30 s later";
-      throw new Error(`timed out waiting for the worker in ${gitDir} to finish (${timeoutMs} ms); ${after}. At the deadline:\n${then}`);
-    }
-    await Bun.sleep(25);
-  }
+  const done = (ms: number): Promise<boolean> => waitFor(() => idle(undoDir), undoDir, ms).then(() => true, () => false);
+  if (await done(timeoutMs)) return;
+  const then = workerState(undoDir);
+  const late = Date.now();
+  const after = (await done(30_000)) ? `it finished ${Date.now() - late} ms later` : "it was still not done 30 s later";
+  throw new Error(`timed out waiting for the worker in ${gitDir} to finish (${timeoutMs} ms); ${after}. At the deadline:\n${then}`);
 }
 
 /** What a worker's folder and process show: for a test that timed out waiting for it. */
@@ -109,9 +104,9 @@ function workerState(undoDir: string): string {
       return "(none)";
     }
   };
-  const pid = Number(read("worker.pid").trim());
+  const pid = workerPid(undoDir);
   let proc = "no live worker";
-  if (pid > 0 && pidAlive(pid)) {
+  if (pid !== null) {
     try {
       proc = `worker ${pid}: ${readFileSync(`/proc/${pid}/stat`, "utf8").trim()}`;
     } catch {
