@@ -95,6 +95,16 @@ export async function settled(gitDir: string, timeoutMs = 20_000): Promise<void>
   throw new Error(`timed out waiting for the worker in ${gitDir} to finish (${timeoutMs} ms); ${after}. At the deadline:\n${then}`);
 }
 
+/**
+ * Wait until every command marked in the worktree whose git dir is `gitDir`
+ * is recorded: no mark, and none taken for a recording under way. Unlike
+ * `settled`, a worker may stay on, lingering as it does for a user.
+ */
+export async function recorded(gitDir: string, timeoutMs = 20_000): Promise<void> {
+  const undoDir = join(gitDir, "undo");
+  await waitFor(() => !existsSync(join(undoDir, "pending")) && !existsSync(join(undoDir, "pending.taken")), `the marks in ${undoDir} to be recorded`, timeoutMs);
+}
+
 /** What a worker's folder and process show: for a test that timed out waiting for it. */
 function workerState(undoDir: string): string {
   const read = (name: string): string => {

@@ -109,6 +109,8 @@ test("a Perl hook: init says both ways on; --chain keeps it as .local and it run
   r.write("a.txt", "gone\n");
   r.git(["add", "a.txt"]);
   expect(r.undo(["doctor"]).stdout).toMatch(/note\s+post-index-change: your hook .*post-index-change\.local is gone/);
+  // Recorded before uninstall: its removal of undo/hooks-enabled stops a worker mid-recording, the mark left taken.
+  await settled(gitDir);
 
   const un = await r.run(["uninstall"]);
   expect(un.code).toBe(0);

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { list, settled, waitFor } from "../helpers/auto.ts";
+import { list, recorded, waitFor } from "../helpers/auto.ts";
 import { makeRepo, PROCESS_BACKENDS, type SnapshotJson, type TestRepo } from "../helpers/repo.ts";
 
 /**
@@ -30,7 +30,8 @@ async function warm(r: TestRepo, gitDir = r.gitDir()): Promise<void> {
   const n = list(r).length;
   r.git(["update-ref", "refs/warm", "HEAD"]);
   // The marks first: `list` starts the CLI, so it runs only once they are gone.
-  await waitFor(() => !existsSync(join(gitDir, "undo", "pending")) && !existsSync(join(gitDir, "undo", "pending.taken")) && list(r).length > n, "the warm-up");
+  await recorded(gitDir);
+  await waitFor(() => list(r).length > n, "the warm-up");
 }
 
 /**
@@ -50,7 +51,7 @@ async function typed(r: TestRepo, steps: [args: string[], pauseMs: number, edit?
     if (r.env.GIT_UNDO_DEBUG_SETTLE) appendFileSync(r.env.GIT_UNDO_DEBUG_SETTLE, `${Date.now()} test: done\n`);
     await Bun.sleep(pauseMs);
   }
-  await settled(r.gitDir());
+  await recorded(r.gitDir());
 }
 
 /** The snapshots taken after `before` (oldest first). */
@@ -139,7 +140,7 @@ for (const backend of PROCESS_BACKENDS) {
       r.git(["add", "w.txt"], { cwd: wt, env: { GIT_UNDO_INTERNAL: "1" } });
       r.git(["commit", "-q", "-m", "in wt2"], { cwd: wt });
       const wtGitDir = r.git(["rev-parse", "--absolute-git-dir"], { cwd: wt }).stdout.trim();
-      await settled(wtGitDir);
+      await recorded(wtGitDir);
       const made = list(r, wt).reverse();
       expect(made.length).toBe(2);
       expect(show(r, `${made[0]!.commit}:HEAD`)).toBe("ref: refs/heads/wt2\n");
@@ -156,7 +157,7 @@ for (const backend of PROCESS_BACKENDS) {
         env: r.env,
       });
       expect(script.exitCode).toBe(0);
-      await settled(r.gitDir());
+      await recorded(r.gitDir());
       const made = since(r, before);
       // Each snapshot is a state the script went through, in order: after step i's add
       // (a.txt = i, branches s1..s(i-1)) or after its branch (s1..si). None is torn.
