@@ -446,7 +446,8 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
     // Read early (READ_AFTER_MS after the end) and record once undo.settle has passed.
     const early = wait > 0 ? earlyReadIn(view, readAfterMs) : 0;
     if (wait > 0 && early !== 0) {
-      await marks.wait(early === null ? wait : Math.min(wait, early));
+      // While a followed command runs, the next look comes after `wait` (the poll): its hooks' marks are read then.
+      await marks.wait(early === null ? wait : Math.min(wait, early), !followingOnly);
       return "look again";
     }
     // `git refs migrate` running: nothing is read until it is done (core/snapshots/store.ts checks again before the ref).

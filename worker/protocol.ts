@@ -367,6 +367,8 @@ export function lingerMs(fromEnv: number | null, config?: { lingerMs: number | n
 export class MarkWatch {
   private watcher: FSWatcher | null = null;
   private wake: (() => void) | null = null;
+  /** Whether a new line in the mark ends the current wait (`wait`'s `onMark`). */
+  private wakeOnMark = true;
 
   constructor(undoDir: string) {
     try {
@@ -374,7 +376,8 @@ export class MarkWatch {
         // A mark, a guard's request (its line may come after the file: both events count),
         // or a file or folder going away (uninstall; the repository being deleted).
         const file = name === null ? null : String(name);
-        if (file === null || _event === "rename" || file.startsWith(UNDO_FILES.pending) || guardFile(file)?.kind === "request") this.poke(file);
+        if (file === null || _event === "rename" || guardFile(file)?.kind === "request") this.poke(file);
+        else if (file.startsWith(UNDO_FILES.pending)) this.poke(file, this.wakeOnMark);
       });
       this.watcher.on("error", () => this.close());
     } catch {
@@ -385,16 +388,24 @@ export class MarkWatch {
   /** Called on every event with the file's name: the guard's requests are read even while the worker records. */
   onEvent: ((name: string | null) => void) | null = null;
 
-  private poke(name: string | null = null): void {
+  private poke(name: string | null = null, wake = true): void {
     this.onEvent?.(name);
+    if (!wake) return;
     const w = this.wake;
     this.wake = null;
     w?.();
   }
 
-  /** Wait for a change or `ms`, at most LOOK_MS without events to tell. */
-  wait(ms: number): Promise<void> {
+  /**
+   * Wait for a change or `ms`, at most LOOK_MS without events to tell. With
+   * `onMark` false, a hook's new line in the mark does not end the wait (a
+   * guard's request and a file going away still do): while a followed command
+   * runs, its hooks mark every few milliseconds and a look for each is CPU
+   * taken from the command.
+   */
+  wait(ms: number, onMark = true): Promise<void> {
     const limit = this.watcher ? ms : Math.min(ms, LOOK_MS);
+    this.wakeOnMark = onMark;
     return new Promise((resolve) => {
       const t = setTimeout(() => {
         this.wake = null;

@@ -126,6 +126,10 @@ describe("layout", () => {
     expect(files.filter((f) => !f.startsWith("core/git-data/") && /\brefStorage\b/.test(codeOf(f)))).toEqual([]);
   });
 
+  test("nothing loads node:crypto: it brings Node's streams, about 10 ms of CPU at each start of a worker or a command", () => {
+    expect(files.filter((f) => /["'](?:node:)?crypto["']/.test(codeOf(f)))).toEqual([]);
+  });
+
   test("core uses no `process`, and nothing below the entry points reads the environment", () => {
     expect(files.filter((f) => f.startsWith("core/") && /\bprocess\./.test(codeOf(f)))).toEqual([]);
     const entries = new Set(["cli/main.ts", "worker/main.ts"]);

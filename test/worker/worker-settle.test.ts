@@ -2,9 +2,9 @@
 // operation to end, bounded by undo.settleMax; one worker per worktree; no mark
 // lost; errors to a bounded worker.log; the hook's environment never leaks in.
 import { expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { claimWorker, hasMark, releaseWorker, takeMark } from "../../worker/protocol.ts";
+import { claimWorker, hasMark, MarkWatch, releaseWorker, takeMark } from "../../worker/protocol.ts";
 import { lastLogLines, LOG_LIMIT, logLine } from "../../core/worker-files.ts";
 import { processTable } from "../../core/git-data/proc/index.ts";
 import { scrubEnvironment } from "../../worker/main.ts";
@@ -141,6 +141,29 @@ test("a hook's reservation: the worker it starts waits for its pid in the file",
   await hook.exited;
   releaseWorker(dir);
   expect(existsSync(file)).toBe(false);
+});
+
+test("while a followed command runs, its hooks' marks do not wake the worker; a guard's request does, and so does a mark otherwise", async () => {
+  const undo = tempDir("marks");
+  // The mark is there already, as while a command runs: a new file is a "rename" event, which always wakes.
+  writeFileSync(join(undo, "pending"), "122 committed\n");
+  const marks = new MarkWatch(undo);
+  try {
+    /** How long `wait(ms, onMark)` lasts when `poke` runs 20 ms into it. */
+    const timed = async (ms: number, onMark: boolean, poke: () => void): Promise<number> => {
+      const t0 = performance.now();
+      const waiting = marks.wait(ms, onMark);
+      setTimeout(poke, 20);
+      await waiting;
+      return performance.now() - t0;
+    };
+    // A look per hook while a script runs is CPU taken from the script (bench/scripted): the poll alone ends this wait.
+    expect(await timed(300, false, () => appendFileSync(join(undo, "pending"), "123 committed\n"))).toBeGreaterThanOrEqual(290);
+    expect(await timed(5000, true, () => appendFileSync(join(undo, "pending"), "124 committed\n"))).toBeLessThan(2500);
+    expect(await timed(5000, false, () => writeFileSync(join(undo, "guard.125"), "125\n"))).toBeLessThan(2500);
+  } finally {
+    marks.close();
+  }
 });
 
 test("worker.log stays bounded and keeps the newest lines", () => {
