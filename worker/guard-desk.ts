@@ -5,7 +5,7 @@
 // remembers which Git processes it found read-only, so that the index
 // refresh a `/` answer causes in them is no change to record.
 import { appendToFile } from "../core/files.ts";
-import { answerGuard, commandEffect, dropOldAnswers, guardRequests, type CommandEffect, type GuardRequest } from "../core/guard.ts";
+import { answerGuard, commandEffect, dropOldAnswers, guardRequests, type GuardRequest } from "../core/guard.ts";
 import type { GuardAnswer } from "./tree-watch.ts";
 import { sameProcess, type ProcessInfo, type ProcessTable } from "../core/git-data/proc/index.ts";
 import { join } from "node:path";
@@ -142,14 +142,23 @@ export class GuardDesk {
         answerGuard(req);
         continue;
       }
-      const effect = await this.effectOf(req.gitPid);
+      let effect = commandEffect(this.table?.commandLine(req.gitPid) ?? null);
       if (effect.readOnly) this.readOnly.set(req.gitPid, now);
       // A command recorded before its first guard (stash) needs no recording before its own children (its reset --hard).
-      const root = effect.discards ? this.outermostGit(req.gitPid) : null;
+      let root = effect.discards ? this.outermostGit(req.gitPid) : null;
       const firstAt = root === null ? undefined : this.recordedFirst.get(root.pid);
       // The same process (a start time read again may move by the table's resolution).
       const recorded = root !== null && firstAt !== undefined && Math.abs(firstAt - root.startMs) <= (this.table?.resolutionMs ?? 0);
-      const mustRecord = (effect.discards && !recorded && this.view.unseen(req.workTree)) || this.view.owed(req.madeMs);
+      let discardsUnseen = effect.discards && !recorded && this.view.unseen(req.workTree);
+      // `git checkout x`: Git is asked whether x names a commit (a branch switch, which discards
+      // nothing) only where the answer decides, as it costs the command a Git process's time.
+      // Elsewhere it counts as a file's checkout, and is marked: a switch's own hooks mark it too.
+      if (discardsUnseen && effect.unlessCommit !== undefined && (await this.view.namesCommit(effect.unlessCommit).catch(() => false))) {
+        effect = { discards: false, marks: false };
+        root = null;
+        discardsUnseen = false;
+      }
+      const mustRecord = discardsUnseen || this.view.owed(req.madeMs);
       if (!mustRecord) {
         this.letGo(req, effect.marks ? req.gitPid : null, effect.alwaysList ?? []);
         continue;
@@ -190,14 +199,6 @@ export class GuardDesk {
     const answer = this.view.answer(req.token, req.workTree);
     if (answer?.paths) for (const p of alwaysList) answer.paths.push(Buffer.from(p));
     answerGuard(req, answer);
-  }
-
-  private async effectOf(gitPid: number): Promise<CommandEffect> {
-    const effect = commandEffect(this.table?.commandLine(gitPid) ?? null);
-    if (effect.unlessCommit !== undefined && (await this.view.namesCommit(effect.unlessCommit).catch(() => false))) {
-      return { discards: false, marks: false };
-    }
-    return effect;
   }
 
   /** The outermost Git process of the command `pid` belongs to (stash above its reset --hard). */

@@ -4,8 +4,8 @@
 import { expect, test } from "bun:test";
 import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { autoRepo, list, QUIET, settled, waitFor, workerPid } from "../helpers/auto.ts";
-import { copyToolkit, makeRepo, type SnapshotJson, type TestRepo } from "../helpers/repo.ts";
+import { autoRepo, list, QUIET, recorded, settled, waitFor, workerPid } from "../helpers/auto.ts";
+import { copyToolkit, makeRepo, tempDir, type SnapshotJson, type TestRepo } from "../helpers/repo.ts";
 import { commandEffect } from "../../core/guard.ts";
 
 const FILES = { "a.txt": "a\n", "sub/b.txt": "b\n" };
@@ -31,6 +31,7 @@ const CASES: Case[] = [
   { name: "reset --hard", edit: ["a.txt", "edited\n"], discard: (r) => r.git(["reset", "-q", "--hard"]) },
   { name: "checkout -- <path>", edit: ["sub/b.txt", "edited in a folder\n"], discard: (r) => r.git(["checkout", "--", "sub/b.txt"]) },
   { name: "restore <path>", edit: ["a.txt", "restored away\n"], discard: (r) => r.git(["restore", "a.txt"]) },
+  { name: "checkout <path> (no --)", edit: ["a.txt", "checked out away\n"], discard: (r) => r.git(["checkout", "a.txt"]) },
   { name: "clean -fd", edit: ["sub/new.txt", "untracked\n"], discard: (r) => r.git(["clean", "-q", "-f", "-d"]) },
   {
     name: "checkout -f other, staged then edited",
@@ -86,6 +87,34 @@ test("with the worker killed just before, and a second command started at once a
   const snaps = list(r);
   expect(holding(r, snaps, "a.txt", "before a killed worker\n")).toHaveLength(1);
   expect(holding(r, snaps, "sub/b.txt", "the next one\n")).toHaveLength(1);
+}, 60_000);
+
+test("git checkout <branch>: Git is asked whether the word names a commit only when work is unseen; a switch that keeps the edit is not recorded before", async () => {
+  const r = autoRepo({ files: FILES, guard: true });
+  const main = r.g("branch", "--show-current");
+  r.git(["branch", "other"], { env: QUIET });
+  const spawns = join(tempDir("spawns"), "worker-git");
+  writeFileSync(spawns, "");
+  // A worker that stays, its watch running since a recording: as a user's is.
+  Object.assign(r.env, { GIT_UNDO_TRACE_SPAWNS: spawns, GIT_UNDO_WORKER_LINGER: "5000" });
+  r.git(["branch", "warm"]);
+  await recorded(r.gitDir());
+  const asked = () => readFileSync(spawns, "utf8").includes("rev-parse -q --verify");
+  // Nothing unseen: the switch goes on without a Git of the worker's in its way.
+  r.git(["checkout", "-q", "other"]);
+  await recorded(r.gitDir());
+  expect(asked()).toBe(false);
+  // An edit no command saw, which the switch keeps: Git is asked, and only the switch is recorded.
+  const before = list(r);
+  r.write("a.txt", "carried over\n");
+  r.git(["checkout", "-q", main]);
+  await recorded(r.gitDir());
+  expect(asked()).toBe(true);
+  expect(r.read("a.txt")).toBe("carried over\n");
+  const after = list(r);
+  const made = after.slice(0, after.length - before.length);
+  expect(made).toHaveLength(1);
+  expect(holding(r, made, "a.txt", "carried over\n")).toHaveLength(1);
 }, 60_000);
 
 test("clean, restore and checkout -- <path> get a snapshot of their own; status and diff record nothing", async () => {
