@@ -40,10 +40,27 @@ interface PathBefore {
   /** The absolute path as bytes (names need not be UTF-8). */
   abs: Buffer;
   /** What stood there (null: nothing). */
-  was: { dev: number; ino: number } | null;
+  was: StoodBefore | null;
   /** S's file or symlink, kept by a hard link in the scratch directory. */
   backup: string | null;
 }
+
+/** What stood at a path before the merge: its identity, and its kind (file, link, directory). */
+export interface StoodBefore {
+  dev: number;
+  ino: number;
+  kind: number;
+}
+
+/** What stands at a path, as `StoodBefore` keeps it. */
+export const stoodBefore = (st: Stats): StoodBefore => ({ dev: st.dev, ino: st.ino, kind: st.mode & 0o170000 });
+
+/**
+ * Whether `st` is what stood there before the merge. The kind counts too: a
+ * directory the merge removed keeps no link, so the file the merge writes in
+ * its place can be given its freed inode number (ext4 does, under load).
+ */
+export const untouched = (st: Stats, was: StoodBefore | null): boolean => was !== null && st.dev === was.dev && st.ino === was.ino && (st.mode & 0o170000) === was.kind;
 
 /** A directory above a path the merge may change, as it was before the merge. */
 interface DirBefore {
@@ -84,7 +101,7 @@ export function linkBackup(repo: Repo, scratch: string, plan: RestorePlan): Work
         backup = join(place, String(i));
         linkSync(abs, backup);
       }
-      paths.push({ file, abs, was: st && { dev: st.dev, ino: st.ino }, backup });
+      paths.push({ file, abs, was: st && stoodBefore(st), backup });
     });
   } catch (e) {
     rmSync(place, { recursive: true, force: true });
@@ -125,7 +142,6 @@ export async function putBackLinked(repo: Repo, b: WorktreeBackup, merge: "compl
   const complete = merge === "complete";
   const undone = new Set<FileChange>();
   const left = new Set<string>();
-  const untouched = (st: Stats, p: PathBefore) => p.was !== null && st.dev === p.was.dev && st.ino === p.was.ino;
   const removed = (remove: () => void) => {
     try {
       remove();
@@ -140,7 +156,7 @@ export async function putBackLinked(repo: Repo, b: WorktreeBackup, merge: "compl
   for (const p of b.paths) {
     if (p.file.newMode === MODE.absent || behindSymlink(b, p.file.raw)) continue;
     const st = lstatOrNull(p.abs);
-    if (!st || untouched(st, p)) continue;
+    if (!st || untouched(st, p.was)) continue;
     if (p.file.newMode === MODE.gitlink) {
       // The merge makes an empty directory for a submodule.
       if (p.was === null && st.isDirectory() && rmdir(p.abs)) undone.add(p.file);
@@ -174,7 +190,7 @@ export async function putBackLinked(repo: Repo, b: WorktreeBackup, merge: "compl
     }
     if (!p.backup) continue;
     const st = lstatOrNull(p.abs);
-    if (st && untouched(st, p)) continue;
+    if (st && untouched(st, p.was)) continue;
     if (st || behindSymlink(b, p.file.raw)) {
       left.add(p.file.path); // someone else's file stands there now
       continue;
