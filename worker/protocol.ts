@@ -311,16 +311,22 @@ export function claimWorker(undoDir: string, gitDir: string, table: ProcessTable
     Bun.sleepSync(10);
   }
   try {
+    // The hook's `>|` empties the file before it writes our pid: the loop above can
+    // end in that moment, and the file name us by the time it is claimed.
+    let named = false;
     const claimed = claimFile(path, `${mine}\n`, (content) => {
       const pid = Number(content.trim());
       if (!/^[1-9]\d{0,9}$/.test(content.trim())) return true; // no pid: a broken file, or a reservation long dead
-      if (pid === mine) return false;
+      if (pid === mine) {
+        named = true;
+        return false;
+      }
       if (!processes().alive(pid) || !isOurWorker(pid, gitDir, table)) return true;
       renewLease(undoDir); // ours, alive: it records; the hooks need not start another
       return false;
     });
-    if (claimed) renewLease(undoDir);
-    return claimed;
+    if (claimed || named) renewLease(undoDir);
+    return claimed || named;
   } catch {
     return false; // no undo dir, or no permission: no worker
   }

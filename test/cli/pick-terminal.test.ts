@@ -4,7 +4,7 @@
 // itself (SIGWINCH), which the in-process terminal only imitates.
 import { afterEach, expect, test } from "bun:test";
 import { makeRepo, type TestRepo } from "../helpers/repo.ts";
-import { expectWholeFrame } from "../helpers/pick-frame.ts";
+import { expectWholeFrame, frameDrawn } from "../helpers/pick-frame.ts";
 import { hasTmux, Terminal } from "../helpers/tmux.ts";
 
 const terminals: Terminal[] = [];
@@ -31,7 +31,7 @@ for (const [cols, rows] of [
     const t = new Terminal(r, cols, rows);
     terminals.push(t);
     t.start(["pick"]);
-    const s = await t.waitForText("Restoring #1");
+    const s = await t.waitFor((x) => x.includes("Restoring #1") && frameDrawn(x), "the whole frame");
     expectWholeFrame(s, cols);
     t.keys("Escape");
     expect(await t.exitCode()).toBe(1);
@@ -49,7 +49,7 @@ test.skipIf(!hasTmux())("a terminal resized by the user is redrawn whole at its 
   let s = await t.waitForText("Restoring #1");
   expect(s.split("\n").some((l) => /[●○].*#2.*│/.test(l))).toBe(true);
   Bun.spawnSync({ cmd: ["tmux", "-L", t.socket, "resize-window", "-t", "0", "-x", "60", "-y", "20"], env: r.env });
-  s = await t.waitFor((x) => x.includes("├── what restoring it does"), "the narrow layout");
+  s = await t.waitFor((x) => x.includes("├── what restoring it does") && frameDrawn(x), "the narrow layout, drawn whole");
   expectWholeFrame(s, 60);
   t.keys("Enter");
   await t.waitForText("Restore #1?");

@@ -11,3 +11,11 @@ export function expectWholeFrame(screen: string, cols: number): void {
     expect(Bun.stringWidth(row)).toBeLessThanOrEqual(cols);
   }
 }
+
+/**
+ * Whether a real terminal's screen holds a frame drawn to its last row: tmux
+ * shows a frame while it is still being written, its first rows before the rest.
+ */
+export function frameDrawn(screen: string): boolean {
+  return /^└ {2}/.test(screen.replace(/\n+$/, "").split("\n").at(-1) ?? "");
+}
