@@ -163,7 +163,8 @@ export interface CommandEffect {
   alwaysList?: string[];
 }
 
-const NONE: CommandEffect = { discards: false, marks: false };
+/** A command that discards nothing and needs no mark of the guard's. */
+export const NO_EFFECT: CommandEffect = { discards: false, marks: false };
 const DISCARDS: CommandEffect = { discards: true, marks: true };
 const MARKS: CommandEffect = { discards: false, marks: true };
 const READ_ONLY: CommandEffect = { discards: false, marks: false, readOnly: true };
@@ -201,42 +202,42 @@ export function gitCommandWords(commandLine: string): { name: string; args: stri
  * to discard: a needless recording costs time, a missed one costs work.
  */
 export function commandEffect(commandLine: string | null): CommandEffect {
-  if (commandLine === null) return NONE;
+  if (commandLine === null) return NO_EFFECT;
   const cmd = gitCommandWords(commandLine);
-  if (!cmd) return NONE;
+  if (!cmd) return NO_EFFECT;
   const { name, args } = cmd;
   const has = (...flags: string[]) => args.some((a) => flags.includes(a) || flags.some((f) => f.startsWith("--") && a.startsWith(`${f}=`)));
   const shortFlag = (letter: string) => args.some((a) => /^-[A-Za-z]+$/.test(a) && a.includes(letter));
   const dashDash = args.indexOf("--");
   switch (name) {
     case "reset":
-      return has("--hard", "--merge", "--keep") ? DISCARDS : NONE;
+      return has("--hard", "--merge", "--keep") ? DISCARDS : NO_EFFECT;
     case "checkout": {
       if (has("-f", "--force", "--overlay", "--no-overlay", "-p", "--patch", "--ours", "--theirs", "-m", "--merge", "--pathspec-from-file") || shortFlag("f") || shortFlag("p")) return DISCARDS;
       if (dashDash >= 0 && dashDash < args.length - 1) return DISCARDS;
       // Words that are not options: a branch to switch to alone, or paths.
       const plain = args.filter((a, i) => !a.startsWith("-") && !(i > 0 && ["-b", "-B", "--orphan"].includes(args[i - 1]!)));
-      if (has("-b", "-B", "--orphan", "--detach") || shortFlag("b") || shortFlag("B")) return plain.length > 1 ? DISCARDS : NONE;
+      if (has("-b", "-B", "--orphan", "--detach") || shortFlag("b") || shortFlag("B")) return plain.length > 1 ? DISCARDS : NO_EFFECT;
       if (plain.length === 1) return { ...DISCARDS, unlessCommit: plain[0]! };
-      return plain.length === 0 ? NONE : DISCARDS;
+      return plain.length === 0 ? NO_EFFECT : DISCARDS;
     }
     case "switch":
-      return has("-f", "--force", "--discard-changes") || shortFlag("f") ? DISCARDS : NONE;
+      return has("-f", "--force", "--discard-changes") || shortFlag("f") ? DISCARDS : NO_EFFECT;
     case "restore":
       // --staged alone leaves the files; the index's blobs are in the object store already.
       return has("--staged", "-S") && !has("--worktree", "-W") && !shortFlag("W") ? MARKS : DISCARDS;
     case "clean":
-      return has("-n", "--dry-run") || shortFlag("n") ? NONE : DISCARDS;
+      return has("-n", "--dry-run") || shortFlag("n") ? NO_EFFECT : DISCARDS;
     case "stash": {
       const sub = args.find((a) => !a.startsWith("-"));
-      return sub === undefined || sub === "push" || sub === "save" ? DISCARDS : NONE;
+      return sub === undefined || sub === "push" || sub === "save" ? DISCARDS : NO_EFFECT;
     }
     case "rm":
-      return { ...(has("-f", "--force") || shortFlag("f") ? DISCARDS : NONE), alwaysList: [".gitmodules"] };
+      return { ...(has("-f", "--force") || shortFlag("f") ? DISCARDS : NO_EFFECT), alwaysList: [".gitmodules"] };
     case "mv":
-      return { ...NONE, alwaysList: [".gitmodules"] };
+      return { ...NO_EFFECT, alwaysList: [".gitmodules"] };
     case "read-tree":
-      return has("-u") ? DISCARDS : NONE;
+      return has("-u") ? DISCARDS : NO_EFFECT;
     case "checkout-index":
       return has("-f", "--force") || shortFlag("f") ? DISCARDS : MARKS;
     case "merge":
@@ -244,11 +245,11 @@ export function commandEffect(commandLine: string | null): CommandEffect {
     case "cherry-pick":
     case "revert":
     case "am":
-      return has("--abort", "--skip") ? DISCARDS : NONE;
+      return has("--abort", "--skip") ? DISCARDS : NO_EFFECT;
     case "apply":
-      return has("--cached", "--check", "--stat", "--numstat", "--summary") && !has("--index") ? NONE : MARKS;
+      return has("--cached", "--check", "--stat", "--numstat", "--summary") && !has("--index") ? NO_EFFECT : MARKS;
     default:
-      return READ_ONLY_COMMANDS.has(name) ? READ_ONLY : NONE;
+      return READ_ONLY_COMMANDS.has(name) ? READ_ONLY : NO_EFFECT;
   }
 }
 

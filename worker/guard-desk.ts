@@ -5,7 +5,7 @@
 // remembers which Git processes it found read-only, so that the index
 // refresh a `/` answer causes in them is no change to record.
 import { appendToFile } from "../core/files.ts";
-import { answerGuard, commandEffect, dropOldAnswers, guardRequests, type GuardRequest } from "../core/guard.ts";
+import { answerGuard, commandEffect, dropOldAnswers, guardRequests, NO_EFFECT, type GuardRequest } from "../core/guard.ts";
 import type { GuardAnswer } from "./tree-watch.ts";
 import { sameProcess, type ProcessInfo, type ProcessTable } from "../core/git-data/proc/index.ts";
 import { join } from "node:path";
@@ -154,7 +154,7 @@ export class GuardDesk {
       // nothing) only where the answer decides, as it costs the command a Git process's time.
       // Elsewhere it counts as a file's checkout, and is marked: a switch's own hooks mark it too.
       if (discardsUnseen && effect.unlessCommit !== undefined && (await this.view.namesCommit(effect.unlessCommit).catch(() => false))) {
-        effect = { discards: false, marks: false };
+        effect = NO_EFFECT;
         root = null;
         discardsUnseen = false;
       }

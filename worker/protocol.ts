@@ -325,8 +325,9 @@ export function claimWorker(undoDir: string, gitDir: string, table: ProcessTable
       renewLease(undoDir); // ours, alive: it records; the hooks need not start another
       return false;
     });
-    if (claimed || named) renewLease(undoDir);
-    return claimed || named;
+    const ours = claimed || named;
+    if (ours) renewLease(undoDir);
+    return ours;
   } catch {
     return false; // no undo dir, or no permission: no worker
   }

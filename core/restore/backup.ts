@@ -52,15 +52,18 @@ export interface StoodBefore {
   kind: number;
 }
 
+/** A path's kind (regular file, symbolic link, directory...): the type bits of its mode. */
+const kindOf = (st: Stats): number => st.mode & 0o170000;
+
 /** What stands at a path, as `StoodBefore` keeps it. */
-export const stoodBefore = (st: Stats): StoodBefore => ({ dev: st.dev, ino: st.ino, kind: st.mode & 0o170000 });
+export const stoodBefore = (st: Stats): StoodBefore => ({ dev: st.dev, ino: st.ino, kind: kindOf(st) });
 
 /**
  * Whether `st` is what stood there before the merge. The kind counts too: a
  * directory the merge removed keeps no link, so the file the merge writes in
  * its place can be given its freed inode number (ext4 does, under load).
  */
-export const untouched = (st: Stats, was: StoodBefore | null): boolean => was !== null && st.dev === was.dev && st.ino === was.ino && (st.mode & 0o170000) === was.kind;
+export const untouched = (st: Stats, was: StoodBefore | null): boolean => was !== null && st.dev === was.dev && st.ino === was.ino && kindOf(st) === was.kind;
 
 /** A directory above a path the merge may change, as it was before the merge. */
 interface DirBefore {

@@ -1,10 +1,10 @@
 // Helpers for the automatic-recording tests: a repository with git-undo's hooks
 // installed, and waiting (with a deadline, never a fixed sleep) for the worker.
 import { expect } from "bun:test";
-import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fromTemplate, makeRepo, type RepoOptions, type SnapshotJson, type TestRepo } from "./repo.ts";
-import { LEASE_MS, LEASE_RENEW_MS } from "../../worker/protocol.ts";
+import { hasMark, hasTaken, LEASE_MS, LEASE_RENEW_MS } from "../../worker/protocol.ts";
 
 /** Short settle times keep the suite fast; settleMax bounds waits on conflicts. */
 export const SETTLE_MS = 150;
@@ -62,7 +62,7 @@ export function workerPid(undoDir: string): number | null {
 
 /** Whether the worktree's worker has nothing left to do: no mark, no mark being recorded, no live worker. */
 export function idle(undoDir: string): boolean {
-  if (existsSync(join(undoDir, "pending")) || existsSync(join(undoDir, "pending.taken"))) return false;
+  if (hasMark(undoDir) || hasTaken(undoDir)) return false;
   try {
     const pid = Number(readFileSync(join(undoDir, "worker.pid"), "utf8").trim());
     return !(pid > 0 && pidAlive(pid));
@@ -102,7 +102,7 @@ export async function settled(gitDir: string, timeoutMs = 20_000): Promise<void>
  */
 export async function recorded(gitDir: string, timeoutMs = 20_000): Promise<void> {
   const undoDir = join(gitDir, "undo");
-  await waitFor(() => !existsSync(join(undoDir, "pending")) && !existsSync(join(undoDir, "pending.taken")), `the marks in ${undoDir} to be recorded`, timeoutMs);
+  await waitFor(() => !hasMark(undoDir) && !hasTaken(undoDir), `the marks in ${undoDir} to be recorded`, timeoutMs);
 }
 
 /** What a worker's folder and process show: for a test that timed out waiting for it. */
