@@ -69,6 +69,8 @@ function setUp(kind: Setup, upstream: TestRepo, hooksDirs: { empty: string; exit
   if (kind === "none") r.git(["config", "core.hooksPath", hooksDirs.empty]);
   if (kind === "exit0") r.git(["config", "core.hooksPath", hooksDirs.exit0]);
   if (kind === "ours") {
+    // The hooks alone: bench/guard measures them with the guard (the default on Linux).
+    r.git(["config", "undo.guard", "false"]);
     const res = r.undo(["init"]);
     if (res.code !== 0) throw new Error(res.stderr);
   }
@@ -263,6 +265,7 @@ async function workerCpu(size: FixtureSize): Promise<boolean> {
   type Row = { cpu: number[]; spawns: number[] };
   const rows = { perStart: { cpu: [], spawns: [] } as Row, cli: { cpu: [], spawns: [] } as Row, core: { cpu: [], spawns: [] } as Row };
   try {
+    gitOut(wc.repo, wc.env, ["config", "undo.guard", "false"]); // a recording's own cost, without the guard's answers
     cli.run(["init"], wc.repo); // the hooks, and a first recording of the whole tree
     await waitFor(() => idle(undoDir), "the worker `git undo init` may have left", 120_000);
     const repo = await openRepo({ cwd: wc.repo, env: wc.env });

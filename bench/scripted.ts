@@ -78,7 +78,7 @@ function setUp(kind: Setup, trace: string, spawns: string): TestRepo[] {
     if (kind === "none") r.git(["config", "core.hooksPath", emptyHooks]);
     if (kind === "exit0") r.git(["config", "core.hooksPath", exit0Hooks]);
     if (kind === "ours") {
-      if (args.guard) r.git(["config", "undo.guard", "true"]);
+      r.git(["config", "undo.guard", String(args.guard)]); // said either way: unset, it is on where the tree can be watched
       const res = r.undo(["init"]);
       if (res.code !== 0) throw new Error(res.stderr);
     }

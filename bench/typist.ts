@@ -340,7 +340,7 @@ async function run(size: FixtureSize, backend: Backend): Promise<Result> {
   const recorded = () => !hasMark(undoDir) && !hasTaken(undoDir);
   const load = startLoad(Number(args.load), wc);
   try {
-    if (args.guard) gitOut(wc.repo, wc.env, ["config", "undo.guard", "true"]);
+    gitOut(wc.repo, wc.env, ["config", "undo.guard", String(args.guard)]); // said either way: unset, it is on where the tree can be watched
     cli.run(["init"], wc.repo);
     await waitFor(() => idle(undoDir) || (args.guard === true && recorded()), "the worker `git undo init` may have left", 120_000);
     // A worker started and lingering, as after the person's first command.

@@ -22,7 +22,7 @@
 //     rewrite the index every time).
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gitBool, type Repo } from "./repo.ts";
+import { type Config, gitBool, type Repo } from "./repo.ts";
 import { shq as shQuote } from "./hooks/template.ts";
 import { GUARD_ANSWER_PREFIX, guardFile, undoFile } from "./undo-files.ts";
 import { replaceFile } from "./files.ts";
@@ -265,15 +265,23 @@ export type GuardInstall =
 
 
 /**
- * Register the guard as core.fsmonitor in the repository's configuration,
- * unless the user has a monitor of their own (kept: Git runs one), or
- * undo.guard is false.
+ * Whether init registers the guard: undo.guard when it is set; unset, where
+ * the worker can watch the working tree (Linux's inotify). Elsewhere every
+ * answer would be "look at every file", and Git would then rewrite the index
+ * on every status: there the guard is the user's choice.
  */
-export async function installGuard(repo: Repo, root: string, bun: string): Promise<GuardInstall> {
+export const guardWanted = (config: Pick<Config, "guard">, platform: string): boolean => config.guard ?? platform === "linux";
+
+/**
+ * Register the guard as core.fsmonitor in the repository's configuration,
+ * unless the user has a monitor of their own (kept: Git runs one), or the
+ * guard is not wanted (guardWanted).
+ */
+export async function installGuard(repo: Repo, root: string, bun: string, platform: string): Promise<GuardInstall> {
   if (repo.bare) return { action: "bare" };
   const value = repo.settings.get("core.fsmonitor");
   const now = monitorSetting(value, gitBool);
-  if (repo.config.guard !== true) {
+  if (!guardWanted(repo.config, platform)) {
     if (now.kind === "guard") await removeGuard(repo);
     return { action: "off" };
   }

@@ -24,9 +24,10 @@ export interface Config {
   maxNewFileSize: number;
   /**
    * undo.guard: true, init registers the guard (core/guard.ts), which records
-   * before commands that could throw work away; false, the worker lets every
-   * guard's command go at once; null (unset), the guard works where it runs
-   * (registered by hand, or GIT_TEST_FSMONITOR) and init does not register it.
+   * before commands that could throw work away; false, init takes it out and
+   * the worker lets every guard's command go at once; null (unset), as true
+   * where the worker can watch the tree (guardWanted), and a guard registered
+   * by hand (or GIT_TEST_FSMONITOR) works everywhere.
    */
   guard: boolean | null;
   /** undo.guardTimeout: how long, in ms, a Git command may wait for the guard. */

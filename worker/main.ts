@@ -6,7 +6,7 @@
 // mark and records one change snapshot; it repeats while marks arrive, and
 // exits once nothing has been marked for a while (worker/protocol.ts lingerMs).
 // It never prints: errors go to <gitdir>/undo/worker.log.
-import { appendFileSync, closeSync, existsSync, readlinkSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, readdirSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runEntry } from "../core/bundle.ts";
 import { seamsFromEnv } from "../core/seams.ts";
@@ -261,7 +261,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
     settings: () => ({ on: opened?.repo.config.guard !== false, timeoutMs: opened?.repo.config.guardTimeoutMs ?? DEFAULT_CONFIG.guardTimeoutMs }),
     unseen: (workTree): boolean => {
       const w = treeWatch();
-      if (w === null || !w.watches(workTree) || recordedAt === null || w.changedSince(recordedAt)) return true;
+      if (w === null || !w.watches(workTree) || recordedAt === null || w.changedSince(recordedAt)) return !holdsNothing(workTree);
       // A command's marks not recorded yet (a script's `git add` just before): its index is in no snapshot.
       return hasTaken(undoDir) || !onlyReadOnly(readMark(undoDir, null), readOnly) && hasMark(undoDir);
     },
@@ -274,6 +274,14 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       return a;
     },
   });
+  /** A working tree with nothing but its .git has nothing to lose: a worktree being added, before Git's reset --hard fills it. */
+  const holdsNothing = (workTree: string): boolean => {
+    try {
+      return readdirSync(workTree).every((name) => name === ".git");
+    } catch {
+      return false;
+    }
+  };
   // The working tree's watch, while the guard is on: started once the repository is open.
   const watches = new WatchKeeper(undoDir);
   const treeWatch = (): TreeWatch | null => (opened === null ? null : watches.watch(opened.repo));

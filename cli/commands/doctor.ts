@@ -1,7 +1,7 @@
 // git undo doctor: is automatic recording set up, and would it work? Checks the
 // hooks folder, the hooks, the toolkit and Bun they start, the worker and its
 // last errors, and whether something else answers to `git undo`.
-import { GUARD_PROTOCOL, readWatchState } from "../../core/guard.ts";
+import { GUARD_PROTOCOL, guardWanted, readWatchState } from "../../core/guard.ts";
 import { monitorSetting } from "../../core/monitor-setting.ts";
 import { gitBool } from "../../core/repo.ts";
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
@@ -253,8 +253,10 @@ export const doctor: Command = {
         const watch = readWatchState(repo.undoDir);
         if (watch?.startsWith("off: ")) note(`the guard answers Git "look at every file" each time (slower): ${watch.slice(5)}`);
       }
-    } else if (repo.config.guard === true && monitor.kind === "none") note("undo.guard is true but the guard is not registered; run 'git undo init'");
-    else if (repo.config.guard === true && monitor.kind !== "none") {
+    } else if (guardWanted(repo.config, process.platform) && monitor.kind === "none") {
+      // Said only where init ran: elsewhere the advice to run init is already there, once.
+      if (hooksEnabled(repo)) note(`the guard is not registered${repo.config.guard === true ? " (undo.guard is true)" : ""}, so edits no Git command saw are not recorded before a command throws them away; run 'git undo init'`);
+    } else if (guardWanted(repo.config, process.platform) && monitor.kind !== "none") {
       note(`core.fsmonitor is yours (${monitor.kind === "builtin" ? "Git's own monitor" : escapeControls(monitor.command)}), so the guard is off: edits no Git command saw are not recorded before a command throws them away`);
     }
 

@@ -65,7 +65,7 @@ export function guardInstallText(g: GuardInstall, commonDir: string): string | n
     case "unchanged":
       return `the guard is already core.fsmonitor in ${config}`;
     case "off":
-      // Off unless asked for (git config undo.guard true): init says nothing of it.
+      // Turned off (undo.guard false), or not wanted where there is no watch: init says nothing of it.
       return null;
     case "kept":
       return [
@@ -153,7 +153,7 @@ export const init: Command = {
       for (const c of plan.changes) out(SAID[c.action](c));
       for (const rel of plan.exclude) out(`added /${rel} to info/exclude`);
     }
-    const guard = await installGuard(repo, TOOLKIT_ROOT, bun);
+    const guard = await installGuard(repo, TOOLKIT_ROOT, bun, process.platform);
     const guardText = guardInstallText(guard, repo.commonDir);
     if (guardText) out(guardText);
     // Snapshot refs would label commits in `git log --decorate`, gitk and tig.

@@ -13,7 +13,7 @@ export interface AutoRepoOptions extends RepoOptions {
   settleMaxMs?: number;
   /** Files of the first commit (default a.txt). */
   files?: Record<string, string>;
-  /** undo.guard=true before init: the guard is registered (core/guard.ts). */
+  /** undo.guard before init (unset by default: on where the tree can be watched, core/guard.ts guardWanted). */
   guard?: boolean;
 }
 
@@ -26,7 +26,7 @@ export function autoRepo(opts: AutoRepoOptions = {}): TestRepo {
     const r = makeRepo(opts);
     r.git(["config", "undo.settle", String(SETTLE_MS)]);
     if (opts.settleMaxMs !== undefined) r.git(["config", "undo.settleMax", String(opts.settleMaxMs)]);
-    if (opts.guard) r.git(["config", "undo.guard", "true"]);
+    if (opts.guard !== undefined) r.git(["config", "undo.guard", String(opts.guard)]);
     r.commit("base", opts.files ?? { "a.txt": "a\n" });
     const init = r.undo(["init"]);
     if (init.code !== 0) throw new Error(`git undo init failed: ${init.stderr}`);

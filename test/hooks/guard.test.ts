@@ -6,7 +6,7 @@ import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 
 import { join } from "node:path";
 import { autoRepo, list, QUIET, recorded, settled, waitFor, workerPid } from "../helpers/auto.ts";
 import { copyToolkit, makeRepo, tempDir, type SnapshotJson, type TestRepo } from "../helpers/repo.ts";
-import { commandEffect } from "../../core/guard.ts";
+import { commandEffect, guardWanted } from "../../core/guard.ts";
 
 const FILES = { "a.txt": "a\n", "sub/b.txt": "b\n" };
 
@@ -192,17 +192,26 @@ test("a toolkit gone: Git stays silent, works, and waits for nothing", () => {
   expect(Date.now() - started).toBeLessThan(4000);
 });
 
-test("without undo.guard=true init registers no monitor; uninstall puts back what was there and drops the index's monitor data", () => {
+test("the guard is on unless undo.guard=false (unset, where the tree can be watched); uninstall puts back what was there and drops the index's monitor data", () => {
+  // Unset: on where the worker can watch the tree (Linux), the user's choice elsewhere.
+  expect(guardWanted({ guard: null }, "linux")).toBe(true);
+  expect(guardWanted({ guard: null }, "darwin")).toBe(false);
+  expect(guardWanted({ guard: true }, "darwin")).toBe(true);
+  expect(guardWanted({ guard: false }, "linux")).toBe(false);
+
   const off = makeRepo();
   off.commit("base", FILES);
+  off.git(["config", "undo.guard", "false"]);
   expect(off.undo(["init"]).stdout).not.toMatch(/guard|fsmonitor/);
   expect(off.git(["config", "core.fsmonitor"], { allowFail: true }).code).toBe(1);
 
   const r = makeRepo();
   r.commit("base", FILES);
-  r.git(["config", "undo.guard", "true"]);
   r.git(["config", "core.fsmonitorHookVersion", "1"]);
-  expect(r.undo(["init"]).code).toBe(0);
+  if (process.platform !== "linux") r.git(["config", "undo.guard", "true"]);
+  const init = r.undo(["init"]);
+  expect(init.code).toBe(0);
+  expect(init.stdout).toMatch(/registered the guard as core\.fsmonitor/);
   expect(r.git(["config", "core.fsmonitorHookVersion"]).stdout).toBe("2\n");
   r.git(["status"]);
   // The index now carries the monitor's extension (FSMN).

@@ -84,7 +84,7 @@ test("a mark whose hook has not written its line yet is waited for, not taken; o
 }, 60_000);
 
 test("without the guard a worker watches no folder of the work tree: one watch, on its undo folder, and no watch-state", async () => {
-  const r = autoRepo({ files: { "a.txt": "a\n", "d/b.txt": "b\n", "d/e/c.txt": "c\n" } });
+  const r = autoRepo({ files: { "a.txt": "a\n", "d/b.txt": "b\n", "d/e/c.txt": "c\n" }, guard: false });
   const undoDir = join(r.gitDir(), "undo");
   r.env.GIT_UNDO_WORKER_LINGER = "30000";
   const snaps = list(r);
