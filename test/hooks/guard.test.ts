@@ -225,6 +225,23 @@ test("the guard is on unless undo.guard=false (unset, where the tree can be watc
   expect(index().includes(Buffer.from("FSMN"))).toBe(false);
 });
 
+test("doctor says whether the guard is registered where it is wanted", () => {
+  const r = makeRepo();
+  r.commit("base", FILES);
+  r.git(["config", "undo.guard", "true"]);
+  expect(r.undo(["init"]).code).toBe(0);
+  expect(r.undo(["doctor"]).stdout).toMatch(/the guard: core\.fsmonitor records before/);
+  // Taken out by hand (or a repository set up by a git-undo before the guard was on by default).
+  r.git(["config", "--unset", "core.fsmonitor"]);
+  expect(r.undo(["doctor"]).stdout).toMatch(/the guard is not registered \(undo\.guard is true\).*run 'git undo init'/);
+  expect(r.undo(["init"]).code).toBe(0);
+  r.git(["config", "undo.guard", "false"]);
+  expect(r.undo(["doctor"]).stdout).toMatch(/registered as core\.fsmonitor but undo\.guard is false/);
+  expect(r.undo(["init"]).code).toBe(0);
+  expect(r.git(["config", "core.fsmonitor"], { allowFail: true }).code).toBe(1);
+  expect(r.undo(["doctor"]).stdout).not.toMatch(/guard/);
+});
+
 test("a monitor of the user's own stays, and init says what is off", () => {
   const r = makeRepo();
   r.commit("base", FILES);
