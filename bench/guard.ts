@@ -80,8 +80,15 @@ async function run(size: FixtureSize): Promise<boolean> {
     git(plain, ["config", "core.hooksPath", exit0]);
     git(guarded, ["config", "undo.guard", "true"]);
     undo(guarded, ["init"]);
-    for (const w of [plain, guarded]) git(w, ["branch", "-f", "other", "HEAD~1"], QUIET);
     const file = plain.tracked[Math.floor(plain.tracked.length / 2)]!;
+    for (const w of [plain, guarded]) {
+      // The large fixture is one commit: one more, so that `other` differs from HEAD.
+      if (Bun.spawnSync({ cmd: ["git", "rev-parse", "-q", "--verify", "HEAD~1"], cwd: w.repo, env: w.env }).exitCode !== 0) {
+        writeFileSync(join(w.repo, file), "second commit\n");
+        git(w, ["commit", "-q", "-a", "-m", "second"], QUIET);
+      }
+      git(w, ["branch", "-f", "other", "HEAD~1"], QUIET);
+    }
     // A first command starts the worker and its watch; then everything is measured warm.
     git(guarded, ["status"]);
     await quiet(guarded);
