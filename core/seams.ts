@@ -21,9 +21,11 @@ export interface Seams {
   lockWaitMs: number | null;
   /** Work shown with a spinner waits this long first (GIT_UNDO_TEST_SLOW_WORK_MS), so that a test sees the spinner and can interrupt it. */
   slowWorkMs: number;
+  /** The working tree's file system type as statfs would give it (GIT_UNDO_TEST_FS_TYPE, a number): a test's network file system. */
+  fileSystemType: number | null;
 }
 
-export const seams: Seams = { failAfter: null, pauseAfter: null, pauseFile: null, stopProcess: null, verifyKept: false, noKeep: false, lockWaitMs: null, slowWorkMs: 0 };
+export const seams: Seams = { failAfter: null, pauseAfter: null, pauseFile: null, stopProcess: null, verifyKept: false, noKeep: false, lockWaitMs: null, slowWorkMs: 0, fileSystemType: null };
 
 /** The seams as these variables set them (unset: off). */
 export function seamsFromEnv(env: Readonly<Record<string, string | undefined>>): void {
@@ -36,4 +38,6 @@ export function seamsFromEnv(env: Readonly<Record<string, string | undefined>>):
   seams.lockWaitMs = wait !== undefined && /^\d+$/.test(wait) ? Number(wait) : null;
   const slow = env.GIT_UNDO_TEST_SLOW_WORK_MS;
   seams.slowWorkMs = slow !== undefined && /^\d+$/.test(slow) ? Number(slow) : 0;
+  const fsType = env.GIT_UNDO_TEST_FS_TYPE;
+  seams.fileSystemType = fsType !== undefined && /^(0x[0-9a-f]+|\d+)$/i.test(fsType) ? Number(fsType) : null;
 }

@@ -251,7 +251,9 @@ export const doctor: Command = {
       else {
         ok("the guard: core.fsmonitor records before a Git command throws away work no snapshot holds");
         const watch = readWatchState(repo.undoDir);
-        if (watch?.startsWith("off: ")) note(`the guard answers Git "look at every file" each time (slower): ${watch.slice(5)}`);
+        if (watch?.startsWith("off: ")) {
+          note(`the guard answers Git "look at every file" each time (slower, and git status then rewrites the index): ${watch.slice(5)}; 'git config undo.guard false', then 'git undo init', turns the guard off`);
+        }
       }
     } else if (guardWanted(repo.config, process.platform) && monitor.kind === "none") {
       // Said only where init ran: elsewhere the advice to run init is already there, once.

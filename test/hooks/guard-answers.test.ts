@@ -5,7 +5,7 @@
 import { expect, test } from "bun:test";
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TreeWatch } from "../../worker/tree-watch.ts";
+import { fileSystemRefusal, TreeWatch } from "../../worker/tree-watch.ts";
 import { autoRepo, QUIET, waitFor, workerPid } from "../helpers/auto.ts";
 import { tempDir } from "../helpers/repo.ts";
 
@@ -57,6 +57,17 @@ test.skipIf(!linux)("the watch lists each path changed since a token, and says '
   writeFileSync(join(top, "b.txt"), "b");
   expect(w.changedSince(Number(quiet.split(":")[2]))).toBe(true);
   w.close();
+});
+
+test("the watch answers only on a file system whose every change this kernel sees", () => {
+  for (const local of [0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630]) expect(fileSystemRefusal(local)).toBeNull();
+  // A network file system, WSL's /mnt/c (9p), FUSE (sshfs): changed elsewhere, unseen here.
+  expect(fileSystemRefusal(0x6969)).toMatch(/\(NFS\)/);
+  expect(fileSystemRefusal(0x01021997)).toMatch(/\(9p\)/);
+  expect(fileSystemRefusal(0x65735546)).toMatch(/\(FUSE\)/);
+  // One not known either way counts as not local; statfs's f_type may come signed.
+  expect(fileSystemRefusal(0x12345678)).toMatch(/type 0x12345678/);
+  expect(fileSystemRefusal(0xff534d42 | 0)).toMatch(/\(CIFS\)/);
 });
 
 test.skipIf(!linux)("Git sees the same with the guard's answers as without a monitor, through edits, new folders, renames and its own commands", async () => {

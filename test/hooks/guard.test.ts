@@ -89,6 +89,30 @@ test("with the worker killed just before, and a second command started at once a
   expect(holding(r, snaps, "sub/b.txt", "the next one\n")).toHaveLength(1);
 }, 60_000);
 
+test("on a network file system the watch stays off: Git is told to look at every file, and an unseen edit is still recorded before reset --hard", async () => {
+  const r = autoRepo({ files: FILES, guard: true });
+  const undo = join(r.gitDir(), "undo");
+  const pid = workerPid(undo);
+  if (pid !== null) process.kill(pid, "SIGKILL");
+  // The worker takes the tree for one on NFS (statfs's type, core/seams.ts), and stays to be asked.
+  r.env.GIT_UNDO_TEST_FS_TYPE = String(0x6969);
+  r.env.GIT_UNDO_WORKER_LINGER = "5000";
+  r.git(["status"]);
+  await waitFor(() => existsSync(join(undo, "watch-state")), "the watch's state");
+  expect(readFileSync(join(undo, "watch-state"), "utf8")).toMatch(/\(NFS\)/);
+  // No answer from a watch: Git gets the guard's "/" (its own token, "git-undo"), and sees the edit.
+  r.write("a.txt", "edited on a network file system\n");
+  const trace = join(r.home, "fsmonitor.trace");
+  expect(r.git(["status", "--porcelain"], { env: { GIT_TRACE_FSMONITOR: trace } }).stdout).toContain(" M a.txt");
+  expect(readFileSync(trace, "utf8")).toMatch(/git-undo(?!:)/);
+  r.git(["reset", "-q", "--hard"]);
+  await recorded(r.gitDir());
+  expect(holding(r, list(r), "a.txt", "edited on a network file system\n")).toHaveLength(1);
+  expect(r.undo(["doctor"]).stdout).toMatch(/look at every file.*\(NFS\).*undo\.guard false/);
+  const left = workerPid(undo);
+  if (left !== null) process.kill(left, "SIGTERM");
+}, 60_000);
+
 test("git checkout <branch>: Git is asked whether the word names a commit only when work is unseen; a switch that keeps the edit is not recorded before", async () => {
   const r = autoRepo({ files: FILES, guard: true });
   const main = r.g("branch", "--show-current");
