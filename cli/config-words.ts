@@ -36,7 +36,7 @@ export function fallbackText(key: ConfigKey): string {
     case "undo.maxNewFileSize":
       return `untracked files over ${sizeText(DEFAULT_CONFIG.maxNewFileSize)} are left out (the default)`;
     case "undo.guard":
-      return "as if unset: the guard on Linux, none elsewhere (the default)";
+      return "as if unset: the guard where the working tree can be watched (Linux, a local file system), none elsewhere (the default)";
     case "undo.linger":
       return "the worker stays 30 s after its last command, 10 minutes with the guard on (the default)";
     case "undo.guardTimeout":

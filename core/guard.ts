@@ -27,6 +27,7 @@ import { shq as shQuote } from "./hooks/template.ts";
 import { GUARD_ANSWER_PREFIX, guardFile, undoFile } from "./undo-files.ts";
 import { replaceFile } from "./files.ts";
 import { GUARD_ARG, monitorSetting, parseGuardCommand } from "./monitor-setting.ts";
+import { unwatchableTree } from "./file-system.ts";
 
 /** The monitor protocol the guard speaks (core.fsmonitorHookVersion). */
 export const GUARD_PROTOCOL = 2;
@@ -258,6 +259,8 @@ export type GuardInstall =
   | { action: "create" | "update" | "unchanged" }
   /** undo.guard is false: not registered (an earlier registration is taken out). */
   | { action: "off" }
+  /** undo.guard is unset, and the worker cannot watch this tree (why): not registered. */
+  | { action: "unwatchable"; why: string }
   /** A bare repository: no working tree to guard. */
   | { action: "bare" }
   /** The user's own monitor stays: Git's daemon or a hook of theirs. */
@@ -266,11 +269,12 @@ export type GuardInstall =
 
 /**
  * Whether init registers the guard: undo.guard when it is set; unset, where
- * the worker can watch the working tree (Linux's inotify). Elsewhere every
- * answer would be "look at every file", and Git would then rewrite the index
- * on every status: there the guard is the user's choice.
+ * the worker can watch the working tree (`unwatchable`, from
+ * core/file-system.ts unwatchableTree, is null). Elsewhere every answer would
+ * be "look at every file", and Git would then rewrite the index on every
+ * status: there the guard is the user's choice.
  */
-export const guardWanted = (config: Pick<Config, "guard">, platform: string): boolean => config.guard ?? platform === "linux";
+export const guardWanted = (config: Pick<Config, "guard">, unwatchable: string | null): boolean => config.guard ?? unwatchable === null;
 
 /**
  * Register the guard as core.fsmonitor in the repository's configuration,
@@ -278,12 +282,13 @@ export const guardWanted = (config: Pick<Config, "guard">, platform: string): bo
  * guard is not wanted (guardWanted).
  */
 export async function installGuard(repo: Repo, root: string, bun: string, platform: string): Promise<GuardInstall> {
-  if (repo.bare) return { action: "bare" };
+  if (repo.bare || repo.workTree === null) return { action: "bare" };
   const value = repo.settings.get("core.fsmonitor");
   const now = monitorSetting(value, gitBool);
-  if (!guardWanted(repo.config, platform)) {
+  const unwatchable = repo.config.guard === null ? unwatchableTree(repo.workTree, platform) : null;
+  if (!guardWanted(repo.config, unwatchable)) {
     if (now.kind === "guard") await removeGuard(repo);
-    return { action: "off" };
+    return unwatchable === null ? { action: "off" } : { action: "unwatchable", why: unwatchable };
   }
   if (now.kind === "builtin" || now.kind === "hook") return { action: "kept", monitor: now.kind, command: value ?? "" };
   const command = guardCommand(root, bun);

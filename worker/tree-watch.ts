@@ -9,73 +9,11 @@
 // many paths. Every answer first reads the whole queue (drain): whatever
 // happened before the guard asked (the user's edits come before the Git
 // command that runs the guard) is in it.
-import { lstatSync, readdirSync, realpathSync, statfsSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { Inotify, IN, type InotifyEvent } from "./inotify.ts";
 import { writeWatchState } from "../core/guard.ts";
 import { gitBool, type Repo } from "../core/repo.ts";
-import { seams } from "../core/seams.ts";
-
-/**
- * File systems whose every change passes through this kernel, so inotify
- * reports it (statfs's f_type, from linux/magic.h): local disks, memory, and
- * the overlays containers use. Anything else may change where this kernel
- * does not see it (NFS, SMB, 9p as WSL's /mnt/c and VM shares use, FUSE,
- * cluster file systems), and an answer from the watch would then hide a
- * change from Git: there the guard answers "/".
- */
-const LOCAL_FILE_SYSTEMS: ReadonlyMap<number, string> = new Map([
-  [0xef53, "ext4"],
-  [0x58465342, "xfs"],
-  [0x9123683e, "btrfs"],
-  [0x01021994, "tmpfs"],
-  [0x858458f6, "ramfs"],
-  [0x794c7630, "overlayfs"],
-  [0xf2f52010, "f2fs"],
-  [0x2fc12fc1, "zfs"],
-  [0xca451a4e, "bcachefs"],
-  [0x52654973, "reiserfs"],
-  [0x3153464a, "jfs"],
-  [0x3434, "nilfs"],
-  [0xf15f, "ecryptfs"],
-]);
-
-/** Some well-known others, to say which one it is. */
-const OTHER_FILE_SYSTEMS: ReadonlyMap<number, string> = new Map([
-  [0x6969, "NFS"],
-  [0x517b, "SMB"],
-  [0xff534d42, "CIFS"],
-  [0xfe534d42, "SMB2"],
-  [0x01021997, "9p"],
-  [0x65735546, "FUSE"],
-  [0x786f4256, "VirtualBox shared folder"],
-  [0x00c36400, "Ceph"],
-  [0x5346414f, "AFS"],
-  [0x0bd00bd0, "Lustre"],
-  [0x01161970, "GFS2"],
-  [0x7461636f, "OCFS2"],
-]);
-
-/**
- * Why the watch cannot be trusted on the file system with this f_type; null
- * for a local one (LOCAL_FILE_SYSTEMS).
- */
-export function fileSystemRefusal(type: number): string | null {
-  const t = type >>> 0;
-  if (LOCAL_FILE_SYSTEMS.has(t)) return null;
-  const name = OTHER_FILE_SYSTEMS.get(t) ?? `type 0x${t.toString(16)}`;
-  return `the working tree is on a file system (${name}) that may change where this system's inotify does not see it`;
-}
-
-/** fileSystemRefusal for the folder `top` is on; a refusal too when that cannot be read. */
-function refusalFor(top: string): string | null {
-  // Elsewhere there is no inotify at all, which the watch's start finds.
-  if (process.platform !== "linux") return null;
-  try {
-    return fileSystemRefusal(seams.fileSystemType ?? statfsSync(top).type);
-  } catch {
-    return "the working tree's file system cannot be read (statfs)";
-  }
-}
+import { unwatchableTree } from "../core/file-system.ts";
 
 /** Beyond this many paths in one answer, "/" costs Git less than the list. */
 const MAX_ANSWER_PATHS = 5000;
@@ -292,7 +230,7 @@ export class WatchKeeper {
     if (this.current !== undefined) return this.current;
     const foldsCase = repo.settings.has("core.ignorecase") && gitBool(repo.settings.get("core.ignorecase")!) !== false;
     const on = repo.config.guard !== false && repo.workTree !== null;
-    const why = !on ? null : foldsCase ? "core.ignorecase is set (Git matches the paths a monitor lists exactly)" : refusalFor(repo.workTree!);
+    const why = !on ? null : foldsCase ? "core.ignorecase is set (Git matches the paths a monitor lists exactly)" : unwatchableTree(repo.workTree!, process.platform);
     this.current = on && why === null ? TreeWatch.start(repo.workTree!) : null;
     if (this.current !== null) this.noteChange(this.current);
     else if (on) writeWatchState(this.undoDir, `off: ${why ?? "no inotify on this system"}`);

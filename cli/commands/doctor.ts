@@ -2,6 +2,7 @@
 // hooks folder, the hooks, the toolkit and Bun they start, the worker and its
 // last errors, and whether something else answers to `git undo`.
 import { GUARD_PROTOCOL, guardWanted, readWatchState } from "../../core/guard.ts";
+import { unwatchableTree } from "../../core/file-system.ts";
 import { monitorSetting } from "../../core/monitor-setting.ts";
 import { gitBool } from "../../core/repo.ts";
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
@@ -242,6 +243,7 @@ export const doctor: Command = {
 
     // The guard (core.fsmonitor): registered or not, and whether its answers come from a watch.
     const monitor = monitorSetting(repo.settings.get("core.fsmonitor"), gitBool);
+    const wanted = repo.workTree !== null && guardWanted(repo.config, repo.config.guard === null ? unwatchableTree(repo.workTree, process.platform) : null);
     if (repo.bare) {
       /* no working tree to guard */
     } else if (monitor.kind === "guard") {
@@ -255,10 +257,10 @@ export const doctor: Command = {
           note(`the guard answers Git "look at every file" each time (slower, and git status then rewrites the index): ${watch.slice(5)}; 'git config undo.guard false', then 'git undo init', turns the guard off`);
         }
       }
-    } else if (guardWanted(repo.config, process.platform) && monitor.kind === "none") {
+    } else if (wanted && monitor.kind === "none") {
       // Said only where init ran: elsewhere the advice to run init is already there, once.
       if (hooksEnabled(repo)) note(`the guard is not registered${repo.config.guard === true ? " (undo.guard is true)" : ""}, so edits no Git command saw are not recorded before a command throws them away; run 'git undo init'`);
-    } else if (guardWanted(repo.config, process.platform) && monitor.kind !== "none") {
+    } else if (wanted && monitor.kind !== "none") {
       note(`core.fsmonitor is yours (${monitor.kind === "builtin" ? "Git's own monitor" : escapeControls(monitor.command)}), so the guard is off: edits no Git command saw are not recorded before a command throws them away`);
     }
 

@@ -65,8 +65,14 @@ export function guardInstallText(g: GuardInstall, commonDir: string): string | n
     case "unchanged":
       return `the guard is already core.fsmonitor in ${config}`;
     case "off":
-      // Turned off (undo.guard false), or not wanted where there is no watch: init says nothing of it.
+      // Turned off by the user (undo.guard false): init says nothing of it.
       return null;
+    case "unwatchable":
+      return [
+        `note: the guard is off here (${g.why}): every Git command would look at every file and rewrite its index;`,
+        "so changes no Git command has seen are not recorded before a command throws them away.",
+        "'git config undo.guard true', then 'git undo init', turns it on all the same",
+      ].join("\n");
     case "kept":
       return [
         `note: core.fsmonitor is yours (${g.monitor === "builtin" ? "Git's own monitor" : escapeControls(g.command)}), and stays; so git-undo's guard is off here:`,

@@ -35,7 +35,7 @@ const graph = new Map(files.map((f) => [f, importsOf(f)]));
 /** Floors of core, lowest first: a module imports from its own floor or one below. */
 const FLOORS: readonly (readonly string[])[] = [
   // leaves: codecs, error types, the format in code, switches
-  ["core/bytes.ts", "core/text.ts", "core/errors.ts", "core/mode.ts", "core/stat.ts", "core/seams.ts", "core/bundled.ts", "core/trace.ts", "core/repository-gone.ts", "core/file-tail.ts", "core/format/"],
+  ["core/bytes.ts", "core/text.ts", "core/errors.ts", "core/mode.ts", "core/stat.ts", "core/seams.ts", "core/file-system.ts", "core/bundled.ts", "core/trace.ts", "core/repository-gone.ts", "core/file-tail.ts", "core/format/"],
   // the spawner, the repository, git-undo's own files and locks, the process table
   ["core/git.ts", "core/repo.ts", "core/monitor-setting.ts", "core/undo-files.ts", "core/files.ts", "core/lock.ts", "core/git-data/proc/"],
   // one reader per private Git format

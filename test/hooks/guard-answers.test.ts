@@ -5,7 +5,8 @@
 import { expect, test } from "bun:test";
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileSystemRefusal, TreeWatch } from "../../worker/tree-watch.ts";
+import { TreeWatch } from "../../worker/tree-watch.ts";
+import { fileSystemRefusal } from "../../core/file-system.ts";
 import { autoRepo, QUIET, waitFor, workerPid } from "../helpers/auto.ts";
 import { tempDir } from "../helpers/repo.ts";
 

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { autoRepo, list, QUIET, recorded, settled, waitFor, workerPid } from "../helpers/auto.ts";
 import { copyToolkit, makeRepo, tempDir, type SnapshotJson, type TestRepo } from "../helpers/repo.ts";
 import { commandEffect, guardWanted } from "../../core/guard.ts";
+import { unwatchableTree } from "../../core/file-system.ts";
 
 const FILES = { "a.txt": "a\n", "sub/b.txt": "b\n" };
 
@@ -217,11 +218,13 @@ test("a toolkit gone: Git stays silent, works, and waits for nothing", () => {
 });
 
 test("the guard is on unless undo.guard=false (unset, where the tree can be watched); uninstall puts back what was there and drops the index's monitor data", () => {
-  // Unset: on where the worker can watch the tree (Linux), the user's choice elsewhere.
-  expect(guardWanted({ guard: null }, "linux")).toBe(true);
-  expect(guardWanted({ guard: null }, "darwin")).toBe(false);
-  expect(guardWanted({ guard: true }, "darwin")).toBe(true);
-  expect(guardWanted({ guard: false }, "linux")).toBe(false);
+  // Unset: on where the worker can watch the tree (Linux, a local file system), the user's choice elsewhere.
+  expect(guardWanted({ guard: null }, null)).toBe(true);
+  expect(guardWanted({ guard: null }, "no inotify on this system")).toBe(false);
+  expect(guardWanted({ guard: true }, "no inotify on this system")).toBe(true);
+  expect(guardWanted({ guard: false }, null)).toBe(false);
+  expect(unwatchableTree(tempDir("watchable"), "darwin")).toBe("no inotify on this system");
+  if (process.platform === "linux") expect(unwatchableTree(tempDir("watchable"), "linux")).toBeNull();
 
   const off = makeRepo();
   off.commit("base", FILES);
@@ -247,6 +250,22 @@ test("the guard is on unless undo.guard=false (unset, where the tree can be watc
   expect(r.git(["config", "core.fsmonitor"], { allowFail: true }).code).toBe(1);
   expect(r.git(["config", "core.fsmonitorHookVersion"]).stdout).toBe("1\n");
   expect(index().includes(Buffer.from("FSMN"))).toBe(false);
+});
+
+test("where the tree cannot be watched (a network file system), init leaves the guard out unless undo.guard is true, and says so", () => {
+  const r = makeRepo();
+  r.commit("base", FILES);
+  r.env.GIT_UNDO_TEST_FS_TYPE = String(0x6969);
+  const init = r.undo(["init"]);
+  expect(init.code).toBe(0);
+  expect(init.stdout).toMatch(/note: the guard is off here \(the working tree is on a file system \(NFS\)[^\n]*\n.*\n'git config undo\.guard true', then 'git undo init', turns it on/);
+  expect(r.git(["config", "core.fsmonitor"], { allowFail: true }).code).toBe(1);
+  // Not wanted here, so doctor does not send the user to init for it.
+  expect(r.undo(["doctor"]).stdout).not.toMatch(/guard/);
+  r.git(["config", "undo.guard", "true"]);
+  expect(r.undo(["init"]).stdout).toMatch(/registered the guard as core\.fsmonitor/);
+  expect(r.git(["config", "core.fsmonitor"]).stdout).toMatch(/git_undo_guard/);
+  r.undo(["uninstall"]);
 });
 
 test("doctor says whether the guard is registered where it is wanted", () => {
