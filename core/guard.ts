@@ -162,6 +162,15 @@ export interface CommandEffect {
    * seen in its t3600 with any monitor), so the change would not be staged.
    */
   alwaysList?: string[];
+  /**
+   * It may delete unreachable objects at once (`prune`, `gc`, `repack`,
+   * `maintenance`, but not their `--auto` runs): what is still to be recorded
+   * is recorded first, so that the snapshot's ref is among the refs it reads.
+   * Otherwise `git prune --expire=now` (which takes any unreachable loose
+   * object, however new) could take the objects of a snapshot whose ref is
+   * made while it runs.
+   */
+  prunes?: boolean;
 }
 
 /** A command that discards nothing and needs no mark of the guard's. */
@@ -249,6 +258,11 @@ export function commandEffect(commandLine: string | null): CommandEffect {
       return has("--abort", "--skip") ? DISCARDS : NO_EFFECT;
     case "apply":
       return has("--cached", "--check", "--stat", "--numstat", "--summary") && !has("--index") ? NO_EFFECT : MARKS;
+    case "prune":
+    case "gc":
+    case "repack":
+    case "maintenance":
+      return has("--auto", "-n", "--dry-run") ? NO_EFFECT : { ...NO_EFFECT, prunes: true };
     default:
       return READ_ONLY_COMMANDS.has(name) ? READ_ONLY : NO_EFFECT;
   }

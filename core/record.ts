@@ -16,7 +16,7 @@ export async function record(repo: Repo, opts: RecordOptions): Promise<RecordOut
   clearStaleReservation(repo.undoDir);
   try {
     // Its objects reach the store only once its snapshot is about to name them (core/git-data/quarantine.ts).
-    return await againWithoutCaches(repo, () => withLock(repo.undoDir, () => withQuarantine(repo, (moveIn) => recordLocked(repo, { ...opts, beforeRef: moveIn }))));
+    return await againWithoutCaches(repo, () => withLock(repo.undoDir, () => withQuarantine(repo, (moveIn) => recordLocked(repo, { ...opts, beforeRef: moveIn }))), REF_TO_MISSING_OBJECT);
   } catch (e) {
     throw (await configRefusal(repo, e)) ?? e;
   }
@@ -26,16 +26,25 @@ export async function record(repo: Repo, opts: RecordOptions): Promise<RecordOut
 const MISSING_OBJECT = /\b(?:is unavailable|invalid object|not a valid object|missing object|unable to read|bad object)\b/i;
 
 /**
+ * update-ref's words (every Git, both ref formats) for a new value naming an
+ * object that is gone: a `git prune --expire=now` that ran between a
+ * recording's objects reaching the store and its ref naming them. The ref
+ * was not written; a recording can simply go again.
+ */
+const REF_TO_MISSING_OBJECT = /\bnonexistent object\b/i;
+
+/**
  * Run `attempt`; when Git fails on an object a cache named that is gone (a
  * prune, a pack deleted by hand, a capture thrown away with its quarantine),
- * drop the caches and run it once more, at once. For a recording and for a
- * restore, whose Git errors that reach here come before any change.
+ * or on what `also` matches, drop the caches and run it once more, at once.
+ * For a recording and for a restore, whose Git errors that reach here come
+ * before any change.
  */
-export async function againWithoutCaches<T>(repo: Repo, attempt: () => Promise<T>): Promise<T> {
+export async function againWithoutCaches<T>(repo: Repo, attempt: () => Promise<T>, also?: RegExp): Promise<T> {
   try {
     return await attempt();
   } catch (e) {
-    if (!(e instanceof GitError) || !MISSING_OBJECT.test(e.stderr)) throw e;
+    if (!(e instanceof GitError) || !(MISSING_OBJECT.test(e.stderr) || also?.test(e.stderr))) throw e;
     dropCaches(repo.undoDir);
     return await attempt();
   }

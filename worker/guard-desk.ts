@@ -33,6 +33,8 @@ export interface DeskView {
    * recording read them (or that cannot be told), or a command's marks not recorded.
    */
   unseen(workTree: string): boolean;
+  /** Whether a command's marks are not recorded yet (or being recorded). */
+  unrecorded(): boolean;
   /** The answer to Git for `token` on `workTree`; null when there is none to give ("/"). */
   answer(token: string, workTree: string): GuardAnswer | null;
   /** Whether `word` names a commit (`git checkout x`: a branch switch, not a path). */
@@ -158,7 +160,7 @@ export class GuardDesk {
         root = null;
         discardsUnseen = false;
       }
-      const mustRecord = discardsUnseen || this.view.owed(req.madeMs);
+      const mustRecord = discardsUnseen || this.view.owed(req.madeMs) || (effect.prunes === true && this.view.unrecorded());
       if (!mustRecord) {
         this.letGo(req, effect.marks ? req.gitPid : null, effect.alwaysList ?? []);
         continue;

@@ -263,8 +263,9 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       const w = treeWatch();
       if (w === null || !w.watches(workTree) || recordedAt === null || w.changedSince(recordedAt)) return !holdsNothing(workTree);
       // A command's marks not recorded yet (a script's `git add` just before): its index is in no snapshot.
-      return hasTaken(undoDir) || !onlyReadOnly(readMark(undoDir, null), readOnly) && hasMark(undoDir);
+      return unrecorded();
     },
+    unrecorded: () => unrecorded(),
     answer: (token, workTree) => {
       const w = treeWatch();
       // Another work tree (--work-tree, GIT_WORK_TREE, a GIT_DIR used from elsewhere): no answer from this watch.
@@ -274,6 +275,8 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       return a;
     },
   });
+  /** A command's marks are still to be recorded, or being recorded (read-only commands' aside). */
+  const unrecorded = (): boolean => hasTaken(undoDir) || (!onlyReadOnly(readMark(undoDir, null), readOnly) && hasMark(undoDir));
   /** A working tree with nothing but its .git has nothing to lose: a worktree being added, before Git's reset --hard fills it. */
   const holdsNothing = (workTree: string): boolean => {
     try {

@@ -89,7 +89,7 @@ function moveObjects(from: string, to: string): void {
     const names = readdirSync(join(from, folder)).filter((n) => LOOSE_NAME.test(n));
     if (!names.length) continue;
     makeFolder(join(to, folder));
-    for (const name of names) place(join(from, folder, name), join(to, folder, name));
+    for (const name of names) place(join(from, folder, name), join(to, folder), name);
   }
   let packs: string[];
   try {
@@ -100,7 +100,7 @@ function moveObjects(from: string, to: string): void {
   if (!packs.length) return;
   makeFolder(join(to, "pack"));
   const rank = (n: string) => PACK_ORDER.indexOf(PACK_NAME.exec(n)![1]!);
-  for (const name of packs.sort((a, b) => rank(a) - rank(b))) place(join(from, "pack", name), join(to, "pack", name));
+  for (const name of packs.sort((a, b) => rank(a) - rank(b))) place(join(from, "pack", name), join(to, "pack"), name);
 }
 
 function makeFolder(path: string): void {
@@ -112,23 +112,35 @@ function makeFolder(path: string): void {
   }
 }
 
-/** Into the store as Git finalizes an object: a hard link (an existing one is the same object), else a rename or a copy. */
-function place(source: string, target: string): void {
-  try {
-    linkSync(source, target);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") return;
+/**
+ * Into the store's `folder` as Git finalizes an object: a hard link (an
+ * existing one is the same object), else a rename or a copy. A folder that a
+ * concurrent `git prune` removed (it removes the ones it empties) is made again.
+ */
+function place(source: string, folder: string, name: string): void {
+  const target = join(folder, name);
+  for (let tries = 0; ; tries++) {
     try {
-      renameSync(source, target);
-      return;
-    } catch {
-      copyFileSync(source, target);
+      linkSync(source, target);
+      break;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "EEXIST") break;
+      if (code === "ENOENT" && tries < 3) {
+        makeFolder(folder);
+        continue;
+      }
+      try {
+        renameSync(source, target);
+      } catch {
+        copyFileSync(source, target);
+      }
+      break;
     }
   }
   try {
     unlinkSync(source);
   } catch {
-    /* the folder goes anyway */
+    /* renamed, or the folder goes anyway */
   }
 }
