@@ -163,12 +163,12 @@ export interface CommandEffect {
    */
   alwaysList?: string[];
   /**
-   * It may delete unreachable objects at once (`prune`, `gc`, `repack`,
-   * `maintenance`, but not their `--auto` runs): what is still to be recorded
-   * is recorded first, so that the snapshot's ref is among the refs it reads.
-   * Otherwise `git prune --expire=now` (which takes any unreachable loose
-   * object, however new) could take the objects of a snapshot whose ref is
-   * made while it runs.
+   * It deletes unreachable objects however new (`git prune` with no
+   * `--expire` or `--expire=now`, `git gc --prune=now`): what is still to be
+   * recorded is recorded first, so that the snapshot's ref is among the refs
+   * it reads. Otherwise it could take the objects of a snapshot whose ref is
+   * made while it runs. (An expiry in the past, `gc`'s two weeks, spares
+   * objects made now: `gc --auto`, which a commit may start, waits for nothing.)
    */
   prunes?: boolean;
 }
@@ -204,6 +204,15 @@ export function gitCommandWords(commandLine: string): { name: string; args: stri
   }
   if (i >= words.length) return null;
   return { name: words[i]!, args: words.slice(i + 1) };
+}
+
+/** The value of `--name=value` or `--name value` among `args`; null when absent. */
+function optionValue(args: readonly string[], name: string): string | null {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i]!.startsWith(`${name}=`)) return args[i]!.slice(name.length + 1);
+    if (args[i] === name && i + 1 < args.length) return args[i + 1]!;
+  }
+  return null;
 }
 
 /**
@@ -258,11 +267,15 @@ export function commandEffect(commandLine: string | null): CommandEffect {
       return has("--abort", "--skip") ? DISCARDS : NO_EFFECT;
     case "apply":
       return has("--cached", "--check", "--stat", "--numstat", "--summary") && !has("--index") ? NO_EFFECT : MARKS;
-    case "prune":
-    case "gc":
-    case "repack":
-    case "maintenance":
-      return has("--auto", "-n", "--dry-run") ? NO_EFFECT : { ...NO_EFFECT, prunes: true };
+    case "prune": {
+      if (has("-n", "--dry-run")) return NO_EFFECT;
+      const expire = optionValue(args, "--expire");
+      return expire === null || expire === "now" || expire === "all" ? { ...NO_EFFECT, prunes: true } : NO_EFFECT;
+    }
+    case "gc": {
+      const prune = optionValue(args, "--prune");
+      return prune === "now" || prune === "all" ? { ...NO_EFFECT, prunes: true } : NO_EFFECT;
+    }
     default:
       return READ_ONLY_COMMANDS.has(name) ? READ_ONLY : NO_EFFECT;
   }

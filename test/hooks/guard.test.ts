@@ -314,9 +314,9 @@ test("which commands may discard work, from their command lines", () => {
   // Only known readers have their index writes taken for refreshes; a commit or an add never.
   for (const line of ["git status", "git diff --quiet", "git log -1"]) expect([line, commandEffect(line).readOnly]).toEqual([line, true]);
   for (const line of ["git commit -m x", "git add a", "git merge x", "git frobnicate"]) expect([line, commandEffect(line).readOnly ?? false]).toEqual([line, false]);
-  // What may delete unreachable objects at once waits for what is still to be recorded; an --auto run, which a commit starts, never.
-  for (const line of ["git prune --expire=now", "git gc --prune=now", "git repack -a -d", "git maintenance run"]) expect([line, commandEffect(line).prunes ?? false]).toEqual([line, true]);
-  for (const line of ["git gc --auto", "git maintenance run --auto", "git prune -n", "git commit -m x"]) expect([line, commandEffect(line).prunes ?? false]).toEqual([line, false]);
+  // What deletes unreachable objects however new waits for what is still to be recorded; an expiry in the past (gc's, gc --auto's) never.
+  for (const line of ["git prune", "git prune --expire=now", "git prune --expire now", "git gc --prune=now", "git gc --prune=all"]) expect([line, commandEffect(line).prunes ?? false]).toEqual([line, true]);
+  for (const line of ["git prune --expire 2.weeks.ago", "git gc", "git gc --auto", "git prune -n", "git commit -m x"]) expect([line, commandEffect(line).prunes ?? false]).toEqual([line, false]);
 });
 
 test("a command typed after the previous one ended waits for its recording: a stopped worker still records them apart", async () => {

@@ -79,7 +79,6 @@ test("git prune --expire=now while the worker captures: every commit's state is 
     // The newest snapshot holds this commit's state, and every object it names is there.
     const held = r.git(["rev-parse", `${newest.commit}:worktree/p${i}.txt`], { allowFail: true }).stdout.trim();
     const log = existsSync(join(r.gitDir(), "undo", "worker.log")) ? readFileSync(join(r.gitDir(), "undo", "worker.log"), "utf8") : "";
-    if (held !== r.g("rev-parse", `${head}:p${i}.txt`)) console.log("KINDB", i, JSON.stringify(list(r).map((s) => [s.number, s.summary])), r.g("for-each-ref", "refs/undo/"), require("node:fs").readdirSync(join(r.gitDir(), "undo")).join(","));
     expect({ i, held, log }).toEqual({ i, held: r.g("rev-parse", `${head}:p${i}.txt`), log: "" });
     expect(r.git(["cat-file", "-p", `${newest.commit}:refs`]).stdout).toContain(head);
   }
