@@ -126,6 +126,11 @@ export const init: Command = {
     "                     keep it as <hook>.local and install git-undo's hook in its place;",
     "                     it runs yours with the same arguments and stdin, and ends with",
     "                     its exit status ('git undo uninstall' puts yours back)",
+    "",
+    "Init also registers the guard as core.fsmonitor, which records an edit no Git",
+    "command has seen before a command throws it away: on Linux, with the working",
+    "tree on a local file system, unless undo.guard is false; elsewhere only with",
+    "undo.guard true. A core.fsmonitor of your own is kept, and the guard is then off.",
   ].join("\n"),
   options: { "global-hooks": { type: "boolean" }, "file-hooks": { type: "boolean" }, chain: { type: "boolean" } },
   async run({ values }, ctx) {
