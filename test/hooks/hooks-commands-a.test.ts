@@ -44,7 +44,7 @@ test("commit, amend, checkout, checkout -- file, resets, add, rm --cached, stash
   // A second reset --hard to the same commit writes the same reflog line: the change itself is described.
   await step(() => r.git(["reset", "-q", "--hard", "HEAD~0"]), /^discarded: a\.txt$/);
 
-  // Recorded first (by hand), so that the guard has no unseen edit to record before the stash.
+  // Recorded first (by hand): the recording the guard makes before the stash then finds nothing new.
   r.write("b.txt", "b changed\n");
   r.ok("snapshot");
   snaps = list(r);
