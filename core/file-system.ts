@@ -15,20 +15,20 @@ import { seams } from "./seams.ts";
  * cluster file systems), and an answer from the watch would then hide a
  * change from Git: there the guard answers "/".
  */
-const LOCAL_FILE_SYSTEMS: ReadonlyMap<number, string> = new Map([
-  [0xef53, "ext4"],
-  [0x58465342, "xfs"],
-  [0x9123683e, "btrfs"],
-  [0x01021994, "tmpfs"],
-  [0x858458f6, "ramfs"],
-  [0x794c7630, "overlayfs"],
-  [0xf2f52010, "f2fs"],
-  [0x2fc12fc1, "zfs"],
-  [0xca451a4e, "bcachefs"],
-  [0x52654973, "reiserfs"],
-  [0x3153464a, "jfs"],
-  [0x3434, "nilfs"],
-  [0xf15f, "ecryptfs"],
+const LOCAL_FILE_SYSTEMS: ReadonlySet<number> = new Set([
+  0xef53, // ext2, ext3, ext4
+  0x58465342, // xfs
+  0x9123683e, // btrfs
+  0x01021994, // tmpfs
+  0x858458f6, // ramfs
+  0x794c7630, // overlayfs
+  0xf2f52010, // f2fs
+  0x2fc12fc1, // zfs
+  0xca451a4e, // bcachefs
+  0x52654973, // reiserfs
+  0x3153464a, // jfs
+  0x3434, // nilfs
+  0xf15f, // ecryptfs
 ]);
 
 /** Some well-known others, to say which one it is. */

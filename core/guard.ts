@@ -304,6 +304,16 @@ export type GuardInstall =
 export const guardWanted = (config: Pick<Config, "guard">, unwatchable: string | null): boolean => config.guard ?? unwatchable === null;
 
 /**
+ * guardWanted for the working tree `workTree` on `platform`, and why the tree
+ * cannot be watched when that is what decides (undo.guard unset); the file
+ * system is looked at only then.
+ */
+export function guardChoice(config: Pick<Config, "guard">, workTree: string, platform: string): { wanted: boolean; unwatchable: string | null } {
+  const unwatchable = config.guard === null ? unwatchableTree(workTree, platform) : null;
+  return { wanted: guardWanted(config, unwatchable), unwatchable };
+}
+
+/**
  * Register the guard as core.fsmonitor in the repository's configuration,
  * unless the user has a monitor of their own (kept: Git runs one), or the
  * guard is not wanted (guardWanted).
@@ -312,8 +322,8 @@ export async function installGuard(repo: Repo, root: string, bun: string, platfo
   if (repo.bare || repo.workTree === null) return { action: "bare" };
   const value = repo.settings.get("core.fsmonitor");
   const now = monitorSetting(value, gitBool);
-  const unwatchable = repo.config.guard === null ? unwatchableTree(repo.workTree, platform) : null;
-  if (!guardWanted(repo.config, unwatchable)) {
+  const { wanted, unwatchable } = guardChoice(repo.config, repo.workTree, platform);
+  if (!wanted) {
     if (now.kind === "guard") await removeGuard(repo);
     return unwatchable === null ? { action: "off" } : { action: "unwatchable", why: unwatchable };
   }

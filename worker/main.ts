@@ -249,6 +249,16 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
     }
     return o;
   };
+  /** A command's marks are still to be recorded, or being recorded (read-only commands' aside). */
+  const unrecorded = (): boolean => hasTaken(undoDir) || (!onlyReadOnly(readMark(undoDir, null), readOnly) && hasMark(undoDir));
+  /** A working tree with nothing but its .git has nothing to lose: a worktree being added, before Git's reset --hard fills it. */
+  const holdsNothing = (workTree: string): boolean => {
+    try {
+      return readdirSync(workTree).every((name) => name === ".git");
+    } catch {
+      return false;
+    }
+  };
   // The guard's requests (core/guard.ts): read as they come, even while a recording runs.
   const desk: GuardDesk = new GuardDesk(undoDir, table, {
     owed: (madeMs) => owedBefore(madeMs),
@@ -265,7 +275,7 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       // A command's marks not recorded yet (a script's `git add` just before): its index is in no snapshot.
       return unrecorded();
     },
-    unrecorded: () => unrecorded(),
+    unrecorded,
     answer: (token, workTree) => {
       const w = treeWatch();
       // Another work tree (--work-tree, GIT_WORK_TREE, a GIT_DIR used from elsewhere): no answer from this watch.
@@ -275,16 +285,6 @@ async function settleLoop(gitDir: string, cwd: string, undoDir: string, marks: M
       return a;
     },
   });
-  /** A command's marks are still to be recorded, or being recorded (read-only commands' aside). */
-  const unrecorded = (): boolean => hasTaken(undoDir) || (!onlyReadOnly(readMark(undoDir, null), readOnly) && hasMark(undoDir));
-  /** A working tree with nothing but its .git has nothing to lose: a worktree being added, before Git's reset --hard fills it. */
-  const holdsNothing = (workTree: string): boolean => {
-    try {
-      return readdirSync(workTree).every((name) => name === ".git");
-    } catch {
-      return false;
-    }
-  };
   // The working tree's watch, while the guard is on: started once the repository is open.
   const watches = new WatchKeeper(undoDir);
   const treeWatch = (): TreeWatch | null => (opened === null ? null : watches.watch(opened.repo));

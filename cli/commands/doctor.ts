@@ -1,8 +1,7 @@
 // git undo doctor: is automatic recording set up, and would it work? Checks the
 // hooks folder, the hooks, the toolkit and Bun they start, the worker and its
 // last errors, and whether something else answers to `git undo`.
-import { GUARD_PROTOCOL, guardWanted, readWatchState } from "../../core/guard.ts";
-import { unwatchableTree } from "../../core/file-system.ts";
+import { GUARD_PROTOCOL, guardChoice, readWatchState } from "../../core/guard.ts";
 import { monitorSetting } from "../../core/monitor-setting.ts";
 import { gitBool } from "../../core/repo.ts";
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
@@ -243,7 +242,7 @@ export const doctor: Command = {
 
     // The guard (core.fsmonitor): registered or not, and whether its answers come from a watch.
     const monitor = monitorSetting(repo.settings.get("core.fsmonitor"), gitBool);
-    const wanted = repo.workTree !== null && guardWanted(repo.config, repo.config.guard === null ? unwatchableTree(repo.workTree, process.platform) : null);
+    const wanted = repo.workTree !== null && guardChoice(repo.config, repo.workTree, process.platform).wanted;
     if (repo.bare) {
       /* no working tree to guard */
     } else if (monitor.kind === "guard") {
