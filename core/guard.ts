@@ -20,7 +20,7 @@
 //   - any other command goes on at once, and its refresh of the index is not
 //     taken for a change (a monitor that answers `/` makes `git status`
 //     rewrite the index every time).
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Config, gitBool, type Repo } from "./repo.ts";
 import { shq as shQuote } from "./hooks/template.ts";
@@ -365,6 +365,23 @@ export async function removeGuard(repo: Repo): Promise<boolean> {
   if (!repo.bare) await repo.git.run(["update-index", "--no-fsmonitor"], { okExit: [128] });
   return true;
 }
+
+/**
+ * The worker reads the guard's requests again: the guards wait for it as long
+ * as their bound allows once more (a guard that waited out its whole bound
+ * with the worker alive left guard-unanswered, and those after it stopped
+ * waiting).
+ */
+export function guardHeard(undoDir: string): void {
+  try {
+    unlinkSync(undoFile(undoDir, "guardUnanswered"));
+  } catch {
+    /* not there: the usual case */
+  }
+}
+
+/** Whether a guard waited out its whole bound, the worker alive, and no request has been read since. */
+export const guardUnanswered = (undoDir: string): boolean => existsSync(undoFile(undoDir, "guardUnanswered"));
 
 /** Say in <gitdir>/undo/watch-state whether the guard's answers come from a watch, and why not. */
 export function writeWatchState(undoDir: string, state: string): void {

@@ -67,6 +67,11 @@ export const UNDO_FILES = {
   guardTicks: "guard-ticks",
   /** The core.fsmonitorHookVersion init replaced when it registered the guard (core/guard.ts; in the common dir's folder). */
   guardReplacedHookVersion: "guard-replaced-hook-version",
+  /**
+   * Left by a guard that waited its whole bound with the worker alive: later guards wait no longer than their quick
+   * looks until the worker reads a request again and removes it (hooks/hook.sh, core/guard.ts; doctor reads it).
+   */
+  guardUnanswered: "guard-unanswered",
   /** Whether the worker's watch answers the guard, and why not (worker/tree-watch.ts; doctor reads it). */
   watchState: "watch-state",
 } as const;

@@ -55,8 +55,8 @@ $PWD"
     git_undo_p=$git_undo_u/worker.pid
     git_undo_x=
     [ -f "$git_undo_p" ] && [ ! -h "$git_undo_p" ] && IFS= read -r git_undo_x <"$git_undo_p"
-    # Touches the probe (below): a regular file or nothing, as the mark.
-    git_undo_probe() { [ ! -h "$git_undo_u/probe" ] && { [ -f "$git_undo_u/probe" ] || [ ! -e "$git_undo_u/probe" ]; } && : >|"$git_undo_u/probe"; }
+    # Touches a file of undo/ (the probe below, guard-unanswered): a regular file or nothing, as the mark.
+    git_undo_touch() { [ ! -h "$git_undo_u/$1" ] && { [ -f "$git_undo_u/$1" ] || [ ! -e "$git_undo_u/$1" ]; } && : >|"$git_undo_u/$1"; }
     # A worker keeps worker.pid's time a few seconds ahead of the clock (its
     # lease). A mark newer than that means no worker of ours is alive under
     # that pid (a crash, a reboot, a pid given to another program): start one
@@ -66,7 +66,7 @@ $PWD"
     # shellcheck disable=SC3013,SC2209
     case $git_undo_x in
       '' | 0* | *[!0-9]*) ;;
-      *) kill -0 "$git_undo_x" && { [ ! "$git_undo_m" -nt "$git_undo_p" ] || { [ -f "$git_undo_u/probe" ] && [ ! "$git_undo_p" -nt "$git_undo_u/probe" ]; } || { git_undo_probe && false; }; } && git_undo_x=wait ;;
+      *) kill -0 "$git_undo_x" && { [ ! "$git_undo_m" -nt "$git_undo_p" ] || { [ -f "$git_undo_u/probe" ] && [ ! "$git_undo_p" -nt "$git_undo_u/probe" ]; } || { git_undo_touch probe && false; }; } && git_undo_x=wait ;;
     esac
     # The Bun init named; when it is gone, one as the launcher finds it
     # (cli/find-bun.sh), in a subshell so that nothing there can end this
@@ -81,7 +81,7 @@ $PWD"
       # a reservation as they would a worker whose lease ran out.
       git_undo_x=
       if [ ! -e "$git_undo_p" ]; then
-        (set -C && echo $$ >"$git_undo_p") && { git_undo_probe || :; } && git_undo_x=reserved || git_undo_x='wait'
+        (set -C && echo $$ >"$git_undo_p") && { git_undo_touch probe || :; } && git_undo_x=reserved || git_undo_x='wait'
       fi
       # Detached, in its own session where there is setsid, holding none of
       # Git's streams: neither Git nor `out=$(git ...)` waits for it.
@@ -91,24 +91,30 @@ $PWD"
       # the folder it was started in, and the worker asks the git dir then.
       if [ "$git_undo_x" != wait ]; then
         $(command -v setsid) sh "$git_undo_root/cli/start-worker" "$git_undo_bun" "$git_undo_dir" "${GIT_PREFIX+$PWD}" </dev/null >/dev/null 2>&1 &
-        [ "$git_undo_x" != reserved ] || { echo $! >|"$git_undo_p" && git_undo_probe; }
+        [ "$git_undo_x" != reserved ] || { echo $! >|"$git_undo_p" && git_undo_touch probe; }
       fi
     fi
     # The guard waits while its request is there and a worker lives, at most
     # undo.guardTimeout: ticks of 0.01 s, as the worker wrote them down. The
-    # worker answers most requests within a few ms: a thousand quick looks
-    # (a few ms, no process started) come before the first sleep.
+    # worker answers most requests 1 to 5 ms after they are written: three
+    # thousand quick looks (about 6 ms, no process started) come before the
+    # first sleep, which costs a process and 10 ms.
     if [ "${1:-}" = guard ]; then
       git_undo_n=500
       [ -f "$git_undo_u/guard-ticks" ] && IFS= read -r git_undo_n <"$git_undo_u/guard-ticks"
       case $git_undo_n in '' | *[!0-9]*) git_undo_n=500 ;; esac
-      git_undo_l=1000
+      git_undo_l=3000
       while [ -f "$git_undo_m" ] && [ "$git_undo_l" -gt 0 ]; do git_undo_l=$((git_undo_l - 1)); done
+      # A worker alive but deaf (stopped, stuck) would cost every command the
+      # whole bound: once a guard has waited it out, the next ones wait no
+      # longer than the quick looks, until the worker reads a request again
+      # (it then removes guard-unanswered, and this guard waits as before).
+      [ ! -f "$git_undo_u/guard-unanswered" ] || git_undo_n=0
       while [ -f "$git_undo_m" ] && [ "$git_undo_n" -gt 0 ] && [ -f "$git_undo_p" ] && IFS= read -r git_undo_x <"$git_undo_p" && kill -0 "$git_undo_x"; do
         sleep 0.01 || git_undo_n=1
         git_undo_n=$((git_undo_n - 1))
       done
-      [ ! -f "$git_undo_m" ] || rm -f "$git_undo_m"
+      [ ! -f "$git_undo_m" ] || { rm -f "$git_undo_m" && [ "$git_undo_n" -gt 0 ]; } || git_undo_touch guard-unanswered
       # The worker's answer for this Git process: its token, then each path that
       # may have changed since Git's, or "/" (a line each; Git reads them NUL-ended).
       git_undo_m=$git_undo_u/answer.$$
@@ -118,7 +124,7 @@ $PWD"
     fi
   fi
   unset git_undo_root git_undo_bun git_undo_dir git_undo_u git_undo_p git_undo_x git_undo_m git_undo_l git_undo_n GIT_UNDO_HOOK_BUN GIT_UNDO_HOOK_ROOT
-  unset -f git_undo_probe
+  unset -f git_undo_touch
   ;;
 esac 2>/dev/null
 # The guard's answer when the worker gave none: a token, then "/" (look at everything).

@@ -5,7 +5,7 @@
 // remembers which Git processes it found read-only, so that the index
 // refresh a `/` answer causes in them is no change to record.
 import { appendToFile } from "../core/files.ts";
-import { answerGuard, commandEffect, dropOldAnswers, guardRequests, NO_EFFECT, type GuardRequest } from "../core/guard.ts";
+import { answerGuard, commandEffect, dropOldAnswers, guardHeard, guardRequests, NO_EFFECT, type GuardRequest } from "../core/guard.ts";
 import type { GuardAnswer } from "./tree-watch.ts";
 import { sameProcess, type ProcessInfo, type ProcessTable } from "../core/git-data/proc/index.ts";
 import { join } from "node:path";
@@ -123,6 +123,7 @@ export class GuardDesk {
 
   private async look(): Promise<void> {
     const now = Date.now();
+    guardHeard(this.undoDir); // reading requests again (woken, unstuck): the guards wait for this worker again
     for (const [pid, at] of this.readOnly) if (now - at > REMEMBER_MS) this.readOnly.delete(pid);
     for (const [pid, at] of this.recordedFirst) if (now - at > REMEMBER_MS) this.recordedFirst.delete(pid);
     const requests = guardRequests(this.undoDir);

@@ -1,7 +1,7 @@
 // git undo doctor: is automatic recording set up, and would it work? Checks the
 // hooks folder, the hooks, the toolkit and Bun they start, the worker and its
 // last errors, and whether something else answers to `git undo`.
-import { GUARD_PROTOCOL, guardChoice, readWatchState } from "../../core/guard.ts";
+import { GUARD_PROTOCOL, guardChoice, guardUnanswered, readWatchState } from "../../core/guard.ts";
 import { monitorSetting } from "../../core/monitor-setting.ts";
 import { gitBool } from "../../core/repo.ts";
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
@@ -282,6 +282,11 @@ export const doctor: Command = {
     const pid = liveWorker(repo.undoDir, processes().table);
     const age = markAge(repo.undoDir);
     if (pid !== null) ok(`a worker is running (pid ${pid})`);
+    if (monitor.kind === "guard" && repo.config.guardTimeoutMs > 0 && guardUnanswered(repo.undoDir)) {
+      const who = pid !== null ? `the worker (pid ${pid}), alive but not answering` : "a worker that did not answer";
+      const end = pid !== null ? `; ending it ('kill ${pid}') lets the next Git command start another` : "";
+      note(`a Git command waited undo.guardTimeout for ${who}: until a worker reads the guard's requests again, commands do not wait, so edits no command saw are not recorded before a command throws them away${end}`);
+    }
     else if (age !== null && age > repo.config.settleMs + 5000) {
       bad(`changes have waited ${Math.round(age / 1000)}s for a worker that is not running (${undoFile(repo.undoDir, "pending")})`);
     }

@@ -83,7 +83,7 @@ export const uninstall: Command = {
     // The recorder's caches go too: the kept index alone is as big as the index.
     for (const d of dirs) {
       dropCaches(d);
-      for (const f of ["hooksEnabled", "pending", "guardTicks", "watchState"] as const) rmSync(undoFile(d, f), { force: true });
+      for (const f of ["hooksEnabled", "pending", "guardTicks", "guardUnanswered", "watchState"] as const) rmSync(undoFile(d, f), { force: true });
       for (const name of readdirSync(d)) if (isGuardFile(name)) rmSync(join(d, name), { force: true });
     }
     if (keepShared) {

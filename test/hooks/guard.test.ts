@@ -358,6 +358,57 @@ test("a command typed after the previous one ended waits for its recording: a st
   }
 }, 60_000);
 
+test("a worker alive but not answering costs one command the bound, not every command; woken, it is waited for again", async () => {
+  const r = autoRepo({ files: FILES, guard: true });
+  r.git(["config", "undo.guardTimeout", "3000"]);
+  const env = { GIT_UNDO_WORKER_LINGER: "60000" };
+  r.git(["tag", "warm"], { env }); // recorded: the worker has read the bound and written it down for the guard
+  const undo = join(r.gitDir(), "undo");
+  const marker = join(undo, "guard-unanswered");
+  await waitFor(() => workerPid(undo) !== null && !existsSync(join(undo, "pending")) && existsSync(join(undo, "guard-ticks")), "a warm worker");
+  expect(readFileSync(join(undo, "guard-ticks"), "utf8").trim()).toBe("300");
+  const pid = workerPid(undo)!;
+  const before = list(r).length;
+  const timedStatus = () => {
+    const started = Date.now();
+    const st = r.git(["status", "--porcelain"], { env });
+    return { out: st.stdout + st.stderr, ms: Date.now() - started };
+  };
+  try {
+    process.kill(pid, "SIGSTOP");
+    r.write("a.txt", "edited while the worker is stopped\n");
+    // The first command waits the whole bound for the stopped worker, then goes on as without a monitor.
+    const first = timedStatus();
+    expect(first.out).toBe(" M a.txt\n");
+    expect(first.ms).toBeGreaterThanOrEqual(2900);
+    expect(existsSync(marker)).toBe(true);
+    // The next ones do not wait for it (a few ms of quick looks instead of 3 s).
+    const second = timedStatus();
+    expect(second.out).toBe(" M a.txt\n");
+    expect(second.ms).toBeLessThan(1500);
+    const doctor = r.undo(["doctor"]);
+    expect(doctor.stdout + doctor.stderr).toContain(`waited undo.guardTimeout for the worker (pid ${pid}), alive but not answering`);
+    // Woken, the worker reads the requests again, and the guard waits for it as before:
+    // an edit no command saw is recorded before reset --hard throws it away.
+    process.kill(pid, "SIGCONT");
+    await waitFor(() => !existsSync(marker), "the worker reading requests again", 10_000);
+    r.write("a.txt", "edited once the worker woke\n");
+    r.git(["reset", "-q", "--hard"], { env });
+    await waitFor(() => !existsSync(join(undo, "pending")) && !existsSync(join(undo, "pending.taken")), "recorded", 30_000);
+    const made = list(r).slice(0, list(r).length - before);
+    expect(holding(r, made, "a.txt", "edited once the worker woke\n")).toHaveLength(1);
+    expect(r.read("a.txt")).toBe("a\n");
+    expect(existsSync(marker)).toBe(false);
+  } finally {
+    try {
+      process.kill(pid, "SIGCONT");
+      process.kill(pid, "SIGTERM");
+    } catch {
+      /* gone */
+    }
+  }
+}, 60_000);
+
 test("a request whose line comes late is answered as it comes, and the worker waits for it without spinning", async () => {
   const r = autoRepo({ files: FILES, guard: true });
   const env = { GIT_UNDO_WORKER_LINGER: "60000" };
