@@ -380,8 +380,15 @@ export function guardHeard(undoDir: string): void {
   }
 }
 
-/** Whether a guard waited out its whole bound, the worker alive, and no request has been read since. */
-export const guardUnanswered = (undoDir: string): boolean => existsSync(undoFile(undoDir, "guardUnanswered"));
+/** The worker a guard waited its whole bound for, alive, when no request has been read since; null when none. */
+export function guardUnanswered(undoDir: string): number | null {
+  try {
+    const pid = readFileSync(undoFile(undoDir, "guardUnanswered"), "latin1").trim();
+    return /^[1-9]\d{0,9}$/.test(pid) ? Number(pid) : null;
+  } catch {
+    return null;
+  }
+}
 
 /** Say in <gitdir>/undo/watch-state whether the guard's answers come from a watch, and why not. */
 export function writeWatchState(undoDir: string, state: string): void {

@@ -68,8 +68,8 @@ export const UNDO_FILES = {
   /** The core.fsmonitorHookVersion init replaced when it registered the guard (core/guard.ts; in the common dir's folder). */
   guardReplacedHookVersion: "guard-replaced-hook-version",
   /**
-   * Left by a guard that waited its whole bound with the worker alive: later guards wait no longer than their quick
-   * looks until the worker reads a request again and removes it (hooks/hook.sh, core/guard.ts; doctor reads it).
+   * The pid of a worker a guard waited its whole bound for, alive: later guards wait no longer than their quick looks
+   * while worker.pid names it, until it reads a request again and removes the file (hooks/hook.sh, core/guard.ts; doctor reads it).
    */
   guardUnanswered: "guard-unanswered",
   /** Whether the worker's watch answers the guard, and why not (worker/tree-watch.ts; doctor reads it). */

@@ -55,8 +55,8 @@ $PWD"
     git_undo_p=$git_undo_u/worker.pid
     git_undo_x=
     [ -f "$git_undo_p" ] && [ ! -h "$git_undo_p" ] && IFS= read -r git_undo_x <"$git_undo_p"
-    # Touches a file of undo/ (the probe below, guard-unanswered): a regular file or nothing, as the mark.
-    git_undo_touch() { [ ! -h "$git_undo_u/$1" ] && { [ -f "$git_undo_u/$1" ] || [ ! -e "$git_undo_u/$1" ]; } && : >|"$git_undo_u/$1"; }
+    # Writes a file of undo/ (the probe below, guard-unanswered), a line ($2, or empty): a regular file or nothing, as the mark.
+    git_undo_touch() { [ ! -h "$git_undo_u/$1" ] && { [ -f "$git_undo_u/$1" ] || [ ! -e "$git_undo_u/$1" ]; } && printf '%s\n' "${2:-}" >|"$git_undo_u/$1"; }
     # A worker keeps worker.pid's time a few seconds ahead of the clock (its
     # lease). A mark newer than that means no worker of ours is alive under
     # that pid (a crash, a reboot, a pid given to another program): start one
@@ -90,12 +90,13 @@ $PWD"
       # set one up for the command (GIT_PREFIX): a clone runs its hooks from
       # the folder it was started in, and the worker asks the git dir then.
       if [ "$git_undo_x" != wait ]; then
-        $(command -v setsid) sh "$git_undo_root/cli/start-worker" "$git_undo_bun" "$git_undo_dir" "${GIT_PREFIX+$PWD}" </dev/null >/dev/null 2>&1 &
-        [ "$git_undo_x" != reserved ] || { echo $! >|"$git_undo_p" && git_undo_touch probe; }
+        $(command -v setsid) sh "$git_undo_root/cli/start-worker" "$git_undo_bun" "$git_undo_dir" "${GIT_PREFIX+$PWD}" </dev/null >/dev/null 2>&1 & git_undo_w=$!
+        [ "$git_undo_x" != reserved ] || { echo "$git_undo_w" >|"$git_undo_p" && git_undo_touch probe; }
       fi
     fi
-    # The guard waits while its request is there and a worker lives, at most
-    # undo.guardTimeout: ticks of 0.01 s, as the worker wrote them down. The
+    # The guard waits while its request is there and a worker lives (the one
+    # worker.pid names, or the one this hook started in place of a dead one
+    # that file still names), at most undo.guardTimeout: ticks of 0.01 s, as the worker wrote them down. The
     # worker answers most requests 1 to 5 ms after they are written: three
     # thousand quick looks (about 6 ms, no process started) come before the
     # first sleep, which costs a process and 10 ms.
@@ -106,15 +107,16 @@ $PWD"
       git_undo_l=3000
       while [ -f "$git_undo_m" ] && [ "$git_undo_l" -gt 0 ]; do git_undo_l=$((git_undo_l - 1)); done
       # A worker alive but deaf (stopped, stuck) would cost every command the
-      # whole bound: once a guard has waited it out, the next ones wait no
-      # longer than the quick looks, until the worker reads a request again
-      # (it then removes guard-unanswered, and this guard waits as before).
-      [ ! -f "$git_undo_u/guard-unanswered" ] || git_undo_n=0
-      while [ -f "$git_undo_m" ] && [ "$git_undo_n" -gt 0 ] && [ -f "$git_undo_p" ] && IFS= read -r git_undo_x <"$git_undo_p" && kill -0 "$git_undo_x"; do
+      # whole bound: once a guard has waited it out, it names that worker in
+      # guard-unanswered, and the next ones wait no longer than the quick
+      # looks while worker.pid still names it, until it reads a request again
+      # (it then removes the file, and this guard waits as before).
+      [ ! -f "$git_undo_u/guard-unanswered" ] || { IFS= read -r git_undo_x <"$git_undo_u/guard-unanswered" && IFS= read -r git_undo_l <"$git_undo_p" && [ "$git_undo_x" = "$git_undo_l" ] && kill -0 "$git_undo_x" && git_undo_n=0; }
+      while [ -f "$git_undo_m" ] && [ "$git_undo_n" -gt 0 ] && [ -f "$git_undo_p" ] && IFS= read -r git_undo_x <"$git_undo_p" && { kill -0 "$git_undo_x" || kill -0 "${git_undo_w:-x}"; }; do
         sleep 0.01 || git_undo_n=1
         git_undo_n=$((git_undo_n - 1))
       done
-      [ ! -f "$git_undo_m" ] || { rm -f "$git_undo_m" && [ "$git_undo_n" -gt 0 ]; } || git_undo_touch guard-unanswered
+      [ ! -f "$git_undo_m" ] || { rm -f "$git_undo_m" && [ "$git_undo_n" -gt 0 ]; } || git_undo_touch guard-unanswered "$git_undo_x"
       # The worker's answer for this Git process: its token, then each path that
       # may have changed since Git's, or "/" (a line each; Git reads them NUL-ended).
       git_undo_m=$git_undo_u/answer.$$
@@ -123,7 +125,7 @@ $PWD"
       fi
     fi
   fi
-  unset git_undo_root git_undo_bun git_undo_dir git_undo_u git_undo_p git_undo_x git_undo_m git_undo_l git_undo_n GIT_UNDO_HOOK_BUN GIT_UNDO_HOOK_ROOT
+  unset git_undo_root git_undo_bun git_undo_dir git_undo_u git_undo_p git_undo_x git_undo_m git_undo_l git_undo_n git_undo_w GIT_UNDO_HOOK_BUN GIT_UNDO_HOOK_ROOT
   unset -f git_undo_touch
   ;;
 esac 2>/dev/null

@@ -78,8 +78,14 @@ for (const c of CASES) {
 test("with the worker killed just before, and a second command started at once after, the edit is still recorded", async () => {
   const r = autoRepo({ files: FILES, guard: true });
   const undo = join(r.gitDir(), "undo");
-  const pid = workerPid(undo);
-  if (pid !== null) process.kill(pid, "SIGKILL");
+  // A lingering worker killed (a crash, the OOM killer): worker.pid still names it.
+  const env = { GIT_UNDO_WORKER_LINGER: "60000" };
+  r.git(["tag", "warm"], { env });
+  await waitFor(() => workerPid(undo) !== null && !existsSync(join(undo, "pending")), "a warm worker");
+  const pid = workerPid(undo)!;
+  process.kill(pid, "SIGKILL");
+  await waitFor(() => !existsSync(`/proc/${pid}`), "the worker gone");
+  expect(readFileSync(join(undo, "worker.pid"), "utf8").trim()).toBe(String(pid));
   r.write("a.txt", "before a killed worker\n");
   r.git(["reset", "-q", "--hard"]);
   r.write("sub/b.txt", "the next one\n");
@@ -399,6 +405,21 @@ test("a worker alive but not answering costs one command the bound, not every co
     expect(holding(r, made, "a.txt", "edited once the worker woke\n")).toHaveLength(1);
     expect(r.read("a.txt")).toBe("a\n");
     expect(existsSync(marker)).toBe(false);
+
+    // Deaf again, then ended as doctor advises: the worker the next command starts is waited for,
+    // and the edit is recorded before the reset throws it away.
+    process.kill(pid, "SIGSTOP");
+    expect(timedStatus().ms).toBeGreaterThanOrEqual(2900);
+    expect(readFileSync(marker, "utf8").trim()).toBe(String(pid));
+    process.kill(pid, "SIGKILL");
+    await waitFor(() => !existsSync(`/proc/${pid}`), "the worker gone");
+    const beforeKill = list(r).length;
+    r.write("sub/b.txt", "edited after the deaf worker was ended\n");
+    r.git(["reset", "-q", "--hard"], { env });
+    await waitFor(() => workerPid(undo) !== pid && !existsSync(join(undo, "pending")) && !existsSync(join(undo, "pending.taken")), "recorded by a new worker", 30_000);
+    const afterKill = list(r);
+    expect(holding(r, afterKill.slice(0, afterKill.length - beforeKill), "sub/b.txt", "edited after the deaf worker was ended\n")).toHaveLength(1);
+    expect(r.read("sub/b.txt")).toBe("b\n");
   } finally {
     try {
       process.kill(pid, "SIGCONT");
