@@ -108,6 +108,7 @@ test("the refusal for hooks that are not shell scripts reads as sentences on one
   const fitted = await r.run(["init", "--file-hooks"], { env: { COLUMNS: "80" } });
   const lines = fitted.stderr.trimEnd().split("\n");
   expect(lines.length).toBeGreaterThan(1);
-  for (const l of lines) expect(Bun.stringWidth(l)).toBeLessThanOrEqual(79);
+  // A word longer than the width (a path in the command to copy, as long as the toolkit's folder makes it) has a line of its own.
+  for (const l of lines) if (Bun.stringWidth(l) > 79) expect(l.trim()).not.toContain(" ");
   expect(lines.join(" ").replace(/\s+/g, " ")).toBe(whole.stderr.trim().replace(/\s+/g, " "));
 });
