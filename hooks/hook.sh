@@ -96,7 +96,8 @@ $PWD"
     fi
     # The guard waits while its request is there and a worker lives (the one
     # worker.pid names, or the one this hook started in place of a dead one
-    # that file still names, while it takes the file over), at most undo.guardTimeout: ticks of 0.01 s, as the worker wrote them down. The
+    # that file still names, while it takes the file over), at most
+    # undo.guardTimeout: ticks of 0.01 s, as the worker wrote them down. The
     # worker answers most requests 1 to 5 ms after they are written: three
     # thousand quick looks (about 6 ms, no process started) come before the
     # first sleep, which costs a process and 10 ms.
@@ -111,7 +112,7 @@ $PWD"
       # guard-unanswered, and the next ones wait no longer than the quick
       # looks while worker.pid still names it, until it reads a request again
       # (it then removes the file, and this guard waits as before).
-      [ ! -f "$git_undo_u/guard-unanswered" ] || { IFS= read -r git_undo_x <"$git_undo_u/guard-unanswered" && IFS= read -r git_undo_l <"$git_undo_p" && [ "$git_undo_x" = "$git_undo_l" ] && kill -0 "$git_undo_x" && git_undo_n=0; }
+      [ ! -f "$git_undo_u/guard-unanswered" ] || { IFS= read -r git_undo_x <"$git_undo_u/guard-unanswered" && [ -f "$git_undo_p" ] && IFS= read -r git_undo_l <"$git_undo_p" && [ "$git_undo_x" = "$git_undo_l" ] && kill -0 "$git_undo_x" && git_undo_n=0; }
       while [ -f "$git_undo_m" ] && [ "$git_undo_n" -gt 0 ] && { { [ -f "$git_undo_p" ] && IFS= read -r git_undo_x <"$git_undo_p" && kill -0 "$git_undo_x"; } || kill -0 "${git_undo_w:-x}"; }; do
         sleep 0.01 || git_undo_n=1
         git_undo_n=$((git_undo_n - 1))

@@ -282,12 +282,12 @@ export const doctor: Command = {
     const pid = liveWorker(repo.undoDir, processes().table);
     const age = markAge(repo.undoDir);
     if (pid !== null) ok(`a worker is running (pid ${pid})`);
+    else if (age !== null && age > repo.config.settleMs + 5000) {
+      bad(`changes have waited ${Math.round(age / 1000)}s for a worker that is not running (${undoFile(repo.undoDir, "pending")})`);
+    }
     // Said only of the worker running now: the guards wait for any other one as before.
     if (monitor.kind === "guard" && repo.config.guardTimeoutMs > 0 && pid !== null && guardUnanswered(repo.undoDir) === pid) {
       note(`a Git command waited undo.guardTimeout for the worker (pid ${pid}), alive but not answering: until it reads the guard's requests again, commands do not wait for it, so edits no command saw are not recorded before a command throws them away; ending it ('kill ${pid}') lets the next Git command start another`);
-    }
-    else if (age !== null && age > repo.config.settleMs + 5000) {
-      bad(`changes have waited ${Math.round(age / 1000)}s for a worker that is not running (${undoFile(repo.undoDir, "pending")})`);
     }
     const log = lastLogLines(repo.undoDir, 5);
     if (log.length) {

@@ -2,7 +2,7 @@
 // records what a command could throw away before Git goes on, marks commands
 // that fire no hook, and never changes what Git does.
 import { expect, test } from "bun:test";
-import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { autoRepo, list, QUIET, recorded, settled, waitFor, workerPid } from "../helpers/auto.ts";
 import { copyToolkit, makeRepo, tempDir, type SnapshotJson, type TestRepo } from "../helpers/repo.ts";
@@ -429,6 +429,46 @@ test("a worker alive but not answering costs one command the bound, not every co
     }
   }
 }, 60_000);
+
+test("a link or FIFO at guard-unanswered or worker.pid: the guard writes nothing through it and never hangs", async () => {
+  const r = autoRepo({ files: FILES, guard: true });
+  r.git(["config", "undo.guardTimeout", "300"]);
+  const env = { GIT_UNDO_WORKER_LINGER: "60000" };
+  r.git(["tag", "warm"], { env });
+  const undo = join(r.gitDir(), "undo");
+  const marker = join(undo, "guard-unanswered");
+  await waitFor(() => workerPid(undo) !== null && !existsSync(join(undo, "pending")) && existsSync(join(undo, "guard-ticks")), "a warm worker");
+  const pid = workerPid(undo)!;
+  const outside = join(tempDir("outside"), "precious.txt");
+  writeFileSync(outside, "precious\n");
+  const status = () => {
+    const res = Bun.spawnSync({ cmd: ["git", "status", "--porcelain"], cwd: r.dir, env: { ...r.env, ...env }, stdout: "pipe", stderr: "pipe", timeout: 30_000 });
+    expect(res.signalCode ?? null).toBeNull();
+    expect(res.stdout.toString() + res.stderr.toString()).toBe("");
+  };
+  try {
+    process.kill(pid, "SIGSTOP"); // every guard waits out its bound, and would then write the marker
+    symlinkSync(outside, marker);
+    status();
+    expect(readFileSync(outside, "utf8")).toBe("precious\n");
+    rmSync(marker);
+    expect(Bun.spawnSync({ cmd: ["mkfifo", marker] }).exitCode).toBe(0);
+    status();
+    rmSync(marker);
+    writeFileSync(marker, `${pid}\n`);
+    const pidFile = join(undo, "worker.pid");
+    rmSync(pidFile);
+    expect(Bun.spawnSync({ cmd: ["mkfifo", pidFile] }).exitCode).toBe(0);
+    status();
+  } finally {
+    try {
+      process.kill(pid, "SIGCONT");
+      process.kill(pid, "SIGTERM");
+    } catch {
+      /* gone */
+    }
+  }
+}, 120_000);
 
 test("a request whose line comes late is answered as it comes, and the worker waits for it without spinning", async () => {
   const r = autoRepo({ files: FILES, guard: true });
