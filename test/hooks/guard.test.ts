@@ -19,6 +19,27 @@ function holding(r: TestRepo, snaps: SnapshotJson[], path: string, content: stri
   });
 }
 
+/** Let a worker a test stopped go on, and end it. */
+function resumeAndEnd(pid: number): void {
+  try {
+    process.kill(pid, "SIGCONT");
+    process.kill(pid, "SIGTERM");
+  } catch {
+    /* gone */
+  }
+}
+
+/** A guarded repository whose worker lingers, has recorded once, and has written the guard's bound (undo.guardTimeout, ms) down. */
+async function warmGuarded(timeoutMs: number) {
+  const r = autoRepo({ files: FILES, guard: true });
+  r.git(["config", "undo.guardTimeout", String(timeoutMs)]);
+  const env = { GIT_UNDO_WORKER_LINGER: "60000" };
+  r.git(["tag", "warm"], { env }); // recorded: the worker has read the bound
+  const undo = join(r.gitDir(), "undo");
+  await waitFor(() => workerPid(undo) !== null && !existsSync(join(undo, "pending")) && existsSync(join(undo, "guard-ticks")), "a warm worker");
+  return { r, env, undo, pid: workerPid(undo)! };
+}
+
 interface Case {
   name: string;
   /** The edit no Git command sees: [path, content]. */
@@ -355,25 +376,14 @@ test("a command typed after the previous one ended waits for its recording: a st
     expect(r.git(["cat-file", "blob", `${made[1]!.commit}^{tree}:index/sub/b.txt`]).stdout).toBe("b\n");
     expect(r.git(["cat-file", "blob", `${made[0]!.commit}^{tree}:index/sub/b.txt`]).stdout).toBe("staged after\n");
   } finally {
-    try {
-      process.kill(pid, "SIGCONT");
-      process.kill(pid, "SIGTERM");
-    } catch {
-      /* gone */
-    }
+    resumeAndEnd(pid);
   }
 }, 60_000);
 
 test("a worker alive but not answering costs one command the bound, not every command; woken, it is waited for again", async () => {
-  const r = autoRepo({ files: FILES, guard: true });
-  r.git(["config", "undo.guardTimeout", "3000"]);
-  const env = { GIT_UNDO_WORKER_LINGER: "60000" };
-  r.git(["tag", "warm"], { env }); // recorded: the worker has read the bound and written it down for the guard
-  const undo = join(r.gitDir(), "undo");
+  const { r, env, undo, pid } = await warmGuarded(3000);
   const marker = join(undo, "guard-unanswered");
-  await waitFor(() => workerPid(undo) !== null && !existsSync(join(undo, "pending")) && existsSync(join(undo, "guard-ticks")), "a warm worker");
   expect(readFileSync(join(undo, "guard-ticks"), "utf8").trim()).toBe("300");
-  const pid = workerPid(undo)!;
   const before = list(r).length;
   const timedStatus = () => {
     const started = Date.now();
@@ -421,24 +431,13 @@ test("a worker alive but not answering costs one command the bound, not every co
     expect(holding(r, afterKill.slice(0, afterKill.length - beforeKill), "sub/b.txt", "edited after the deaf worker was ended\n")).toHaveLength(1);
     expect(r.read("sub/b.txt")).toBe("b\n");
   } finally {
-    try {
-      process.kill(pid, "SIGCONT");
-      process.kill(pid, "SIGTERM");
-    } catch {
-      /* gone */
-    }
+    resumeAndEnd(pid);
   }
 }, 60_000);
 
 test("a link or FIFO at guard-unanswered or worker.pid: the guard writes nothing through it and never hangs", async () => {
-  const r = autoRepo({ files: FILES, guard: true });
-  r.git(["config", "undo.guardTimeout", "300"]);
-  const env = { GIT_UNDO_WORKER_LINGER: "60000" };
-  r.git(["tag", "warm"], { env });
-  const undo = join(r.gitDir(), "undo");
+  const { r, env, undo, pid } = await warmGuarded(300);
   const marker = join(undo, "guard-unanswered");
-  await waitFor(() => workerPid(undo) !== null && !existsSync(join(undo, "pending")) && existsSync(join(undo, "guard-ticks")), "a warm worker");
-  const pid = workerPid(undo)!;
   const outside = join(tempDir("outside"), "precious.txt");
   writeFileSync(outside, "precious\n");
   const status = () => {
@@ -461,12 +460,7 @@ test("a link or FIFO at guard-unanswered or worker.pid: the guard writes nothing
     expect(Bun.spawnSync({ cmd: ["mkfifo", pidFile] }).exitCode).toBe(0);
     status();
   } finally {
-    try {
-      process.kill(pid, "SIGCONT");
-      process.kill(pid, "SIGTERM");
-    } catch {
-      /* gone */
-    }
+    resumeAndEnd(pid);
   }
 }, 120_000);
 
