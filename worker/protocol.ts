@@ -24,7 +24,7 @@ import {
 import { join, resolve } from "node:path";
 import { checkRepositoryThere } from "../core/repository-gone.ts";
 import { refMigrationRunning } from "../core/git-data/refs/migration.ts";
-import { guardRequests } from "../core/guard.ts";
+import { guardRequests, guardUnanswered } from "../core/guard.ts";
 import { claimFile, releaseFile } from "../core/lock.ts";
 import { readUndoFile, withUndoFile } from "../core/files.ts";
 import { processes, type ProcessTable } from "../core/git-data/proc/index.ts";
@@ -252,6 +252,16 @@ function clearStrangePidFile(undoDir: string): void {
  * table, it must also run git-undo's worker: a zombie, or a pid given to
  * another program, is none.
  */
+/**
+ * The worker a guard waited its whole bound for (core/guard.ts guardUnanswered)
+ * while worker.pid still names it and it lives: the guards do not wait for it
+ * then. Its lease may have run out (a stopped worker renews nothing).
+ */
+export function deafWorker(undoDir: string): number | null {
+  const pid = guardUnanswered(undoDir);
+  return pid !== null && pid === pidInFile(undoDir) && processes().alive(pid) ? pid : null;
+}
+
 export function liveWorker(undoDir: string, table: ProcessTable | null = null): number | null {
   const pid = pidInFile(undoDir);
   if (pid === null || !processes().alive(pid) || !leaseHeld(undoDir)) return null;

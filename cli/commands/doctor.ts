@@ -1,7 +1,7 @@
 // git undo doctor: is automatic recording set up, and would it work? Checks the
 // hooks folder, the hooks, the toolkit and Bun they start, the worker and its
 // last errors, and whether something else answers to `git undo`.
-import { GUARD_PROTOCOL, guardChoice, guardUnanswered, readWatchState } from "../../core/guard.ts";
+import { GUARD_PROTOCOL, guardChoice, readWatchState } from "../../core/guard.ts";
 import { monitorSetting } from "../../core/monitor-setting.ts";
 import { gitBool } from "../../core/repo.ts";
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
@@ -20,7 +20,7 @@ import { indexLockHolder, inspectLock } from "../../core/lock.ts";
 import { ownerTag } from "../../core/files.ts";
 import { killedWriteLocks, recordingRemoves, refLocks, STALE_REF_LOCK_MS } from "../../core/git-data/refs/locks.ts";
 import { readRefState } from "../../core/git-data/refs/store.ts";
-import { liveWorker, markAge } from "../../worker/protocol.ts";
+import { deafWorker, liveWorker, markAge } from "../../worker/protocol.ts";
 import { lastLogLines } from "../../core/worker-files.ts";
 import { processes } from "../../core/git-data/proc/index.ts";
 import { filesLeftOut } from "../../core/git-data/index/trees.ts";
@@ -285,9 +285,10 @@ export const doctor: Command = {
     else if (age !== null && age > repo.config.settleMs + 5000) {
       bad(`changes have waited ${Math.round(age / 1000)}s for a worker that is not running (${undoFile(repo.undoDir, "pending")})`);
     }
-    // Said only of the worker running now: the guards wait for any other one as before.
-    if (monitor.kind === "guard" && repo.config.guardTimeoutMs > 0 && pid !== null && guardUnanswered(repo.undoDir) === pid) {
-      note(`a Git command waited undo.guardTimeout for the worker (pid ${pid}), alive but not answering: until it reads the guard's requests again, commands do not wait for it, so edits no command saw are not recorded before a command throws them away; ending it ('kill ${pid}') lets the next Git command start another`);
+    // Said only while the guards skip their wait for it: any other worker they wait for as before.
+    const deaf = monitor.kind === "guard" && repo.config.guardTimeoutMs > 0 ? deafWorker(repo.undoDir) : null;
+    if (deaf !== null) {
+      note(`a Git command waited undo.guardTimeout for the worker (pid ${deaf}), alive but not answering: until it reads the guard's requests again, commands do not wait for it, so edits no command saw are not recorded before a command throws them away; ending it ('kill ${deaf}') lets the next Git command start another`);
     }
     const log = lastLogLines(repo.undoDir, 5);
     if (log.length) {
